@@ -1,0 +1,27 @@
+# Every dependency is a Debian package (see README).
+
+# LLVM ADT and Support. Only include and library paths come from llvm-config:
+# its cxxflags carry -fno-exceptions and -std=c++14, which this project does
+# not use.
+find_program(LLVM_CONFIG NAMES llvm-config-14 llvm-config REQUIRED)
+execute_process(COMMAND ${LLVM_CONFIG} --includedir
+                OUTPUT_VARIABLE LLVM_INCLUDE_DIR OUTPUT_STRIP_TRAILING_WHITESPACE)
+execute_process(COMMAND ${LLVM_CONFIG} --libdir
+                OUTPUT_VARIABLE LLVM_LIBRARY_DIR OUTPUT_STRIP_TRAILING_WHITESPACE)
+find_library(LLVM_SUPPORT_LIB NAMES LLVMSupport PATHS ${LLVM_LIBRARY_DIR}
+             NO_DEFAULT_PATH REQUIRED)
+find_library(LLVM_DEMANGLE_LIB NAMES LLVMDemangle PATHS ${LLVM_LIBRARY_DIR}
+             NO_DEFAULT_PATH REQUIRED)
+add_library(llvm_support INTERFACE)
+target_include_directories(llvm_support SYSTEM INTERFACE ${LLVM_INCLUDE_DIR})
+find_package(Threads REQUIRED)
+target_link_libraries(llvm_support INTERFACE ${LLVM_SUPPORT_LIB}
+                      ${LLVM_DEMANGLE_LIB} Threads::Threads ${CMAKE_DL_LIBS})
+
+find_package(yaml-cpp REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(doctest REQUIRED)
+
+if(COLLPLAN_WITH_MPI)
+  find_package(MPI REQUIRED COMPONENTS C)
+endif()

@@ -1,0 +1,95 @@
+//===- Algorithm.cpp - What all algorithm families share ------------------===//
+
+#include "compiler/algorithms/Algorithm.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace collplan {
+
+using llvm::createStringError;
+using llvm::inconvertibleErrorCode;
+
+bool Algorithm::supports(Collective C) const {
+  return llvm::is_contained(collectives(), C);
+}
+
+PlanHeader headerFor(const Algorithm &A, const CompileRequest &Request) {
+  PlanHeader H;
+  H.Kind = Request.Kind;
+  H.Ranks = Request.ranks();
+  H.Topo = Request.Topo;
+  H.Algorithm = A.name().str();
+  if (hasRoot(Request.Kind))
+    H.Root = Request.Root.value_or(0);
+  return H;
+}
+
+llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request) {
+  if (!A.supports(Request.Kind))
+    return createStringError(inconvertibleErrorCode(),
+                             "algorithm '%s' does not implement %s (see "
+                             "'collplan list')",
+                             A.name().str().c_str(),
+                             collectiveName(Request.Kind).str().c_str());
+  uint32_t P = Request.ranks();
+  if (P == 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "P must be at least 1");
+  if (Request.Root && !hasRoot(Request.Kind))
+    return createStringError(inconvertibleErrorCode(),
+                             "%s has no root; drop --root",
+                             collectiveName(Request.Kind).str().c_str());
+  if (Request.Root && *Request.Root >= P)
+    return createStringError(inconvertibleErrorCode(),
+                             "root %u is not a rank of P = %u", *Request.Root,
+                             P);
+  if (Request.Kind == Collective::Allgatherv && Request.Weights.size() != P)
+    return createStringError(inconvertibleErrorCode(),
+                             "allgatherv needs one weight per rank: %zu "
+                             "weights for P = %u",
+                             Request.Weights.size(), P);
+  if (Request.Kind != Collective::Allgatherv && !Request.Weights.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "--weights applies to allgatherv only");
+  std::vector<ParamInfo> Known = A.params();
+  for (const auto &[Name, Value] : Request.Params)
+    if (llvm::none_of(Known, [&](const ParamInfo &I) { return I.Name == Name; }))
+      return createStringError(inconvertibleErrorCode(),
+                               "algorithm '%s' has no parameter '%s' (see "
+                               "'collplan list')",
+                               A.name().str().c_str(), Name.c_str());
+  return llvm::Error::success();
+}
+
+llvm::Expected<int64_t>
+integerParam(const std::map<std::string, std::string> &Params,
+             llvm::StringRef Name, int64_t Default, int64_t Min, int64_t Max) {
+  auto It = Params.find(Name.str());
+  if (It == Params.end())
+    return Default;
+  int64_t V = 0;
+  if (llvm::StringRef(It->second).getAsInteger(10, V) || V < Min || V > Max)
+    return createStringError(inconvertibleErrorCode(),
+                             "parameter %s=%s: expected an integer in "
+                             "[%lld, %lld]",
+                             Name.str().c_str(), It->second.c_str(),
+                             (long long)Min, (long long)Max);
+  return V;
+}
+
+llvm::Expected<Plan> compilePlan(const Algorithm &A,
+                                 const CompileRequest &Request) {
+  if (llvm::Error E = checkRequest(A, Request))
+    return E;
+  llvm::Expected<PlanHeader> Header = A.prepare(Request);
+  if (!Header)
+    return Header.takeError();
+  Plan Result;
+  Result.Header = std::move(*Header);
+  Result.Programs.reserve(Result.Header.Ranks);
+  for (uint32_t R = 0; R < Result.Header.Ranks; ++R)
+    Result.Programs.push_back(A.buildRank(Result.Header, R));
+  return Result;
+}
+
+} // namespace collplan

@@ -1,0 +1,100 @@
+//===- Algorithm.h - The interface every algorithm family implements -*- C++ -*-===//
+//
+// An algorithm turns a CompileRequest into a PlanHeader once (prepare), then
+// builds any single rank's program from that header alone (buildRank). That
+// split is DESIGN.md's rule 2: a launcher compiles only its own rank, in
+// O(log P) for the log-round families.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_ALGORITHMS_ALGORITHM_H
+#define COLLPLAN_ALGORITHMS_ALGORITHM_H
+
+#include "compiler/cost/CostParams.h"
+#include "compiler/ir/Plan.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collplan {
+
+/// What the user asked for: the job's shape, the collective and the
+/// algorithm's parameters as given (unset parameters take defaults or are
+/// tuned by the algorithm).
+struct CompileRequest {
+  Collective Kind = Collective::Allreduce;
+  Topology Topo = Topology::flat(1);
+  std::optional<uint32_t> Root;
+  /// Message size in bytes: the whole vector of one rank (allgather: the
+  /// gathered result).
+  uint64_t Bytes = 1 << 20;
+  CostParams Cost;
+  std::map<std::string, std::string> Params;
+  /// Allgatherv: per-rank element counts (weights); empty otherwise.
+  std::vector<uint64_t> Weights;
+
+  uint32_t ranks() const { return Topo.ranks(); }
+};
+
+struct ParamInfo {
+  std::string Name;
+  std::string Help;
+  /// Shown by `collplan list`: "0" or "chosen by the cost model".
+  std::string Default;
+};
+
+class Algorithm {
+public:
+  virtual ~Algorithm() = default;
+
+  /// The name used on the command line and in plan files, e.g. "ring".
+  virtual llvm::StringRef name() const = 0;
+  /// One line for `collplan list`.
+  virtual llvm::StringRef summary() const = 0;
+  virtual llvm::ArrayRef<Collective> collectives() const = 0;
+  virtual std::vector<ParamInfo> params() const { return {}; }
+
+  bool supports(Collective C) const;
+
+  /// Checks the request and resolves everything rank-independent: block
+  /// count, weights, buffers, every parameter's value. Fails with a message
+  /// naming the offending input.
+  virtual llvm::Expected<PlanHeader>
+  prepare(const CompileRequest &Request) const = 0;
+
+  /// Rank's program under Header (which prepare() produced).
+  virtual Program buildRank(const PlanHeader &Header, uint32_t Rank) const = 0;
+};
+
+/// Every algorithm, in the order `collplan list` shows them.
+llvm::ArrayRef<const Algorithm *> allAlgorithms();
+/// The algorithm called Name, or null.
+const Algorithm *findAlgorithm(llvm::StringRef Name);
+
+/// prepare() then buildRank() for every rank: the whole plan.
+llvm::Expected<Plan> compilePlan(const Algorithm &A,
+                                 const CompileRequest &Request);
+
+/// A header with the request's collective, ranks, topology, root and weights
+/// filled in and Algorithm = A.name(): the start of every prepare().
+PlanHeader headerFor(const Algorithm &A, const CompileRequest &Request);
+
+/// Rejects a request the algorithm cannot serve: an unsupported collective, a
+/// missing or out-of-range root, parameters the algorithm does not know.
+llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request);
+
+/// Reads integer parameter Name from Params: Default when absent, an error
+/// naming the parameter when it is not an integer in [Min, Max].
+llvm::Expected<int64_t>
+integerParam(const std::map<std::string, std::string> &Params,
+             llvm::StringRef Name, int64_t Default, int64_t Min, int64_t Max);
+
+} // namespace collplan
+
+#endif // COLLPLAN_ALGORITHMS_ALGORITHM_H

@@ -1,0 +1,31 @@
+//===- Registry.cpp - The list of algorithm families ----------------------===//
+//
+// One line per family. Each family's file defines its getter; listing them
+// here (rather than self-registering statics) keeps them alive in a static
+// library and fixes the order `collplan list` prints.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/algorithms/Algorithm.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace collplan {
+
+const Algorithm &ringAlgorithm();
+
+llvm::ArrayRef<const Algorithm *> allAlgorithms() {
+  static const Algorithm *const All[] = {
+      &ringAlgorithm(),
+  };
+  return All;
+}
+
+const Algorithm *findAlgorithm(llvm::StringRef Name) {
+  for (const Algorithm *A : allAlgorithms())
+    if (A->name() == Name)
+      return A;
+  return nullptr;
+}
+
+} // namespace collplan

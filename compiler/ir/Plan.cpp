@@ -1,0 +1,139 @@
+//===- Plan.cpp - The plan IR ---------------------------------------------===//
+
+#include "compiler/ir/Plan.h"
+
+namespace collplan {
+
+Op Op::send(uint32_t Peer, BlockSet Blocks, uint16_t Buffer) {
+  Op O;
+  O.Kind = OpKind::Send;
+  O.Peer = Peer;
+  O.Buffer = Buffer;
+  O.Blocks = std::move(Blocks);
+  return O;
+}
+
+Op Op::recv(uint32_t Peer, BlockSet Blocks, Combine Mode, uint16_t Buffer) {
+  Op O;
+  O.Kind = OpKind::Recv;
+  O.Mode = Mode;
+  O.Peer = Peer;
+  O.Buffer = Buffer;
+  O.Blocks = std::move(Blocks);
+  return O;
+}
+
+Op Op::local(uint16_t Source, uint16_t Destination, BlockSet Blocks,
+             Combine Mode) {
+  Op O;
+  O.Kind = OpKind::Local;
+  O.Mode = Mode;
+  O.Source = Source;
+  O.Buffer = Destination;
+  O.Blocks = std::move(Blocks);
+  return O;
+}
+
+void Program::add(uint32_t Index, Op Operation) {
+  if (Rounds.empty() || Rounds.back().Index != Index)
+    Rounds.push_back(Round{Index, {}});
+  Rounds.back().Ops.push_back(std::move(Operation));
+}
+
+uint32_t PlanHeader::ownerOf(uint64_t Block) const {
+  uint64_t PerRank = Blocks / Ranks;
+  return PerRank == 0 ? 0 : uint32_t(Block / PerRank);
+}
+
+BlockSet PlanHeader::ownedBy(uint32_t Rank) const {
+  uint64_t PerRank = Blocks / Ranks;
+  return BlockSet::range(Rank * PerRank, (Rank + 1) * PerRank);
+}
+
+std::string Diagnostic::str() const {
+  std::string Out;
+  auto Add = [&](const char *Name, int64_t V) {
+    if (V < 0)
+      return;
+    Out += Out.empty() ? "" : ", ";
+    Out += Name + std::to_string(V);
+  };
+  Add("rank ", Where.Rank);
+  Add("round ", Where.Round);
+  Add("op ", Where.Op);
+  return Out.empty() ? Message : Out + ": " + Message;
+}
+
+std::vector<Diagnostic> checkStructure(const Plan &P, size_t MaxErrors) {
+  std::vector<Diagnostic> Errors;
+  auto Report = [&](PlanLocation Where, std::string Message) {
+    if (Errors.size() < MaxErrors)
+      Errors.push_back({Where, std::move(Message)});
+  };
+  const PlanHeader &H = P.Header;
+  if (H.Ranks == 0)
+    Report({}, "the plan has no ranks");
+  if (H.Ranks > MaxRanks)
+    Report({}, "P = " + std::to_string(H.Ranks) + " exceeds the limit of " +
+                   std::to_string(MaxRanks));
+  if (H.Topo.ranks() != H.Ranks)
+    Report({}, "the topology '" + H.Topo.str() + "' has " +
+                   std::to_string(H.Topo.ranks()) + " ranks, the plan " +
+                   std::to_string(H.Ranks));
+  if (H.Blocks == 0)
+    Report({}, "the plan has no blocks");
+  if (!H.Weights.empty() && H.Weights.size() != H.Blocks)
+    Report({}, "the plan has " + std::to_string(H.Weights.size()) +
+                   " weights for " + std::to_string(H.Blocks) + " blocks");
+  if (H.Buffers.empty() || H.Buffers.size() > 0xffff)
+    Report({}, "the plan must declare between 1 and 65535 buffers");
+  if (hasRoot(H.Kind) && (!H.Root || *H.Root >= H.Ranks))
+    Report({}, std::string(collectiveName(H.Kind)) +
+                   " needs a root in [0, P)");
+  if (hasOwnedBlocks(H.Kind) && H.Ranks && H.Blocks % H.Ranks != 0)
+    Report({}, std::string(collectiveName(H.Kind)) + " needs a block count "
+                   "that is a multiple of P; got " +
+                   std::to_string(H.Blocks));
+  if (P.Programs.size() != H.Ranks)
+    Report({}, "the plan declares " + std::to_string(H.Ranks) +
+                   " ranks but has " + std::to_string(P.Programs.size()) +
+                   " programs");
+  if (!Errors.empty())
+    return Errors;
+
+  for (size_t R = 0; R < P.Programs.size(); ++R) {
+    int64_t Previous = -1;
+    for (const Round &Rd : P.Programs[R].Rounds) {
+      if (int64_t(Rd.Index) <= Previous)
+        Report({int64_t(R), Rd.Index, -1},
+               "round " + std::to_string(Rd.Index) + " follows round " +
+                   std::to_string(Previous) +
+                   "; rounds must strictly increase");
+      Previous = Rd.Index;
+      for (size_t I = 0; I < Rd.Ops.size(); ++I) {
+        const Op &O = Rd.Ops[I];
+        PlanLocation Where{int64_t(R), Rd.Index, int64_t(I)};
+        if (O.Kind != OpKind::Local && O.Peer >= H.Ranks)
+          Report(Where, "peer " + std::to_string(O.Peer) + " is not a rank");
+        if (O.Kind != OpKind::Local && O.Peer == R)
+          Report(Where, "a rank cannot send to or receive from itself");
+        if (O.Buffer >= H.Buffers.size() ||
+            (O.Kind == OpKind::Local && O.Source >= H.Buffers.size()))
+          Report(Where, "buffer index is not declared");
+        if (O.Blocks.upperBound() > H.Blocks)
+          Report(Where, "blocks " + O.Blocks.str() + " exceed the " +
+                            std::to_string(H.Blocks) + " blocks of the plan");
+        if (O.Blocks.empty())
+          Report(Where, "the operation moves no blocks");
+        if (O.Kind == OpKind::Local && O.Source == O.Buffer)
+          Report(Where, "a local operation's source and destination are the "
+                        "same buffer");
+      }
+      if (Errors.size() >= MaxErrors)
+        return Errors;
+    }
+  }
+  return Errors;
+}
+
+} // namespace collplan

@@ -1,0 +1,143 @@
+//===- Plan.h - The plan IR: per-rank programs of rounds ---------*- C++ -*-===//
+//
+// The one IR every part of collplan reads (DESIGN.md, "The plan IR").
+// Algorithms produce Plans; the verifier, the cost model, the serializers,
+// the exporters and the runtime consume them without knowing which algorithm
+// made them.
+//
+// Semantics of one round at one rank:
+//   1. every Send reads its blocks as they were when the round began;
+//   2. every Recv lands (Replace) or is combined into the destination
+//      (Reduce: destination = destination (+) incoming);
+//   3. Local operations then run in the order listed.
+// Within a round a rank's Recv destinations may not overlap each other or its
+// Send sources (the runtime receives in place). The i-th Send from A to B in a
+// round matches the i-th Recv at B from A in the same round, carrying the same
+// blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_IR_PLAN_H
+#define COLLPLAN_IR_PLAN_H
+
+#include "compiler/ir/BlockSet.h"
+#include "compiler/ir/Collective.h"
+#include "compiler/ir/Topology.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collplan {
+
+enum class OpKind : uint8_t {
+  Send,  ///< Send Blocks of Buffer to Peer.
+  Recv,  ///< Receive Blocks from Peer into Buffer, combined per Mode.
+  Local, ///< Combine Blocks of buffer Source into Buffer per Mode.
+};
+
+enum class Combine : uint8_t {
+  Replace, ///< The destination takes the incoming data.
+  Reduce,  ///< destination = destination (+) incoming.
+};
+
+/// The data buffer: initialised with the rank's contribution, holds the
+/// result at the end. Further buffers are scratch space of the same shape.
+constexpr uint16_t DataBuffer = 0;
+
+struct Op {
+  OpKind Kind = OpKind::Send;
+  Combine Mode = Combine::Replace; ///< Recv and Local only.
+  uint16_t Buffer = DataBuffer;    ///< Send: source; Recv, Local: destination.
+  uint16_t Source = DataBuffer;    ///< Local only: the source buffer.
+  uint32_t Peer = 0;               ///< Send and Recv only.
+  BlockSet Blocks;
+
+  static Op send(uint32_t Peer, BlockSet Blocks, uint16_t Buffer = DataBuffer);
+  static Op recv(uint32_t Peer, BlockSet Blocks, Combine Mode,
+                 uint16_t Buffer = DataBuffer);
+  static Op local(uint16_t Source, uint16_t Destination, BlockSet Blocks,
+                  Combine Mode);
+
+  friend bool operator==(const Op &A, const Op &B) {
+    return A.Kind == B.Kind && A.Mode == B.Mode && A.Buffer == B.Buffer &&
+           A.Source == B.Source && A.Peer == B.Peer && A.Blocks == B.Blocks;
+  }
+};
+
+/// The operations one rank performs concurrently in global round Index.
+struct Round {
+  uint32_t Index = 0;
+  llvm::SmallVector<Op, 2> Ops;
+};
+
+/// One rank's program: its rounds in strictly increasing Index order. A rank
+/// idle in a round simply has no Round with that index.
+struct Program {
+  std::vector<Round> Rounds;
+
+  /// Appends Operation to round Index, opening the round if it is new.
+  /// Rounds must be added in non-decreasing index order.
+  void add(uint32_t Index, Op Operation);
+};
+
+/// Everything about a plan except the per-rank programs: what an algorithm
+/// decides once, before building any rank, and what a launcher needs to build
+/// only its own rank.
+struct PlanHeader {
+  Collective Kind = Collective::Allreduce;
+  uint32_t Ranks = 1;
+  Topology Topo = Topology::flat(1);
+  std::string Algorithm;
+  /// The algorithm's parameters with every default resolved, sorted by name.
+  std::map<std::string, std::string> Params;
+  /// The user's vector is split into Blocks blocks.
+  uint64_t Blocks = 1;
+  /// Relative block sizes; empty means all blocks are the same size.
+  std::vector<uint64_t> Weights;
+  /// Broadcast and reduce only.
+  std::optional<uint32_t> Root;
+  /// Buffer names; Buffers[0] is "data".
+  std::vector<std::string> Buffers = {"data"};
+  /// Whether the plan combines contributions out of rank order.
+  bool RequiresCommutative = true;
+
+  /// For allgather(v) and reduce-scatter: the rank whose block b is (ranks
+  /// own Blocks / Ranks consecutive blocks each).
+  uint32_t ownerOf(uint64_t Block) const;
+  /// The blocks rank R owns (see ownerOf).
+  BlockSet ownedBy(uint32_t Rank) const;
+};
+
+struct Plan {
+  PlanHeader Header;
+  /// Programs[r] is rank r's program; there are Header.Ranks of them.
+  std::vector<Program> Programs;
+};
+
+/// Where a problem sits in a plan; -1 means "not applicable".
+struct PlanLocation {
+  int64_t Rank = -1;
+  int64_t Round = -1;
+  int64_t Op = -1;
+};
+
+struct Diagnostic {
+  PlanLocation Where;
+  std::string Message;
+
+  /// "rank 3, round 5, op 1: message".
+  std::string str() const;
+};
+
+/// Checks what can be checked one operation at a time: ranks and peers in
+/// range, rounds strictly increasing, blocks within [0, Blocks), buffers
+/// declared, weights and root consistent with the header. Returns at most
+/// MaxErrors diagnostics; none means the plan is well formed.
+std::vector<Diagnostic> checkStructure(const Plan &P, size_t MaxErrors = 20);
+
+} // namespace collplan
+
+#endif // COLLPLAN_IR_PLAN_H

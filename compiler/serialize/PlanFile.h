@@ -1,0 +1,53 @@
+//===- PlanFile.h - Plan files: YAML, JSON and binary ------------*- C++ -*-===//
+//
+// Three encodings of one structure: YAML (readable), JSON (the same fields)
+// and a compact binary form (.cplan) for large P. All carry a format version.
+// Readers trust nothing: sizes are checked against limits and against the
+// bytes actually present before anything is allocated, and every problem is
+// reported with its location (file, rank, round, op).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_SERIALIZE_PLANFILE_H
+#define COLLPLAN_SERIALIZE_PLANFILE_H
+
+#include "compiler/ir/Plan.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace collplan {
+
+enum class PlanFormat : uint8_t { Yaml, Json, Binary };
+
+/// The version written into every plan file; readers reject newer ones.
+constexpr unsigned PlanFormatVersion = 1;
+
+/// By extension: .yaml/.yml, .json, .cplan.
+std::optional<PlanFormat> formatForPath(llvm::StringRef Path);
+llvm::StringRef formatName(PlanFormat F);
+
+/// Encodes P; deterministic: the same plan gives the same bytes.
+std::string encodePlan(const Plan &P, PlanFormat F);
+/// Decodes Bytes; the format is detected from the content (binary magic,
+/// JSON's leading brace, otherwise YAML). Name is used in error messages.
+llvm::Expected<Plan> decodePlan(llvm::StringRef Bytes, llvm::StringRef Name);
+
+/// Reads and decodes a file, then checks its structure (checkStructure).
+llvm::Expected<Plan> readPlanFile(llvm::StringRef Path);
+/// Writes the whole file or nothing: a temporary file in the same directory,
+/// renamed into place once complete.
+llvm::Error writePlanFile(const Plan &P, llvm::StringRef Path, PlanFormat F);
+
+/// A 64-bit hash of the plan's canonical (binary) encoding: ranks compare it
+/// at start-up to be sure they run the same plan.
+uint64_t planHash(const Plan &P);
+std::string planHashHex(uint64_t Hash);
+
+} // namespace collplan
+
+#endif // COLLPLAN_SERIALIZE_PLANFILE_H

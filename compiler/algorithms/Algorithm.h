@@ -70,6 +70,14 @@ public:
 
   /// Rank's program under Header (which prepare() produced).
   virtual Program buildRank(const PlanHeader &Header, uint32_t Rank) const = 0;
+
+  /// Why prepare() chose what it chose (tuned parameters, estimates beside
+  /// the cost model's figures), for `collplan compile --explain`. Empty when
+  /// there is nothing to say.
+  virtual std::string explain(const CompileRequest &Request,
+                              const PlanHeader &Header) const {
+    return "";
+  }
 };
 
 /// Every algorithm, in the order `collplan list` shows them.

@@ -1,0 +1,40 @@
+//===- Commands.h - The subcommands of the collplan CLI ----------*- C++ -*-===//
+//
+// The CLI is a thin layer over the libraries (DESIGN.md rule 4): each
+// subcommand lives in its own file, parses its options with CLI11 and calls
+// library functions. A subcommand's callback stores its exit code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_TOOLS_COMMANDS_H
+#define COLLPLAN_TOOLS_COMMANDS_H
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace collplan::cli {
+
+/// Exit codes, documented in the README and in `collplan --help`.
+enum ExitCode : int {
+  ExitSuccess = 0,
+  ExitInvalid = 1,      ///< A plan failed verification or a run's check.
+  ExitUsage = 2,        ///< Bad command line, unreadable or malformed input.
+  ExitCannotCompile = 3, ///< The request is impossible for the algorithm.
+  ExitIoError = 4,      ///< An output file could not be written.
+  ExitRuntimeError = 5, ///< Running a plan failed (peer died, timeout, ...).
+};
+
+/// Prints "collplan: error: Message" to stderr.
+void printError(const std::string &Message);
+
+void addListCommand(CLI::App &App, int &Exit);
+void addCompileCommand(CLI::App &App, int &Exit);
+void addVerifyCommand(CLI::App &App, int &Exit);
+void addCostCommand(CLI::App &App, int &Exit);
+void addShowCommand(CLI::App &App, int &Exit);
+void addRunCommand(CLI::App &App, int &Exit);
+
+} // namespace collplan::cli
+
+#endif // COLLPLAN_TOOLS_COMMANDS_H

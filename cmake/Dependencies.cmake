@@ -17,6 +17,12 @@ target_include_directories(llvm_support SYSTEM INTERFACE ${LLVM_INCLUDE_DIR})
 find_package(Threads REQUIRED)
 target_link_libraries(llvm_support INTERFACE ${LLVM_SUPPORT_LIB}
                       ${LLVM_DEMANGLE_LIB} Threads::Threads ${CMAKE_DL_LIBS})
+# The static LLVMSupport queries terminal colours through terminfo
+# (Process::FileDescriptorHasColors); llvm-config-14 --system-libs omits it.
+find_library(TINFO_LIB NAMES tinfo ncurses)
+if(TINFO_LIB)
+  target_link_libraries(llvm_support INTERFACE ${TINFO_LIB})
+endif()
 
 find_package(yaml-cpp REQUIRED)
 find_package(CLI11 REQUIRED)

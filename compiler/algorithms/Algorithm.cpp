@@ -77,8 +77,9 @@ integerParam(const std::map<std::string, std::string> &Params,
   return V;
 }
 
-llvm::Expected<Plan> compilePlan(const Algorithm &A,
-                                 const CompileRequest &Request) {
+llvm::Expected<Plan>
+compilePlan(const Algorithm &A, const CompileRequest &Request,
+            llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress) {
   if (llvm::Error E = checkRequest(A, Request))
     return E;
   llvm::Expected<PlanHeader> Header = A.prepare(Request);
@@ -87,8 +88,12 @@ llvm::Expected<Plan> compilePlan(const Algorithm &A,
   Plan Result;
   Result.Header = std::move(*Header);
   Result.Programs.reserve(Result.Header.Ranks);
-  for (uint32_t R = 0; R < Result.Header.Ranks; ++R)
+  uint32_t P = Result.Header.Ranks;
+  for (uint32_t R = 0; R < P; ++R) {
     Result.Programs.push_back(A.buildRank(Result.Header, R));
+    if (Progress && (R + 1) % 4096 == 0)
+      Progress(R + 1, P);
+  }
   return Result;
 }
 

@@ -14,6 +14,7 @@
 #include "compiler/ir/Plan.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -85,9 +86,12 @@ llvm::ArrayRef<const Algorithm *> allAlgorithms();
 /// The algorithm called Name, or null.
 const Algorithm *findAlgorithm(llvm::StringRef Name);
 
-/// prepare() then buildRank() for every rank: the whole plan.
-llvm::Expected<Plan> compilePlan(const Algorithm &A,
-                                 const CompileRequest &Request);
+/// prepare() then buildRank() for every rank: the whole plan. Progress, if
+/// given, is told how many ranks are built, now and then.
+llvm::Expected<Plan>
+compilePlan(const Algorithm &A, const CompileRequest &Request,
+            llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress =
+                nullptr);
 
 /// A header with the request's collective, ranks, topology, root and weights
 /// filled in and Algorithm = A.name(): the start of every prepare().

@@ -13,10 +13,18 @@
 namespace collplan {
 
 const Algorithm &ringAlgorithm();
+const Algorithm &recursiveDoublingAlgorithm();
+const Algorithm &rabenseifnerAlgorithm();
+const Algorithm &binomialAlgorithm();
+const Algorithm &permutationAlgorithm();
 
 llvm::ArrayRef<const Algorithm *> allAlgorithms() {
   static const Algorithm *const All[] = {
       &ringAlgorithm(),
+      &recursiveDoublingAlgorithm(),
+      &rabenseifnerAlgorithm(),
+      &binomialAlgorithm(),
+      &permutationAlgorithm(),
   };
   return All;
 }

@@ -1,0 +1,113 @@
+//===- rabenseifner.cpp - Rabenseifner's allreduce ------------------------===//
+//
+// Rabenseifner's allreduce as Thakur, Rabenseifner and Gropp (2005) §4.2
+// describe it and MPICH implements it: a reduce-scatter by recursive halving
+// followed by an allgather by recursive doubling, sending 2(P'-1)/P' of the
+// vector in 2 log2 P' rounds. Non-powers of two fold first
+// (PowerOfTwoFold.h), for 2 log2 P' + 2 rounds.
+//
+// B = P' blocks. Halving round k pairs virtual rank v with v XOR 2^k (the
+// nearest partner first, as in MPICH): both hold the same 2^(L-k) blocks, the
+// lower rank keeps the lower half. A group of 2^k consecutive virtual ranks
+// thus reduces together, so partials combine in rank order
+// (OrderedCombine.h) and non-commutative operators are served; v ends with
+// the block whose index is v bit-reversed. The allgather undoes the halving
+// in reverse order (farthest partner first), so every exchange unites two
+// adjacent intervals of blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/algorithms/Algorithm.h"
+#include "compiler/algorithms/OrderedCombine.h"
+#include "compiler/algorithms/PowerOfTwoFold.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+namespace collplan {
+namespace {
+
+class RabenseifnerAlgorithm final : public Algorithm {
+public:
+  llvm::StringRef name() const override { return "rabenseifner"; }
+  llvm::StringRef summary() const override {
+    return "recursive-halving reduce-scatter + recursive-doubling allgather "
+           "(Rabenseifner): bandwidth-optimal in 2 log2 P rounds";
+  }
+  llvm::ArrayRef<Collective> collectives() const override {
+    static constexpr Collective Supported[] = {Collective::Allreduce};
+    return Supported;
+  }
+
+  llvm::Expected<PlanHeader>
+  prepare(const CompileRequest &Request) const override {
+    PlanHeader H = headerFor(*this, Request);
+    H.Blocks = PowerOfTwoFold(H.Ranks).virtualRanks();
+    H.Buffers = {"data", "scratch"};
+    H.RequiresCommutative = false;
+    return H;
+  }
+
+  Program buildRank(const PlanHeader &H, uint32_t Rank) const override {
+    Program Prog;
+    PowerOfTwoFold Fold(H.Ranks);
+    uint32_t L = Fold.levels(), First = Fold.firstExchangeRound();
+    BlockSet All = BlockSet::range(0, H.Blocks);
+    uint32_t Last = First + 2 * L;
+    if (Fold.isIdle(Rank)) {
+      Prog.add(0, Op::send(Fold.pairPartner(Rank), All));
+      Prog.add(Last, Op::recv(Fold.pairPartner(Rank), All, Combine::Replace));
+      return Prog;
+    }
+    OrderedPartial Partial;
+    if (Fold.isPaired(Rank))
+      Partial.combine(Prog, 0, Fold.pairPartner(Rank), All,
+                      /*IncomingIsHigher=*/false);
+
+    // Held[k]: the blocks v is responsible for after k halving rounds.
+    uint32_t V = Fold.virtualOf(Rank);
+    llvm::SmallVector<BlockRange, 32> Held{BlockRange{0, H.Blocks}};
+    for (uint32_t K = 0; K < L; ++K) {
+      BlockRange R = Held.back();
+      uint64_t Mid = R.Begin + R.size() / 2;
+      Held.push_back((V >> K) & 1 ? BlockRange{Mid, R.End}
+                                  : BlockRange{R.Begin, Mid});
+    }
+    auto Set = [](BlockRange R) { return BlockSet::range(R.Begin, R.End); };
+
+    // Reduce-scatter: keep Held[K+1], send the other half of Held[K].
+    for (uint32_t K = 0; K < L; ++K) {
+      uint32_t PeerV = V ^ (uint32_t(1) << K);
+      uint32_t Peer = Fold.realOf(PeerV);
+      BlockSet Keep = Set(Held[K + 1]);
+      Prog.add(First + K,
+               Op::send(Peer, Set(Held[K]).subtract(Keep), Partial.current()));
+      Partial.combine(Prog, First + K, Peer, Keep, PeerV > V);
+    }
+    if (L > 0)
+      Partial.moveToData(Prog, First + L - 1, Set(Held[L]));
+
+    // Allgather: round J re-unites Held[K+1] with its partner's half of
+    // Held[K], for K = L-1 down to 0.
+    for (uint32_t J = 0; J < L; ++J) {
+      uint32_t K = L - 1 - J;
+      uint32_t Peer = Fold.realOf(V ^ (uint32_t(1) << K));
+      BlockSet Mine = Set(Held[K + 1]);
+      Prog.add(First + L + J, Op::send(Peer, Mine));
+      Prog.add(First + L + J,
+               Op::recv(Peer, Set(Held[K]).subtract(Mine), Combine::Replace));
+    }
+    // The allgather left the whole result in the data buffer.
+    if (Fold.isPaired(Rank))
+      Prog.add(Last, Op::send(Fold.pairPartner(Rank), All));
+    return Prog;
+  }
+};
+
+} // namespace
+
+const Algorithm &rabenseifnerAlgorithm() {
+  static const RabenseifnerAlgorithm Instance;
+  return Instance;
+}
+
+} // namespace collplan

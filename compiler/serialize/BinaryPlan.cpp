@@ -1,0 +1,440 @@
+//===- BinaryPlan.cpp - Plans in the compact binary form (.cplan) ---------===//
+//
+// Layout: the 8-byte magic, then unsigned LEB128 integers throughout:
+//
+//   version collective ranks
+//   topology: kind nodes ppn mapping [ndims dim...]      (dims for a torus)
+//   algorithm  nparams (name value)...  blocks  nweights weight...
+//   hasroot [root]  nbuffers name...  requires_commutative
+//   nprograms, then per rank: nrounds, per round:
+//     index-delta (index - previous index - 1; the first: index)  nops
+//     per op: a header byte
+//               bits 0-1 kind (send, recv, local)   bit 2 combine = reduce
+//               bit 3 same peer as the round's previous op
+//               bits 4-7 buffer, or 15: the buffer follows
+//             [buffer] [source, for local] [peer, unless bit 3]
+//             nranges (gap length-1)...      gap: begin - previous end
+//
+// Strings are a length and UTF-8 bytes. A peer is stored relative to its rank
+// modulo P, and a block range relative to the previous one, so the common
+// patterns (ring neighbours, halving partners, contiguous ranges) take a byte
+// or two. The reader checks every count against the bytes left before it
+// reserves anything.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/serialize/PlanCodecs.h"
+#include "compiler/serialize/PlanFields.h"
+#include "compiler/serialize/PlanFile.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/LEB128.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace collplan {
+
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace {
+
+enum : uint8_t {
+  KindMask = 0x3,
+  ReduceBit = 0x4,
+  SamePeerBit = 0x8,
+  BufferShift = 4,
+  BufferEscape = 15,
+};
+
+class ByteWriter {
+public:
+  explicit ByteWriter(std::string &Out) : OS(Out) {}
+  void uleb(uint64_t V) { llvm::encodeULEB128(V, OS); }
+  void byte(uint8_t B) { OS << char(B); }
+  void string(StringRef S) {
+    uleb(S.size());
+    OS << S;
+  }
+  void flush() { OS.flush(); }
+
+private:
+  llvm::raw_string_ostream OS;
+};
+
+void encodeOp(const Op &O, uint32_t Rank, uint32_t P,
+              std::optional<uint32_t> PreviousPeer, ByteWriter &W) {
+  bool HasPeer = O.Kind != OpKind::Local;
+  bool SamePeer = HasPeer && PreviousPeer && *PreviousPeer == O.Peer;
+  uint8_t Header = uint8_t(O.Kind) & KindMask;
+  if (O.Mode == Combine::Reduce)
+    Header |= ReduceBit;
+  if (SamePeer)
+    Header |= SamePeerBit;
+  Header |= uint8_t(std::min<unsigned>(O.Buffer, BufferEscape) << BufferShift);
+  W.byte(Header);
+  if (O.Buffer >= BufferEscape)
+    W.uleb(O.Buffer);
+  if (O.Kind == OpKind::Local)
+    W.uleb(O.Source);
+  if (HasPeer && !SamePeer) {
+    // Peers of a well-formed plan are ranks: store (Peer - Rank) mod P. Any
+    // other value is kept as P + Peer so that the encoding stays lossless.
+    if (O.Peer < P && Rank < P)
+      W.uleb((uint64_t(O.Peer) + P - Rank) % P);
+    else
+      W.uleb(uint64_t(P) + O.Peer);
+  }
+  W.uleb(O.Blocks.ranges().size());
+  uint64_t PreviousEnd = 0;
+  for (const BlockRange &R : O.Blocks.ranges()) {
+    W.uleb(R.Begin - PreviousEnd);
+    W.uleb(R.End - R.Begin - 1);
+    PreviousEnd = R.End;
+  }
+}
+
+/// Reads LEB128 integers and strings, each checked against a bound and the
+/// bytes left; errors name the file, the byte offset and the location.
+class ByteReader {
+public:
+  ByteReader(StringRef Bytes, StringRef Name)
+      : Start(Bytes.bytes_begin()), Cur(Start), End(Bytes.bytes_end()),
+        Name(Name) {}
+
+  std::string Where;
+
+  void skip(size_t N) { Cur += std::min(N, remaining()); }
+  size_t remaining() const { return size_t(End - Cur); }
+  bool atEnd() const { return Cur == End; }
+
+  Error fail(const Twine &Field, const Twine &Message) const {
+    std::string Text =
+        Name.str() + ": byte " + std::to_string(Cur - Start) + ": ";
+    if (!Where.empty())
+      Text += Where + ": ";
+    std::string F = Field.str();
+    if (!F.empty())
+      Text += "field '" + F + "': ";
+    Text += Message.str();
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), Text);
+  }
+
+  Expected<uint64_t> uleb(const Twine &Field, uint64_t Min, uint64_t Max) {
+    if (Cur == End)
+      return fail(Field, "the file ends here (truncated)");
+    unsigned Length = 0;
+    const char *Problem = nullptr;
+    uint64_t V = llvm::decodeULEB128(Cur, &Length, End, &Problem);
+    if (Problem)
+      return fail(Field, Problem);
+    if (V < Min || V > Max)
+      return fail(Field, "expected an integer in [" + Twine(Min) + ", " +
+                             Twine(Max) + "], got " + Twine(V));
+    Cur += Length;
+    return V;
+  }
+
+  /// A count of elements that take at least MinBytes each.
+  Expected<uint64_t> count(const Twine &Field, uint64_t Max,
+                           size_t MinBytes) {
+    auto N = uleb(Field, 0, Max);
+    if (N && *N > remaining() / MinBytes)
+      return fail(Field, "claims " + Twine(*N) + " elements but only " +
+                             Twine(remaining()) + " bytes remain");
+    return N;
+  }
+
+  Expected<uint8_t> byte(const Twine &Field) {
+    if (Cur == End)
+      return fail(Field, "the file ends here (truncated)");
+    return *Cur++;
+  }
+
+  Expected<StringRef> string(const Twine &Field) {
+    auto Size = count(Field, MaxNameLength, 1);
+    if (!Size)
+      return Size.takeError();
+    StringRef S(reinterpret_cast<const char *>(Cur), *Size);
+    if (!llvm::json::isUTF8(S))
+      return fail(Field, "the string is not valid UTF-8");
+    Cur += *Size;
+    return S;
+  }
+
+private:
+  const uint8_t *Start, *Cur, *End;
+  StringRef Name;
+};
+
+#define COLLPLAN_TRY(Var, Expr)                                                \
+  auto Var##OrErr = (Expr);                                                    \
+  if (!Var##OrErr)                                                             \
+    return Var##OrErr.takeError();                                             \
+  auto Var = std::move(*Var##OrErr)
+
+Expected<Topology> decodeTopology(ByteReader &In, uint32_t Ranks) {
+  COLLPLAN_TRY(Kind, In.uleb("topology.kind", 0, 1));
+  COLLPLAN_TRY(Nodes, In.uleb("topology.nodes", 1, MaxRanks));
+  COLLPLAN_TRY(Ppn, In.uleb("topology.ppn", 1, MaxRanks));
+  COLLPLAN_TRY(Mapping, In.uleb("topology.mapping", 0, 1));
+  if (Nodes * Ppn != Ranks)
+    return In.fail("topology", Twine(Nodes) + " nodes of " + Twine(Ppn) +
+                                   " ranks do not make the plan's " +
+                                   Twine(Ranks) + " ranks");
+  if (TopologyKind(Kind) == TopologyKind::Flat)
+    return Topology::nodes(uint32_t(Nodes), uint32_t(Ppn),
+                           RankMapping(Mapping));
+  COLLPLAN_TRY(NumDims, In.count("topology.dims", MaxTorusDims, 1));
+  if (NumDims == 0)
+    return In.fail("topology.dims", "a torus needs at least one dimension");
+  llvm::SmallVector<uint32_t, 4> Dims;
+  uint64_t Product = 1;
+  for (uint64_t I = 0; I < NumDims; ++I) {
+    COLLPLAN_TRY(D, In.uleb("topology.dims[" + Twine(I) + "]", 1, MaxRanks));
+    Product = std::min<uint64_t>(Product * D, MaxRanks + 1);
+    Dims.push_back(uint32_t(D));
+  }
+  if (Product != Nodes)
+    return In.fail("topology.dims", "the dimensions do not multiply to " +
+                                        Twine(Nodes) + " nodes");
+  return Topology::torus(Dims, uint32_t(Ppn), RankMapping(Mapping));
+}
+
+Expected<PlanHeader> decodeHeader(ByteReader &In) {
+  PlanHeader H;
+  COLLPLAN_TRY(Kind, In.uleb("collective", 0, allCollectives().size() - 1));
+  H.Kind = allCollectives()[Kind];
+  COLLPLAN_TRY(Ranks, In.uleb("ranks", 1, MaxRanks));
+  H.Ranks = uint32_t(Ranks);
+  COLLPLAN_TRY(Topo, decodeTopology(In, H.Ranks));
+  H.Topo = std::move(Topo);
+  COLLPLAN_TRY(Algorithm, In.string("algorithm"));
+  H.Algorithm = Algorithm.str();
+  COLLPLAN_TRY(NumParams, In.count("params", UINT32_MAX, 2));
+  for (uint64_t I = 0; I < NumParams; ++I) {
+    COLLPLAN_TRY(Key, In.string("params"));
+    COLLPLAN_TRY(Value, In.string("params." + Key));
+    if (!H.Params.emplace(Key.str(), Value.str()).second)
+      return In.fail("params", "parameter '" + Key + "' appears twice");
+  }
+  COLLPLAN_TRY(Blocks, In.uleb("blocks", 1, MaxPlanBlocks));
+  H.Blocks = Blocks;
+  COLLPLAN_TRY(NumWeights, In.count("weights", MaxPlanBlocks, 1));
+  if (NumWeights != 0 && NumWeights != H.Blocks)
+    return In.fail("weights", "has " + Twine(NumWeights) + " entries for " +
+                                  Twine(H.Blocks) + " blocks");
+  uint64_t MaxWeight = (uint64_t(1) << 62) / H.Blocks;
+  H.Weights.reserve(NumWeights);
+  for (uint64_t I = 0; I < NumWeights; ++I) {
+    COLLPLAN_TRY(W, In.uleb("weights[" + Twine(I) + "]", 0, MaxWeight));
+    H.Weights.push_back(W);
+  }
+  COLLPLAN_TRY(HasRoot, In.uleb("root", 0, 1));
+  if (HasRoot) {
+    COLLPLAN_TRY(Root, In.uleb("root", 0, H.Ranks - 1));
+    H.Root = uint32_t(Root);
+  }
+  COLLPLAN_TRY(NumBuffers, In.count("buffers", 0xffff, 1));
+  if (NumBuffers == 0)
+    return In.fail("buffers", "expected between 1 and 65535 buffer names");
+  H.Buffers.clear();
+  llvm::StringSet<> Seen;
+  for (uint64_t I = 0; I < NumBuffers; ++I) {
+    std::string Field = "buffers[" + std::to_string(I) + "]";
+    COLLPLAN_TRY(Name, In.string(Field));
+    if (Name.empty())
+      return In.fail(Field, "a buffer name cannot be empty");
+    if (I == 0 && Name != "data")
+      return In.fail(Field, "the first buffer must be 'data'");
+    if (!Seen.insert(Name).second)
+      return In.fail(Field, "buffer '" + Name + "' is declared twice");
+    H.Buffers.push_back(Name.str());
+  }
+  COLLPLAN_TRY(Commutative, In.uleb("requires_commutative", 0, 1));
+  H.RequiresCommutative = Commutative != 0;
+  return H;
+}
+
+Expected<Op> decodeOp(ByteReader &In, const PlanHeader &H, uint32_t Rank,
+                      std::optional<uint32_t> PreviousPeer) {
+  uint64_t NumBuffers = H.Buffers.size();
+  COLLPLAN_TRY(Header, In.byte("kind"));
+  Op O;
+  if ((Header & KindMask) > uint8_t(OpKind::Local))
+    return In.fail("kind", "unknown operation kind " +
+                               Twine(Header & KindMask));
+  O.Kind = OpKind(Header & KindMask);
+  O.Mode = Header & ReduceBit ? Combine::Reduce : Combine::Replace;
+  if (O.Kind == OpKind::Send && O.Mode == Combine::Reduce)
+    return In.fail("combine", "a send has no combine mode");
+  O.Buffer = Header >> BufferShift;
+  if (O.Buffer == BufferEscape) {
+    COLLPLAN_TRY(Buffer, In.uleb("buffer", BufferEscape, NumBuffers - 1));
+    O.Buffer = uint16_t(Buffer);
+  } else if (O.Buffer >= NumBuffers) {
+    return In.fail("buffer", "buffer " + Twine(O.Buffer) +
+                                 " is not declared");
+  }
+  if (O.Kind == OpKind::Local) {
+    if (Header & SamePeerBit)
+      return In.fail("peer", "a local operation has no peer");
+    COLLPLAN_TRY(Source, In.uleb("source", 0, NumBuffers - 1));
+    O.Source = uint16_t(Source);
+  } else if (Header & SamePeerBit) {
+    if (!PreviousPeer)
+      return In.fail("peer", "refers to the previous operation's peer, but "
+                             "there is none");
+    O.Peer = *PreviousPeer;
+  } else {
+    COLLPLAN_TRY(Offset, In.uleb("peer", 0, UINT64_MAX));
+    if (Offset >= H.Ranks)
+      return In.fail("peer", "peer " + Twine(Offset - H.Ranks) +
+                                 " is not a rank");
+    O.Peer = uint32_t((Offset + Rank) % H.Ranks);
+  }
+  COLLPLAN_TRY(NumRanges, In.count("blocks", MaxPlanBlocks, 2));
+  uint64_t PreviousEnd = 0;
+  for (uint64_t I = 0; I < NumRanges; ++I) {
+    std::string Field = "blocks[" + std::to_string(I) + "]";
+    COLLPLAN_TRY(Gap, In.uleb(Field, 0, H.Blocks - PreviousEnd));
+    uint64_t Begin = PreviousEnd + Gap;
+    if (Begin >= H.Blocks)
+      return In.fail(Field, "starts at block " + Twine(Begin) + " of " +
+                                Twine(H.Blocks));
+    COLLPLAN_TRY(Length, In.uleb(Field, 0, H.Blocks - Begin - 1));
+    PreviousEnd = Begin + Length + 1;
+    O.Blocks.insert(Begin, PreviousEnd);
+  }
+  return O;
+}
+
+Expected<Program> decodeProgram(ByteReader &In, const PlanHeader &H,
+                                uint32_t Rank) {
+  std::string RankWhere = "rank " + std::to_string(Rank);
+  In.Where = RankWhere;
+  Program Prog;
+  COLLPLAN_TRY(NumRounds, In.count("rounds", UINT32_MAX, 2));
+  Prog.Rounds.reserve(NumRounds);
+  int64_t Previous = -1;
+  for (uint64_t K = 0; K < NumRounds; ++K) {
+    In.Where = RankWhere + ", rounds[" + std::to_string(K) + "]";
+    int64_t Room = int64_t(UINT32_MAX) - (Previous + 1);
+    if (Room < 0)
+      return In.fail("index", "no round can follow round " + Twine(Previous));
+    COLLPLAN_TRY(Delta, In.uleb("index", 0, uint64_t(Room)));
+    Round Rd;
+    Rd.Index = uint32_t(Previous + 1 + int64_t(Delta));
+    Previous = Rd.Index;
+    std::string RoundWhere = RankWhere + ", round " + std::to_string(Rd.Index);
+    In.Where = RoundWhere;
+    COLLPLAN_TRY(NumOps, In.count("ops", UINT32_MAX, 2));
+    Rd.Ops.reserve(NumOps);
+    std::optional<uint32_t> PreviousPeer;
+    for (uint64_t I = 0; I < NumOps; ++I) {
+      In.Where = RoundWhere + ", op " + std::to_string(I);
+      COLLPLAN_TRY(O, decodeOp(In, H, Rank, PreviousPeer));
+      if (O.Kind != OpKind::Local)
+        PreviousPeer = O.Peer;
+      Rd.Ops.push_back(std::move(O));
+    }
+    Prog.Rounds.push_back(std::move(Rd));
+  }
+  return Prog;
+}
+
+} // namespace
+
+std::string encodeBinaryPlan(const Plan &P) {
+  const PlanHeader &H = P.Header;
+  std::string Out(BinaryPlanMagic, sizeof(BinaryPlanMagic));
+  ByteWriter W(Out);
+  W.uleb(PlanFormatVersion);
+  W.uleb(uint64_t(H.Kind));
+  W.uleb(H.Ranks);
+  W.uleb(uint64_t(H.Topo.kind()));
+  W.uleb(H.Topo.numNodes());
+  W.uleb(H.Topo.ranksPerNode());
+  W.uleb(uint64_t(H.Topo.mapping()));
+  if (H.Topo.kind() == TopologyKind::Torus) {
+    W.uleb(H.Topo.dims().size());
+    for (uint32_t D : H.Topo.dims())
+      W.uleb(D);
+  }
+  W.string(H.Algorithm);
+  W.uleb(H.Params.size());
+  for (const auto &[Name, Value] : H.Params) {
+    W.string(Name);
+    W.string(Value);
+  }
+  W.uleb(H.Blocks);
+  W.uleb(H.Weights.size());
+  for (uint64_t X : H.Weights)
+    W.uleb(X);
+  W.uleb(H.Root ? 1 : 0);
+  if (H.Root)
+    W.uleb(*H.Root);
+  W.uleb(H.Buffers.size());
+  for (const std::string &B : H.Buffers)
+    W.string(B);
+  W.uleb(H.RequiresCommutative ? 1 : 0);
+
+  W.uleb(P.Programs.size());
+  for (size_t R = 0; R < P.Programs.size(); ++R) {
+    const Program &Prog = P.Programs[R];
+    W.uleb(Prog.Rounds.size());
+    int64_t Previous = -1;
+    for (const Round &Rd : Prog.Rounds) {
+      // Rounds strictly increase in a well-formed plan. A malformed order
+      // is written as the index itself (hashed, never read back).
+      W.uleb(int64_t(Rd.Index) > Previous ? Rd.Index - (Previous + 1)
+                                          : Rd.Index);
+      Previous = Rd.Index;
+      W.uleb(Rd.Ops.size());
+      std::optional<uint32_t> PreviousPeer;
+      for (const Op &O : Rd.Ops) {
+        encodeOp(O, uint32_t(R), H.Ranks, PreviousPeer, W);
+        if (O.Kind != OpKind::Local)
+          PreviousPeer = O.Peer;
+      }
+    }
+  }
+  W.flush();
+  return Out;
+}
+
+Expected<Plan> decodeBinaryPlan(StringRef Bytes, StringRef Name) {
+  ByteReader In(Bytes, Name);
+  if (!Bytes.startswith(StringRef(BinaryPlanMagic, sizeof(BinaryPlanMagic))))
+    return In.fail("", "not a binary collplan plan (bad magic)");
+  In.skip(sizeof(BinaryPlanMagic));
+  COLLPLAN_TRY(Version, In.uleb("version", 1, UINT32_MAX));
+  if (Version > PlanFormatVersion)
+    return In.fail("version", "plan format version " + Twine(Version) +
+                                  " is newer than this collplan supports (" +
+                                  Twine(PlanFormatVersion) +
+                                  "); upgrade collplan to read it");
+  Plan P;
+  COLLPLAN_TRY(Header, decodeHeader(In));
+  P.Header = std::move(Header);
+  COLLPLAN_TRY(NumPrograms, In.count("programs", MaxRanks, 1));
+  if (NumPrograms != P.Header.Ranks)
+    return In.fail("programs", "has " + Twine(NumPrograms) +
+                                   " programs for " + Twine(P.Header.Ranks) +
+                                   " ranks");
+  P.Programs.reserve(NumPrograms);
+  for (uint32_t R = 0; R < NumPrograms; ++R) {
+    COLLPLAN_TRY(Prog, decodeProgram(In, P.Header, R));
+    P.Programs.push_back(std::move(Prog));
+  }
+  In.Where.clear();
+  if (!In.atEnd())
+    return In.fail("", Twine(In.remaining()) +
+                           " bytes follow the last program");
+  return P;
+}
+
+} // namespace collplan

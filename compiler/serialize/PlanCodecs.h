@@ -1,0 +1,35 @@
+//===- PlanCodecs.h - The three plan encodings, behind PlanFile.h -*- C++ -*-===//
+//
+// Internal to compiler/serialize: PlanFile.cpp detects the format and
+// dispatches here. Decoders return the plan as found; readPlanFile() then runs
+// checkStructure() on it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_SERIALIZE_PLANCODECS_H
+#define COLLPLAN_SERIALIZE_PLANCODECS_H
+
+#include "compiler/ir/Plan.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace collplan {
+
+/// The first bytes of every binary plan.
+constexpr char BinaryPlanMagic[] = {'\x89', 'C', 'P', 'L', 'A', 'N', '\r', '\n'};
+
+std::string encodeYamlPlan(const Plan &P);
+std::string encodeJsonPlan(const Plan &P);
+std::string encodeBinaryPlan(const Plan &P);
+
+llvm::Expected<Plan> decodeYamlPlan(llvm::StringRef Text, llvm::StringRef Name);
+llvm::Expected<Plan> decodeJsonPlan(llvm::StringRef Text, llvm::StringRef Name);
+llvm::Expected<Plan> decodeBinaryPlan(llvm::StringRef Bytes,
+                                      llvm::StringRef Name);
+
+} // namespace collplan
+
+#endif // COLLPLAN_SERIALIZE_PLANCODECS_H

@@ -1,0 +1,624 @@
+//===- PlanFields.cpp - The field tree shared by YAML and JSON plans ------===//
+//
+// The one description of a text plan's structure: field names, order and
+// types on the way out, and every check on the way in. schemas/plan.schema.json
+// states the same structure for outside tools; keep the two in step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/serialize/PlanFields.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
+
+#include <string>
+
+namespace collplan {
+
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+namespace json = llvm::json;
+using Style = FieldWriter::Style;
+
+FieldWriter::~FieldWriter() = default;
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+static StringRef opKindName(OpKind K) {
+  switch (K) {
+  case OpKind::Send:
+    return "send";
+  case OpKind::Recv:
+    return "recv";
+  case OpKind::Local:
+    return "local";
+  }
+  return "send";
+}
+
+static StringRef combineName(Combine C) {
+  return C == Combine::Reduce ? "reduce" : "replace";
+}
+
+static void writeBlocks(const BlockSet &S, FieldWriter &W) {
+  W.beginList(Style::Flow);
+  for (const BlockRange &R : S.ranges()) {
+    W.beginList(Style::Flow);
+    W.value(R.Begin);
+    W.value(R.End);
+    W.endList();
+  }
+  W.endList();
+}
+
+static void writeOp(const Op &O, const PlanHeader &H, FieldWriter &W) {
+  auto BufferName = [&](uint16_t B) -> StringRef {
+    return B < H.Buffers.size() ? StringRef(H.Buffers[B]) : StringRef("?");
+  };
+  W.beginMap(Style::Flow);
+  W.key("kind");
+  W.value(opKindName(O.Kind));
+  if (O.Kind != OpKind::Local) {
+    W.key("peer");
+    W.value(uint64_t(O.Peer));
+  } else {
+    W.key("source");
+    W.value(BufferName(O.Source));
+  }
+  W.key("buffer");
+  W.value(BufferName(O.Buffer));
+  if (O.Kind != OpKind::Send) {
+    W.key("combine");
+    W.value(combineName(O.Mode));
+  }
+  W.key("blocks");
+  writeBlocks(O.Blocks, W);
+  W.endMap();
+}
+
+static void writeTopology(const Topology &T, FieldWriter &W) {
+  W.beginMap(Style::Flow);
+  W.key("kind");
+  W.value(StringRef(T.kind() == TopologyKind::Torus ? "torus" : "flat"));
+  W.key("nodes");
+  W.value(uint64_t(T.numNodes()));
+  W.key("ppn");
+  W.value(uint64_t(T.ranksPerNode()));
+  W.key("mapping");
+  W.value(mappingName(T.mapping()));
+  if (T.kind() == TopologyKind::Torus) {
+    W.key("dims");
+    W.beginList(Style::Flow);
+    for (uint32_t D : T.dims())
+      W.value(uint64_t(D));
+    W.endList();
+  }
+  W.endMap();
+}
+
+void writePlanFields(const Plan &P, FieldWriter &W) {
+  const PlanHeader &H = P.Header;
+  W.beginMap(Style::Block);
+  W.key("format");
+  W.value(StringRef(PlanFormatTag));
+  W.key("version");
+  W.value(uint64_t(PlanFormatVersion));
+  W.key("collective");
+  W.value(collectiveName(H.Kind));
+  W.key("ranks");
+  W.value(uint64_t(H.Ranks));
+  W.key("topology");
+  writeTopology(H.Topo, W);
+  W.key("algorithm");
+  W.value(StringRef(H.Algorithm));
+  W.key("params");
+  W.beginMap(Style::Flow);
+  for (const auto &[Name, Value] : H.Params) { // std::map: sorted by name.
+    W.key(Name);
+    W.value(StringRef(Value));
+  }
+  W.endMap();
+  W.key("blocks");
+  W.value(H.Blocks);
+  if (!H.Weights.empty()) {
+    W.key("weights");
+    W.beginList(Style::Flow);
+    for (uint64_t X : H.Weights)
+      W.value(X);
+    W.endList();
+  }
+  if (H.Root) {
+    W.key("root");
+    W.value(uint64_t(*H.Root));
+  }
+  W.key("buffers");
+  W.beginList(Style::Flow);
+  for (const std::string &B : H.Buffers)
+    W.value(StringRef(B));
+  W.endList();
+  W.key("requires_commutative");
+  W.value(H.RequiresCommutative);
+
+  W.key("programs");
+  W.beginList(Style::Block);
+  for (size_t R = 0; R < P.Programs.size(); ++R) {
+    W.beginMap(Style::Block);
+    W.key("rank");
+    W.value(uint64_t(R));
+    W.key("rounds");
+    W.beginList(Style::Block);
+    for (const Round &Rd : P.Programs[R].Rounds) {
+      W.beginMap(Style::Block);
+      W.key("index");
+      W.value(uint64_t(Rd.Index));
+      W.key("ops");
+      W.beginList(Style::Block);
+      for (const Op &O : Rd.Ops)
+        writeOp(O, H, W);
+      W.endList();
+      W.endMap();
+    }
+    W.endList();
+    W.endMap();
+  }
+  W.endList();
+  W.endMap();
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+StringRef describe(const json::Value &V) {
+  switch (V.kind()) {
+  case json::Value::Null:
+    return "null";
+  case json::Value::Boolean:
+    return "a boolean";
+  case json::Value::Number:
+    return "a number";
+  case json::Value::String:
+    return "a string";
+  case json::Value::Array:
+    return "a list";
+  case json::Value::Object:
+    return "a map";
+  }
+  return "a value";
+}
+
+/// Typed, bounded access to the tree; every error names the file, the
+/// location within the plan (Where) and the field.
+class TreeReader {
+public:
+  explicit TreeReader(StringRef Name) : Name(Name) {}
+
+  /// "rank 3, round 5, op 1": prefixed to field names in messages.
+  std::string Where;
+
+  Error fail(const Twine &Field, const Twine &Message) const {
+    std::string Text = Name.str() + ": ";
+    if (!Where.empty())
+      Text += Where + ": ";
+    std::string F = Field.str();
+    if (!F.empty())
+      Text += "field '" + F + "': ";
+    Text += Message.str();
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), Text);
+  }
+
+  /// V as a map whose keys are all among Allowed.
+  Expected<const json::Object *> map(const json::Value &V, const Twine &Field,
+                                     llvm::ArrayRef<StringRef> Allowed) const {
+    const json::Object *O = V.getAsObject();
+    if (!O)
+      return fail(Field, "expected a map, got " + describe(V));
+    // Report unknown keys in sorted order so the message is deterministic.
+    std::optional<std::string> Unknown;
+    for (const auto &KV : *O) {
+      StringRef Key = KV.first;
+      if (!llvm::is_contained(Allowed, Key) && (!Unknown || Key < *Unknown))
+        Unknown = Key.str();
+    }
+    if (Unknown) {
+      std::string Known;
+      for (StringRef A : Allowed)
+        Known += (Known.empty() ? "" : ", ") + A.str();
+      std::string Prefix = Field.str();
+      return fail(Prefix.empty() ? *Unknown : Prefix + "." + *Unknown,
+                  "unknown field; expected one of: " + Known);
+    }
+    return O;
+  }
+
+  Expected<const json::Value *> member(const json::Object &O,
+                                       StringRef Key) const {
+    const json::Value *V = O.get(Key);
+    if (!V)
+      return fail(Key, "missing");
+    return V;
+  }
+
+  Expected<uint64_t> number(const json::Value &V, const Twine &Field,
+                            uint64_t Min, uint64_t Max) const {
+    if (V.kind() != json::Value::Number)
+      return fail(Field, "expected an integer, got " + describe(V));
+    std::optional<uint64_t> U;
+    if (auto I = V.getAsInteger()) {
+      if (*I < 0)
+        return fail(Field, "expected a non-negative integer, got " +
+                               Twine(*I));
+      U = uint64_t(*I);
+    } else if (auto X = V.getAsUINT64()) {
+      U = *X;
+    }
+    if (!U)
+      return fail(Field, "expected an integer in [" + Twine(Min) + ", " +
+                             Twine(Max) + "]");
+    if (*U < Min || *U > Max)
+      return fail(Field, "expected an integer in [" + Twine(Min) + ", " +
+                             Twine(Max) + "], got " + Twine(*U));
+    return *U;
+  }
+
+  Expected<uint64_t> number(const json::Object &O, StringRef Key, uint64_t Min,
+                            uint64_t Max) const {
+    auto V = member(O, Key);
+    if (!V)
+      return V.takeError();
+    return number(**V, Key, Min, Max);
+  }
+
+  Expected<StringRef> string(const json::Value &V, const Twine &Field) const {
+    auto S = V.getAsString();
+    if (!S)
+      return fail(Field, "expected a string, got " + describe(V));
+    if (S->size() > MaxNameLength)
+      return fail(Field, "longer than " + Twine(MaxNameLength) + " bytes");
+    return *S;
+  }
+
+  Expected<StringRef> string(const json::Object &O, StringRef Key) const {
+    auto V = member(O, Key);
+    if (!V)
+      return V.takeError();
+    return string(**V, Key);
+  }
+
+  Expected<const json::Array *> list(const json::Object &O,
+                                     StringRef Key) const {
+    auto V = member(O, Key);
+    if (!V)
+      return V.takeError();
+    const json::Array *A = (*V)->getAsArray();
+    if (!A)
+      return fail(Key, "expected a list, got " + describe(**V));
+    return A;
+  }
+
+private:
+  StringRef Name;
+};
+
+/// Unwraps an Expected into Var, or returns its error from the enclosing
+/// function.
+#define COLLPLAN_TRY(Var, Expr)                                                \
+  auto Var##OrErr = (Expr);                                                    \
+  if (!Var##OrErr)                                                             \
+    return Var##OrErr.takeError();                                             \
+  auto Var = std::move(*Var##OrErr)
+
+Expected<Topology> readTopology(const TreeReader &In, const json::Value &V,
+                                uint32_t Ranks) {
+  COLLPLAN_TRY(O, In.map(V, "topology", {"kind", "nodes", "ppn", "mapping",
+                                         "dims"}));
+  COLLPLAN_TRY(Kind, In.string(*O, "kind"));
+  COLLPLAN_TRY(Nodes, In.number(*O, "nodes", 1, MaxRanks));
+  COLLPLAN_TRY(Ppn, In.number(*O, "ppn", 1, MaxRanks));
+  COLLPLAN_TRY(MappingText, In.string(*O, "mapping"));
+  std::optional<RankMapping> Mapping = parseMapping(MappingText);
+  if (!Mapping)
+    return In.fail("topology.mapping", "expected block or round-robin, got '" +
+                                           MappingText + "'");
+  if (Nodes * Ppn != Ranks)
+    return In.fail("topology", Twine(Nodes) + " nodes of " + Twine(Ppn) +
+                                   " ranks do not make the plan's " +
+                                   Twine(Ranks) + " ranks");
+  if (Kind == "flat") {
+    if (O->get("dims"))
+      return In.fail("topology.dims", "a flat topology has no dims");
+    return Topology::nodes(uint32_t(Nodes), uint32_t(Ppn), *Mapping);
+  }
+  if (Kind != "torus")
+    return In.fail("topology.kind",
+                   "expected flat or torus, got '" + Kind + "'");
+  COLLPLAN_TRY(DimList, In.list(*O, "dims"));
+  if (DimList->empty() || DimList->size() > MaxTorusDims)
+    return In.fail("topology.dims", "a torus needs between 1 and " +
+                                        Twine(MaxTorusDims) + " dimensions");
+  llvm::SmallVector<uint32_t, 4> Dims;
+  uint64_t Product = 1;
+  for (size_t I = 0; I < DimList->size(); ++I) {
+    COLLPLAN_TRY(D, In.number((*DimList)[I],
+                              "topology.dims[" + Twine(I) + "]", 1, MaxRanks));
+    Product *= D; // Both factors are at most 2^24: no overflow.
+    if (Product > MaxRanks)
+      break;
+    Dims.push_back(uint32_t(D));
+  }
+  if (Product != Nodes)
+    return In.fail("topology.dims",
+                   "the dimensions do not multiply to " + Twine(Nodes) +
+                       " nodes");
+  return Topology::torus(Dims, uint32_t(Ppn), *Mapping);
+}
+
+Expected<BlockSet> readBlocks(const TreeReader &In, const json::Value &V,
+                              uint64_t NumBlocks) {
+  const json::Array *A = V.getAsArray();
+  if (!A)
+    return In.fail("blocks", "expected a list of [begin, end) pairs, got " +
+                                 describe(V));
+  BlockSet S;
+  uint64_t PreviousEnd = 0;
+  for (size_t I = 0; I < A->size(); ++I) {
+    std::string Field = "blocks[" + std::to_string(I) + "]";
+    const json::Array *Pair = (*A)[I].getAsArray();
+    if (!Pair || Pair->size() != 2)
+      return In.fail(Field, "expected a [begin, end) pair");
+    COLLPLAN_TRY(Begin, In.number((*Pair)[0], Field, 0, NumBlocks));
+    COLLPLAN_TRY(End, In.number((*Pair)[1], Field, 0, NumBlocks));
+    if (Begin >= End)
+      return In.fail(Field, "the range [" + Twine(Begin) + ", " + Twine(End) +
+                                ") is empty");
+    if (I > 0 && Begin < PreviousEnd)
+      return In.fail(Field, "ranges must be sorted and disjoint; [" +
+                                Twine(Begin) + ", " + Twine(End) +
+                                ") starts before " + Twine(PreviousEnd));
+    S.insert(Begin, End);
+    PreviousEnd = End;
+  }
+  return S;
+}
+
+Expected<Combine> readCombine(const TreeReader &In, const json::Object &O) {
+  COLLPLAN_TRY(Text, In.string(O, "combine"));
+  if (Text == "replace")
+    return Combine::Replace;
+  if (Text == "reduce")
+    return Combine::Reduce;
+  return In.fail("combine", "expected replace or reduce, got '" + Text + "'");
+}
+
+Expected<Op> readOp(const TreeReader &In, const json::Value &V,
+                    const PlanHeader &H,
+                    const llvm::StringMap<uint16_t> &BufferIndex) {
+  const json::Object *Probe = V.getAsObject();
+  if (!Probe)
+    return In.fail("", "expected an operation map, got " + describe(V));
+  COLLPLAN_TRY(KindText, In.string(*Probe, "kind"));
+  Op Result;
+  if (KindText == "send")
+    Result.Kind = OpKind::Send;
+  else if (KindText == "recv")
+    Result.Kind = OpKind::Recv;
+  else if (KindText == "local")
+    Result.Kind = OpKind::Local;
+  else
+    return In.fail("kind",
+                   "expected send, recv or local, got '" + KindText + "'");
+
+  llvm::SmallVector<StringRef, 6> Allowed = {"kind", "buffer", "blocks"};
+  if (Result.Kind != OpKind::Local)
+    Allowed.push_back("peer");
+  else
+    Allowed.push_back("source");
+  if (Result.Kind != OpKind::Send)
+    Allowed.push_back("combine");
+  COLLPLAN_TRY(O, In.map(V, "", Allowed));
+
+  auto Buffer = [&](StringRef Key) -> Expected<uint16_t> {
+    COLLPLAN_TRY(BufferName, In.string(*O, Key));
+    auto It = BufferIndex.find(BufferName);
+    if (It == BufferIndex.end())
+      return In.fail(Key, "'" + BufferName + "' is not a declared buffer");
+    return It->second;
+  };
+  COLLPLAN_TRY(Destination, Buffer("buffer"));
+  Result.Buffer = Destination;
+  if (Result.Kind == OpKind::Local) {
+    COLLPLAN_TRY(Source, Buffer("source"));
+    Result.Source = Source;
+  } else {
+    COLLPLAN_TRY(Peer, In.number(*O, "peer", 0, H.Ranks - 1));
+    Result.Peer = uint32_t(Peer);
+  }
+  if (Result.Kind != OpKind::Send) {
+    COLLPLAN_TRY(Mode, readCombine(In, *O));
+    Result.Mode = Mode;
+  }
+  COLLPLAN_TRY(BlocksValue, In.member(*O, "blocks"));
+  COLLPLAN_TRY(Blocks, readBlocks(In, *BlocksValue, H.Blocks));
+  Result.Blocks = std::move(Blocks);
+  return Result;
+}
+
+Expected<Program> readProgram(TreeReader &In, const json::Value &V, size_t Rank,
+                              const PlanHeader &H,
+                              const llvm::StringMap<uint16_t> &BufferIndex) {
+  std::string RankWhere = "rank " + std::to_string(Rank);
+  In.Where = RankWhere;
+  COLLPLAN_TRY(O, In.map(V, "", {"rank", "rounds"}));
+  COLLPLAN_TRY(Declared, In.number(*O, "rank", 0, MaxRanks));
+  if (Declared != Rank)
+    return In.fail("rank", "program " + Twine(Rank) + " is labelled rank " +
+                               Twine(Declared) +
+                               "; programs must be listed in rank order");
+  COLLPLAN_TRY(Rounds, In.list(*O, "rounds"));
+  Program Prog;
+  Prog.Rounds.reserve(Rounds->size());
+  for (size_t K = 0; K < Rounds->size(); ++K) {
+    In.Where = RankWhere + ", rounds[" + std::to_string(K) + "]";
+    COLLPLAN_TRY(RO, In.map((*Rounds)[K], "", {"index", "ops"}));
+    COLLPLAN_TRY(Index, In.number(*RO, "index", 0, UINT32_MAX));
+    std::string RoundWhere = RankWhere + ", round " + std::to_string(Index);
+    In.Where = RoundWhere;
+    if (!Prog.Rounds.empty() && Index <= Prog.Rounds.back().Index)
+      return In.fail("index", "round " + Twine(Index) + " follows round " +
+                                  Twine(Prog.Rounds.back().Index) +
+                                  "; rounds must strictly increase");
+    COLLPLAN_TRY(Ops, In.list(*RO, "ops"));
+    Round Rd;
+    Rd.Index = uint32_t(Index);
+    Rd.Ops.reserve(Ops->size());
+    for (size_t I = 0; I < Ops->size(); ++I) {
+      In.Where = RoundWhere + ", op " + std::to_string(I);
+      COLLPLAN_TRY(Operation, readOp(In, (*Ops)[I], H, BufferIndex));
+      Rd.Ops.push_back(std::move(Operation));
+    }
+    Prog.Rounds.push_back(std::move(Rd));
+  }
+  return Prog;
+}
+
+Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
+  PlanHeader H;
+  COLLPLAN_TRY(CollectiveText, In.string(O, "collective"));
+  std::optional<Collective> Kind = parseCollective(CollectiveText);
+  if (!Kind)
+    return In.fail("collective",
+                   "unknown collective '" + CollectiveText + "'");
+  H.Kind = *Kind;
+  COLLPLAN_TRY(Ranks, In.number(O, "ranks", 1, MaxRanks));
+  H.Ranks = uint32_t(Ranks);
+  COLLPLAN_TRY(TopoValue, In.member(O, "topology"));
+  COLLPLAN_TRY(Topo, readTopology(In, *TopoValue, H.Ranks));
+  H.Topo = std::move(Topo);
+  COLLPLAN_TRY(Algorithm, In.string(O, "algorithm"));
+  H.Algorithm = Algorithm.str();
+
+  COLLPLAN_TRY(ParamsValue, In.member(O, "params"));
+  const json::Object *Params = ParamsValue->getAsObject();
+  if (!Params)
+    return In.fail("params", "expected a map of strings, got " +
+                                 describe(*ParamsValue));
+  for (const auto &[Key, Value] : *Params) {
+    if (StringRef(Key).size() > MaxNameLength)
+      return In.fail("params", "a parameter name is longer than " +
+                                   Twine(MaxNameLength) + " bytes");
+    COLLPLAN_TRY(Text, In.string(Value, "params." + Key.str()));
+    H.Params.emplace(Key.str(), Text.str());
+  }
+
+  COLLPLAN_TRY(Blocks, In.number(O, "blocks", 1, MaxPlanBlocks));
+  H.Blocks = Blocks;
+  if (const json::Value *WeightsValue = O.get("weights")) {
+    const json::Array *Weights = WeightsValue->getAsArray();
+    if (!Weights)
+      return In.fail("weights",
+                     "expected a list of integers, got " +
+                         describe(*WeightsValue));
+    if (Weights->size() != H.Blocks)
+      return In.fail("weights", "has " + Twine(Weights->size()) +
+                                    " entries for " + Twine(H.Blocks) +
+                                    " blocks");
+    // Bound each weight so that their prefix sums (BlockLayout) cannot
+    // overflow 64 bits.
+    uint64_t MaxWeight = (uint64_t(1) << 62) / H.Blocks;
+    H.Weights.reserve(Weights->size());
+    for (size_t I = 0; I < Weights->size(); ++I) {
+      COLLPLAN_TRY(W, In.number((*Weights)[I], "weights[" + Twine(I) + "]", 0,
+                                MaxWeight));
+      H.Weights.push_back(W);
+    }
+  }
+  if (const json::Value *RootValue = O.get("root")) {
+    COLLPLAN_TRY(Root, In.number(*RootValue, "root", 0, H.Ranks - 1));
+    H.Root = uint32_t(Root);
+  }
+
+  COLLPLAN_TRY(Buffers, In.list(O, "buffers"));
+  if (Buffers->empty() || Buffers->size() > 0xffff)
+    return In.fail("buffers", "expected between 1 and 65535 buffer names");
+  H.Buffers.clear();
+  llvm::StringSet<> Seen;
+  for (size_t I = 0; I < Buffers->size(); ++I) {
+    std::string Field = "buffers[" + std::to_string(I) + "]";
+    COLLPLAN_TRY(BufferName, In.string((*Buffers)[I], Field));
+    if (BufferName.empty())
+      return In.fail(Field, "a buffer name cannot be empty");
+    if (I == 0 && BufferName != "data")
+      return In.fail(Field, "the first buffer must be 'data', got '" +
+                                BufferName + "'");
+    if (!Seen.insert(BufferName).second)
+      return In.fail(Field, "buffer '" + BufferName + "' is declared twice");
+    H.Buffers.push_back(BufferName.str());
+  }
+
+  COLLPLAN_TRY(Commutative, In.member(O, "requires_commutative"));
+  std::optional<bool> Flag = Commutative->getAsBoolean();
+  if (!Flag)
+    return In.fail("requires_commutative",
+                   "expected true or false, got " + describe(*Commutative));
+  H.RequiresCommutative = *Flag;
+  return H;
+}
+
+} // namespace
+
+Expected<Plan> readPlanFields(const json::Value &Root, StringRef Name) {
+  TreeReader In(Name);
+  const json::Object *Probe = Root.getAsObject();
+  if (!Probe)
+    return In.fail("", "a plan must be a map, got " + describe(Root));
+  // The tag and version first: a newer file may have fields this reader does
+  // not know, and the version is then the useful message.
+  COLLPLAN_TRY(Tag, In.string(*Probe, "format"));
+  if (Tag != PlanFormatTag)
+    return In.fail("format", "expected '" + PlanFormatTag + "', got '" + Tag +
+                                 "'; this is not a collplan plan");
+  COLLPLAN_TRY(VersionValue, In.member(*Probe, "version"));
+  COLLPLAN_TRY(Version, In.number(*VersionValue, "version", 1, UINT32_MAX));
+  if (Version > PlanFormatVersion)
+    return In.fail("version", "plan format version " + Twine(Version) +
+                                  " is newer than this collplan supports (" +
+                                  Twine(PlanFormatVersion) +
+                                  "); upgrade collplan to read it");
+  COLLPLAN_TRY(O, In.map(Root, "",
+                         {"format", "version", "collective", "ranks",
+                          "topology", "algorithm", "params", "blocks",
+                          "weights", "root", "buffers",
+                          "requires_commutative", "programs"}));
+  Plan P;
+  COLLPLAN_TRY(Header, readHeader(In, *O));
+  P.Header = std::move(Header);
+
+  llvm::StringMap<uint16_t> BufferIndex;
+  for (size_t I = 0; I < P.Header.Buffers.size(); ++I)
+    BufferIndex[P.Header.Buffers[I]] = uint16_t(I);
+
+  COLLPLAN_TRY(Programs, In.list(*O, "programs"));
+  // Compare before allocating: Ranks may be large, the list is what exists.
+  if (Programs->size() != P.Header.Ranks)
+    return In.fail("programs", "has " + Twine(Programs->size()) +
+                                   " programs for " + Twine(P.Header.Ranks) +
+                                   " ranks");
+  P.Programs.reserve(Programs->size());
+  TreeReader ProgramIn(Name);
+  for (size_t R = 0; R < Programs->size(); ++R) {
+    COLLPLAN_TRY(Prog, readProgram(ProgramIn, (*Programs)[R], R, P.Header,
+                                   BufferIndex));
+    P.Programs.push_back(std::move(Prog));
+  }
+  return P;
+}
+
+} // namespace collplan

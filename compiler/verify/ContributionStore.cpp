@@ -1,0 +1,244 @@
+//===- ContributionStore.cpp - Symbolic state of one chunk of blocks ------===//
+
+#include "compiler/verify/ContributionStore.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace collplan {
+namespace verify {
+namespace {
+
+/// splitmix64 (Steele, Lea, Flood 2014): a cheap, well-mixed 64-bit hash of
+/// a counter, so every rank gets an independent-looking random value.
+uint64_t splitmix64(uint64_t X) {
+  X += 0x9e3779b97f4a7c15ULL;
+  X = (X ^ (X >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  X = (X ^ (X >> 27)) * 0x94d049bb133111ebULL;
+  return X ^ (X >> 31);
+}
+
+/// "rank 4's contribution" or "the contributions of ranks 2, 3".
+std::string contributionsOf(llvm::ArrayRef<uint32_t> Ranks, uint64_t Total) {
+  if (Total == 1)
+    return rankList(Ranks, Total) + "'s contribution";
+  return "the contributions of " + rankList(Ranks, Total);
+}
+
+std::string expectedText(ExpectedSet E) {
+  if (E.Single == ExpectedSet::All)
+    return "every rank's contribution";
+  return "only rank " + std::to_string(E.Single) + "'s contribution";
+}
+
+/// Scans in blocks so the common, all-good case runs as a branch-free loop
+/// the compiler vectorises; the exact position is searched only on failure.
+template <typename BadFn>
+uint64_t firstWhere(uint64_t N, BadFn IsBad) {
+  constexpr uint64_t Step = 256;
+  for (uint64_t I = 0; I < N; I += Step) {
+    uint64_t E = std::min(N, I + Step);
+    bool Bad = false;
+    for (uint64_t J = I; J < E; ++J)
+      Bad |= IsBad(J);
+    if (Bad)
+      for (uint64_t J = I; J < E; ++J)
+        if (IsBad(J))
+          return J;
+  }
+  return N;
+}
+
+} // namespace
+
+std::string rankList(llvm::ArrayRef<uint32_t> Ranks, uint64_t Total) {
+  constexpr size_t Shown = 8;
+  std::string Out = Total == 1 ? "rank " : "ranks ";
+  for (size_t I = 0; I < Ranks.size() && I < Shown; ++I)
+    Out += (I ? ", " : "") + std::to_string(Ranks[I]);
+  if (Total > std::min<uint64_t>(Shown, Ranks.size()))
+    Out += " and " + std::to_string(Total - std::min<uint64_t>(Shown, Ranks.size())) +
+           " more";
+  return Out;
+}
+
+//===-- ExactStore --------------------------------------------------------===//
+
+ExactStore::ExactStore(uint32_t Ranks, uint32_t Buffers, uint64_t ChunkBlocks)
+    : Ranks(Ranks), Words(bytesPerSet(Ranks) / 8),
+      Bits(uint64_t(Ranks) * Buffers * ChunkBlocks * Words) {}
+
+void ExactStore::clear() { std::fill(Bits.begin(), Bits.end(), 0); }
+
+void ExactStore::setSingle(uint64_t Slot, uint32_t Rank) {
+  uint64_t *S = set(Slot);
+  std::fill(S, S + Words, 0);
+  S[Rank / 64] |= uint64_t(1) << (Rank % 64);
+}
+
+bool ExactStore::empty(uint64_t Slot) const {
+  const uint64_t *S = set(Slot);
+  return std::all_of(S, S + Words, [](uint64_t W) { return W == 0; });
+}
+
+uint64_t ExactStore::firstEmpty(uint64_t Src, uint64_t N) const {
+  for (uint64_t I = 0; I < N; ++I)
+    if (empty(Src + I))
+      return I;
+  return N;
+}
+
+uint64_t ExactStore::firstBadReduce(uint64_t Dst, uint64_t Src,
+                                    uint64_t N) const {
+  for (uint64_t I = 0; I < N; ++I) {
+    const uint64_t *D = set(Dst + I), *S = set(Src + I);
+    uint64_t AnyD = 0, AnyS = 0, Both = 0;
+    for (uint64_t W = 0; W < Words; ++W) {
+      AnyD |= D[W];
+      AnyS |= S[W];
+      Both |= D[W] & S[W];
+    }
+    if (!AnyD || !AnyS || Both)
+      return I;
+  }
+  return N;
+}
+
+void ExactStore::copy(uint64_t Dst, uint64_t Src, uint64_t N) {
+  std::memmove(set(Dst), set(Src), N * Words * sizeof(uint64_t));
+}
+
+void ExactStore::reduce(uint64_t Dst, uint64_t Src, uint64_t N) {
+  uint64_t *D = set(Dst);
+  const uint64_t *S = set(Src);
+  for (uint64_t I = 0; I < N * Words; ++I)
+    D[I] |= S[I];
+}
+
+std::string ExactStore::whyNotCombinable(uint64_t Dst, uint64_t Src) const {
+  const uint64_t *D = set(Dst), *S = set(Src);
+  llvm::SmallVector<uint32_t, 8> Twice;
+  uint64_t Total = 0;
+  for (uint32_t R = 0; R < Ranks; ++R)
+    if (test(D, R) && test(S, R) && Total++ < 8)
+      Twice.push_back(R);
+  return "would hold " + contributionsOf(Twice, Total) + " twice";
+}
+
+bool ExactStore::holds(uint64_t Slot, ExpectedSet E) const {
+  const uint64_t *S = set(Slot);
+  if (E.Single != ExpectedSet::All) {
+    uint64_t Bit = uint64_t(E.Single);
+    for (uint64_t W = 0; W < Words; ++W)
+      if (S[W] != (W == Bit / 64 ? uint64_t(1) << (Bit % 64) : 0))
+        return false;
+    return true;
+  }
+  for (uint64_t W = 0; W + 1 < Words; ++W)
+    if (S[W] != ~uint64_t(0))
+      return false;
+  uint32_t Tail = Ranks % 64;
+  return S[Words - 1] == (Tail ? (uint64_t(1) << Tail) - 1 : ~uint64_t(0));
+}
+
+std::string ExactStore::whyNotHolding(uint64_t Slot, ExpectedSet E) const {
+  const uint64_t *S = set(Slot);
+  if (empty(Slot))
+    return "holds no data; it should hold " + expectedText(E);
+  llvm::SmallVector<uint32_t, 8> Missing, Extra;
+  uint64_t MissingTotal = 0, ExtraTotal = 0;
+  for (uint32_t R = 0; R < Ranks; ++R) {
+    bool Want = E.Single == ExpectedSet::All || E.Single == int64_t(R);
+    bool Have = test(S, R);
+    if (Want && !Have && MissingTotal++ < 8)
+      Missing.push_back(R);
+    if (!Want && Have && ExtraTotal++ < 8)
+      Extra.push_back(R);
+  }
+  std::string Out;
+  if (ExtraTotal)
+    Out = "holds " + contributionsOf(Extra, ExtraTotal) +
+          ", which does not belong there";
+  if (MissingTotal)
+    Out += (Out.empty() ? "lacks " : " and lacks ") +
+           contributionsOf(Missing, MissingTotal);
+  return Out;
+}
+
+//===-- HashedStore -------------------------------------------------------===//
+
+HashedStore::HashedStore(uint32_t Ranks, uint32_t Buffers, uint64_t ChunkBlocks,
+                         uint64_t Seed)
+    : Ranks(Ranks), RankHash(Ranks),
+      Count(uint64_t(Ranks) * Buffers * ChunkBlocks),
+      Hash(uint64_t(Ranks) * Buffers * ChunkBlocks) {
+  for (uint32_t R = 0; R < Ranks; ++R) {
+    RankHash[R] = splitmix64(Seed ^ splitmix64(R));
+    FullHash += RankHash[R];
+  }
+}
+
+void HashedStore::clear() {
+  std::fill(Count.begin(), Count.end(), 0);
+  std::fill(Hash.begin(), Hash.end(), 0);
+}
+
+uint64_t HashedStore::firstEmpty(uint64_t Src, uint64_t N) const {
+  const uint32_t *S = Count.data() + Src;
+  return firstWhere(N, [S](uint64_t I) { return S[I] == 0; });
+}
+
+uint64_t HashedStore::firstBadReduce(uint64_t Dst, uint64_t Src,
+                                     uint64_t N) const {
+  // Counts never exceed P (a reduce that would is reported), so the sum of
+  // two cannot overflow 32 bits for P <= MaxRanks.
+  const uint32_t *D = Count.data() + Dst, *S = Count.data() + Src;
+  uint32_t P = Ranks;
+  return firstWhere(N, [=](uint64_t I) {
+    return (D[I] == 0) | (S[I] == 0) | (D[I] + S[I] > P);
+  });
+}
+
+void HashedStore::copy(uint64_t Dst, uint64_t Src, uint64_t N) {
+  std::memmove(Count.data() + Dst, Count.data() + Src, N * sizeof(uint32_t));
+  std::memmove(Hash.data() + Dst, Hash.data() + Src, N * sizeof(uint64_t));
+}
+
+void HashedStore::reduce(uint64_t Dst, uint64_t Src, uint64_t N) {
+  uint32_t *DC = Count.data() + Dst;
+  const uint32_t *SC = Count.data() + Src;
+  uint64_t *DH = Hash.data() + Dst;
+  const uint64_t *SH = Hash.data() + Src;
+  for (uint64_t I = 0; I < N; ++I)
+    DC[I] = std::min(DC[I] + SC[I], Ranks + 1); // Saturate past P.
+  for (uint64_t I = 0; I < N; ++I)
+    DH[I] += SH[I];
+}
+
+std::string HashedStore::whyNotCombinable(uint64_t Dst, uint64_t Src) const {
+  return "would hold " + std::to_string(uint64_t(Count[Dst]) + Count[Src]) +
+         " contributions, more than the " + std::to_string(Ranks) +
+         " ranks make: a contribution is combined twice";
+}
+
+std::string HashedStore::whyNotHolding(uint64_t Slot, ExpectedSet E) const {
+  uint64_t Want = E.Single == ExpectedSet::All ? Ranks : 1;
+  uint64_t Have = Count[Slot];
+  if (Have == 0)
+    return "holds no data; it should hold " + expectedText(E);
+  if (Have < Want)
+    return "lacks " + std::to_string(Want - Have) + " of the " +
+           std::to_string(Want) + " contributions it should hold";
+  if (Have > Want)
+    return "holds " + std::to_string(Have) + " contributions; it should hold " +
+           expectedText(E);
+  return "holds " + std::to_string(Have) +
+         " contributions but not the expected ones (a contribution is "
+         "doubled or misplaced); it should hold " +
+         expectedText(E);
+}
+
+} // namespace verify
+} // namespace collplan

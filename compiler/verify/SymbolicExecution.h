@@ -1,0 +1,34 @@
+//===- SymbolicExecution.h - Replay a matched plan on contribution sets -*- C++ -*-===//
+//
+// Executes a plan whose sends and receives all match (see Matching.h) on
+// contribution sets instead of data, chunk of blocks by chunk of blocks so
+// the state fits Options.MemoryBudget, and checks every reduce, every send
+// and the end state the collective promises.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_VERIFY_SYMBOLICEXECUTION_H
+#define COLLPLAN_VERIFY_SYMBOLICEXECUTION_H
+
+#include "compiler/verify/Matching.h"
+#include "compiler/verify/Verifier.h"
+
+#include <vector>
+
+namespace collplan {
+namespace verify {
+
+/// Appends at most Options.MaxErrors diagnostics to Errors. Mode is Exact or
+/// Hashed (not Auto).
+void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
+                         VerifyMode Mode, const VerifyOptions &Options,
+                         std::vector<Diagnostic> &Errors);
+
+/// The number of blocks per chunk that keeps Mode's state within Budget
+/// (at least 1, at most the plan's block count).
+uint64_t chunkBlocks(const PlanHeader &H, VerifyMode Mode, uint64_t Budget);
+
+} // namespace verify
+} // namespace collplan
+
+#endif // COLLPLAN_VERIFY_SYMBOLICEXECUTION_H

@@ -1,0 +1,65 @@
+//===- Verifier.cpp - Symbolic execution of a plan ------------------------===//
+//
+// The three stages of DESIGN.md "Verification", each stopping the next when
+// it fails (later stages assume what earlier ones establish): structure
+// (Plan.h checkStructure), matching and the per-round rules (Matching.h),
+// then the symbolic replay and end state (SymbolicExecution.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/verify/Verifier.h"
+#include "compiler/verify/Matching.h"
+#include "compiler/verify/SymbolicExecution.h"
+
+namespace collplan {
+
+/// Up to this many ranks the exact sets cost at most 64 bytes per block.
+static constexpr uint32_t MaxExactRanksForAuto = 512;
+
+llvm::StringRef verifyModeName(VerifyMode M) {
+  switch (M) {
+  case VerifyMode::Auto:
+    return "auto";
+  case VerifyMode::Exact:
+    return "exact";
+  case VerifyMode::Hashed:
+    return "hashed";
+  }
+  return "unknown";
+}
+
+VerifyResult verifyPlan(const Plan &P, const VerifyOptions &Options) {
+  VerifyResult Result;
+  VerifyStats &Stats = Result.Stats;
+  const PlanHeader &H = P.Header;
+  Stats.Ranks = H.Ranks;
+  Stats.Blocks = H.Blocks;
+  Stats.ModeUsed = Options.Mode;
+  if (Options.Mode == VerifyMode::Auto)
+    Stats.ModeUsed = H.Ranks <= MaxExactRanksForAuto ? VerifyMode::Exact
+                                                     : VerifyMode::Hashed;
+  size_t MaxErrors = std::max<size_t>(Options.MaxErrors, 1);
+
+  Result.Errors = checkStructure(P, MaxErrors);
+  if (!Result.Errors.empty())
+    return Result;
+
+  verify::MatchedPlan Matched = verify::matchPlan(P, MaxErrors);
+  Stats.Rounds = Matched.Rounds;
+  Stats.Messages = Matched.Messages;
+  Stats.BlockTransfers = Matched.BlockTransfers;
+  if (!Matched.Errors.empty()) {
+    Result.Errors = std::move(Matched.Errors);
+    return Result;
+  }
+
+  VerifyOptions Effective = Options;
+  Effective.MaxErrors = MaxErrors;
+  verify::executeSymbolically(P, Matched, Stats.ModeUsed, Effective,
+                              Result.Errors);
+  verify::sortDiagnostics(Result.Errors, MaxErrors);
+  Result.Valid = Result.Errors.empty();
+  return Result;
+}
+
+} // namespace collplan

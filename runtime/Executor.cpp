@@ -1,0 +1,234 @@
+//===- Executor.cpp - Runs one rank's program on a user buffer ------------===//
+
+#include "runtime/Executor.h"
+
+#include "compiler/ir/BlockLayout.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstring>
+
+namespace collplan::runtime {
+
+using llvm::createStringError;
+using llvm::inconvertibleErrorCode;
+
+namespace {
+
+/// Appends the non-empty element ranges of Blocks within Base as segments.
+void appendSegments(const BlockLayout &Layout, const BlockSet &Blocks,
+                    char *Base, size_t ElemSize,
+                    llvm::SmallVectorImpl<Segment> &Out) {
+  for (const BlockRange &R : Blocks.ranges()) {
+    uint64_t Begin = Layout.begin(R.Begin), End = Layout.begin(R.End);
+    if (End > Begin)
+      Out.push_back({Base + Begin * ElemSize, size_t(End - Begin) * ElemSize});
+  }
+}
+
+/// A Reduce receive waiting for its data: the staging offset of its bytes
+/// and where they are combined.
+struct PendingReduce {
+  size_t StagingOffset;
+  llvm::SmallVector<Segment, 2> Destination;
+};
+
+} // namespace
+
+bool violatesCommutativity(const PlanHeader &Header, const Operator &Op) {
+  return Header.RequiresCommutative && !Op.Commutative;
+}
+
+Executor::Executor(const PlanHeader &Header, const Program &Prog,
+                   uint32_t Rank)
+    : Header(Header), Prog(Prog), Rank(Rank) {}
+
+uint64_t Executor::localCount(uint64_t Count) const {
+  if (!hasOwnedBlocks(Header.Kind))
+    return Count;
+  return BlockLayout(Header, Count).size(Header.ownedBy(Rank));
+}
+
+llvm::Error Executor::checkCall(Transport &T, const CallArgs &Args) const {
+  if (T.size() != Header.Ranks)
+    return createStringError(inconvertibleErrorCode(),
+                             "the plan is for P = %u ranks but the transport "
+                             "has %u",
+                             Header.Ranks, T.size());
+  if (T.rank() != Rank)
+    return createStringError(inconvertibleErrorCode(),
+                             "the executor runs rank %u's program but the "
+                             "transport is rank %u",
+                             Rank, T.rank());
+  if (reduces(Header.Kind)) {
+    if (!Args.Op.User && !supports(Args.Type, Args.Op.Kind))
+      return createStringError(
+          inconvertibleErrorCode(), "operator %s is not defined on %s",
+          reduceOpName(Args.Op.Kind).str().c_str(),
+          datatypeName(Args.Type).str().c_str());
+    if (violatesCommutativity(Header, Args.Op))
+      return createStringError(
+          inconvertibleErrorCode(),
+          "the plan ('%s') combines contributions out of rank order and needs "
+          "a commutative operator; this operator is not commutative",
+          Header.Algorithm.c_str());
+  }
+  size_t ES = sizeOf(Args.Type);
+  if (Args.Count > SIZE_MAX / ES / Header.Buffers.size())
+    return createStringError(inconvertibleErrorCode(),
+                             "%llu elements do not fit in memory",
+                             (unsigned long long)Args.Count);
+  bool OutputNeeded = !(Header.Kind == Collective::Reduce &&
+                        Header.Root && *Header.Root != Rank && Args.Input);
+  if (Args.Count > 0 && OutputNeeded && !Args.Output)
+    return createStringError(inconvertibleErrorCode(),
+                             "no output buffer for %llu elements",
+                             (unsigned long long)Args.Count);
+  return llvm::Error::success();
+}
+
+llvm::Error Executor::run(Transport &T, const CallArgs &Args) {
+  if (llvm::Error E = checkCall(T, Args))
+    return E;
+  size_t ES = sizeOf(Args.Type);
+  size_t VectorBytes = size_t(Args.Count) * ES;
+  BlockLayout Layout(Header, Args.Count);
+  char *Output = static_cast<char *>(Args.Output);
+  const char *Input = static_cast<const char *>(Args.Input);
+  BlockSet Owned;
+  if (hasOwnedBlocks(Header.Kind))
+    Owned = Header.ownedBy(Rank);
+  uint64_t OwnedBegin = Owned.empty() ? 0 : Layout.begin(Owned.ranges()[0].Begin);
+  size_t OwnedBytes = size_t(Layout.size(Owned)) * ES;
+
+  // Choose the data buffer and put the rank's contribution into it.
+  char *Data = Output;
+  switch (Header.Kind) {
+  case Collective::Allreduce:
+    if (Input && Input != Output && VectorBytes)
+      std::memcpy(Output, Input, VectorBytes);
+    break;
+  case Collective::Broadcast:
+    if (Input && Input != Output && Header.Root == Rank && VectorBytes)
+      std::memcpy(Output, Input, VectorBytes);
+    break;
+  case Collective::Allgather:
+  case Collective::Allgatherv:
+    if (Input && OwnedBytes)
+      std::memmove(Output + OwnedBegin * ES, Input, OwnedBytes);
+    break;
+  case Collective::Reduce:
+    if (Header.Root == Rank) {
+      if (Input && Input != Output && VectorBytes)
+        std::memcpy(Output, Input, VectorBytes);
+      break;
+    }
+    [[fallthrough]];
+  case Collective::ReduceScatter:
+    if (!Input)
+      break; // In place: the whole input vector is in Output.
+    Work.resize(VectorBytes);
+    Data = Work.data();
+    if (VectorBytes)
+      std::memcpy(Data, Input, VectorBytes);
+    break;
+  }
+
+  if (llvm::Error E = runRounds(T, Data, Args))
+    return E;
+
+  if (Header.Kind == Collective::ReduceScatter && OwnedBytes &&
+      Data + OwnedBegin * ES != Output)
+    std::memmove(Output, Data + OwnedBegin * ES, OwnedBytes);
+  return llvm::Error::success();
+}
+
+llvm::Error Executor::runRounds(Transport &T, char *Data,
+                                const CallArgs &Args) {
+  size_t ES = sizeOf(Args.Type);
+  size_t VectorBytes = size_t(Args.Count) * ES;
+  BlockLayout Layout(Header, Args.Count);
+  size_t NumScratch = Header.Buffers.size() - 1;
+  if (Scratch.size() < NumScratch * VectorBytes)
+    Scratch.resize(NumScratch * VectorBytes);
+  auto BufferBase = [&](uint16_t Buffer) {
+    return Buffer == DataBuffer ? Data
+                                : Scratch.data() + (Buffer - 1) * VectorBytes;
+  };
+
+  llvm::SmallVector<Message, 4> Sends, Receives;
+  llvm::SmallVector<PendingReduce, 2> Reduces;
+  for (const Round &Rd : Prog.Rounds) {
+    Sends.clear();
+    Receives.clear();
+    Reduces.clear();
+    // Size the staging area first: pointers into it must not move.
+    size_t StagingBytes = 0;
+    for (const Op &O : Rd.Ops)
+      if (O.Kind == OpKind::Recv && O.Mode == Combine::Reduce)
+        StagingBytes += size_t(Layout.size(O.Blocks)) * ES;
+    if (Staging.size() < StagingBytes)
+      Staging.resize(StagingBytes);
+
+    size_t StagingUsed = 0;
+    for (const Op &O : Rd.Ops) {
+      if (O.Kind == OpKind::Local)
+        continue;
+      Message M;
+      M.Peer = O.Peer;
+      if (O.Kind == OpKind::Recv && O.Mode == Combine::Reduce) {
+        PendingReduce PR;
+        PR.StagingOffset = StagingUsed;
+        appendSegments(Layout, O.Blocks, BufferBase(O.Buffer), ES,
+                       PR.Destination);
+        size_t Bytes = size_t(Layout.size(O.Blocks)) * ES;
+        if (Bytes == 0)
+          continue;
+        M.Segments.push_back({Staging.data() + StagingUsed, Bytes});
+        StagingUsed += Bytes;
+        Reduces.push_back(std::move(PR));
+      } else {
+        appendSegments(Layout, O.Blocks, BufferBase(O.Buffer), ES,
+                       M.Segments);
+        if (M.Segments.empty())
+          continue; // Empty on both sides: the peer skips it too.
+      }
+      (O.Kind == OpKind::Send ? Sends : Receives).push_back(std::move(M));
+    }
+
+    if (!Sends.empty() || !Receives.empty())
+      if (llvm::Error E = T.exchange(Sends, Receives))
+        return llvm::joinErrors(
+            createStringError(inconvertibleErrorCode(),
+                              "rank %u, round %u:", Rank, Rd.Index),
+            std::move(E));
+
+    for (const PendingReduce &PR : Reduces) {
+      const char *In = Staging.data() + PR.StagingOffset;
+      for (const Segment &S : PR.Destination) {
+        Args.Op.apply(S.Data, In, S.Bytes / ES, Args.Type);
+        In += S.Bytes;
+      }
+    }
+
+    for (const Op &O : Rd.Ops) {
+      if (O.Kind != OpKind::Local)
+        continue;
+      char *Dst = BufferBase(O.Buffer);
+      const char *Src = BufferBase(O.Source);
+      for (const BlockRange &R : O.Blocks.ranges()) {
+        size_t Begin = size_t(Layout.begin(R.Begin)) * ES;
+        size_t Elements = size_t(Layout.begin(R.End) - Layout.begin(R.Begin));
+        if (Elements == 0)
+          continue;
+        if (O.Mode == Combine::Replace)
+          std::memcpy(Dst + Begin, Src + Begin, Elements * ES);
+        else
+          Args.Op.apply(Dst + Begin, Src + Begin, Elements, Args.Type);
+      }
+    }
+  }
+  return llvm::Error::success();
+}
+
+} // namespace collplan::runtime

@@ -1,0 +1,184 @@
+//===- Reduction.cpp - Reduction kernels per element type and operator ----===//
+
+#include "runtime/Reduction.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <type_traits>
+
+namespace collplan::runtime {
+
+namespace {
+
+struct TypeInfo {
+  Datatype Type;
+  const char *Name;
+  size_t Size;
+};
+
+constexpr TypeInfo Types[] = {
+    {Datatype::Int8, "int8", 1},     {Datatype::Int16, "int16", 2},
+    {Datatype::Int32, "int32", 4},   {Datatype::Int64, "int64", 8},
+    {Datatype::UInt8, "uint8", 1},   {Datatype::UInt16, "uint16", 2},
+    {Datatype::UInt32, "uint32", 4}, {Datatype::UInt64, "uint64", 8},
+    {Datatype::Float, "float", 4},   {Datatype::Double, "double", 8},
+};
+
+constexpr const char *OpNames[] = {"sum",  "prod", "min",  "max",  "band",
+                                   "bor",  "bxor", "land", "lor",  "lxor"};
+
+// Signed overflow is undefined in C++; MPI libraries wrap. Doing the
+// arithmetic in the unsigned type of the same width wraps by definition.
+template <typename T, bool = std::is_integral_v<T>> struct ArithOf {
+  using Type = T;
+};
+template <typename T> struct ArithOf<T, true> {
+  using Type = std::make_unsigned_t<T>;
+};
+template <typename T> using Arith = typename ArithOf<T>::Type;
+
+template <typename T, ReduceOp Op>
+void kernel(T *__restrict InOut, const T *__restrict In, size_t Count) {
+  using A = Arith<T>;
+  for (size_t I = 0; I < Count; ++I) {
+    T X = InOut[I], Y = In[I];
+    if constexpr (Op == ReduceOp::Sum)
+      InOut[I] = T(A(X) + A(Y));
+    else if constexpr (Op == ReduceOp::Prod)
+      InOut[I] = T(A(X) * A(Y));
+    else if constexpr (Op == ReduceOp::Min)
+      InOut[I] = Y < X ? Y : X;
+    else if constexpr (Op == ReduceOp::Max)
+      InOut[I] = Y > X ? Y : X;
+    else if constexpr (Op == ReduceOp::Land)
+      InOut[I] = T((X != 0) & (Y != 0));
+    else if constexpr (Op == ReduceOp::Lor)
+      InOut[I] = T((X != 0) | (Y != 0));
+    else if constexpr (Op == ReduceOp::Lxor)
+      InOut[I] = T((X != 0) ^ (Y != 0));
+    else if constexpr (std::is_integral_v<T>) {
+      if constexpr (Op == ReduceOp::Band)
+        InOut[I] = X & Y;
+      else if constexpr (Op == ReduceOp::Bor)
+        InOut[I] = X | Y;
+      else
+        InOut[I] = X ^ Y;
+    }
+  }
+}
+
+template <typename T>
+void dispatchOp(void *InOut, const void *In, size_t Count, ReduceOp Op) {
+  T *D = static_cast<T *>(InOut);
+  const T *S = static_cast<const T *>(In);
+  switch (Op) {
+  case ReduceOp::Sum:
+    return kernel<T, ReduceOp::Sum>(D, S, Count);
+  case ReduceOp::Prod:
+    return kernel<T, ReduceOp::Prod>(D, S, Count);
+  case ReduceOp::Min:
+    return kernel<T, ReduceOp::Min>(D, S, Count);
+  case ReduceOp::Max:
+    return kernel<T, ReduceOp::Max>(D, S, Count);
+  case ReduceOp::Land:
+    return kernel<T, ReduceOp::Land>(D, S, Count);
+  case ReduceOp::Lor:
+    return kernel<T, ReduceOp::Lor>(D, S, Count);
+  case ReduceOp::Lxor:
+    return kernel<T, ReduceOp::Lxor>(D, S, Count);
+  case ReduceOp::Band:
+    return kernel<T, ReduceOp::Band>(D, S, Count);
+  case ReduceOp::Bor:
+    return kernel<T, ReduceOp::Bor>(D, S, Count);
+  case ReduceOp::Bxor:
+    return kernel<T, ReduceOp::Bxor>(D, S, Count);
+  }
+}
+
+} // namespace
+
+llvm::StringRef datatypeName(Datatype T) {
+  return Types[static_cast<size_t>(T)].Name;
+}
+
+std::optional<Datatype> parseDatatype(llvm::StringRef Name) {
+  for (const TypeInfo &I : Types)
+    if (Name == I.Name)
+      return I.Type;
+  return std::nullopt;
+}
+
+llvm::ArrayRef<Datatype> allDatatypes() {
+  static constexpr Datatype All[] = {
+      Datatype::Int8,   Datatype::Int16,  Datatype::Int32, Datatype::Int64,
+      Datatype::UInt8,  Datatype::UInt16, Datatype::UInt32,
+      Datatype::UInt64, Datatype::Float,  Datatype::Double};
+  return All;
+}
+
+size_t sizeOf(Datatype T) { return Types[static_cast<size_t>(T)].Size; }
+
+bool isFloatingPoint(Datatype T) {
+  return T == Datatype::Float || T == Datatype::Double;
+}
+
+llvm::StringRef reduceOpName(ReduceOp Op) {
+  return OpNames[static_cast<size_t>(Op)];
+}
+
+std::optional<ReduceOp> parseReduceOp(llvm::StringRef Name) {
+  for (ReduceOp Op : allReduceOps())
+    if (Name == reduceOpName(Op))
+      return Op;
+  return std::nullopt;
+}
+
+llvm::ArrayRef<ReduceOp> allReduceOps() {
+  static constexpr ReduceOp All[] = {
+      ReduceOp::Sum,  ReduceOp::Prod, ReduceOp::Min,  ReduceOp::Max,
+      ReduceOp::Band, ReduceOp::Bor,  ReduceOp::Bxor, ReduceOp::Land,
+      ReduceOp::Lor,  ReduceOp::Lxor};
+  return All;
+}
+
+bool supports(Datatype T, ReduceOp Op) {
+  switch (Op) {
+  case ReduceOp::Sum:
+  case ReduceOp::Prod:
+  case ReduceOp::Min:
+  case ReduceOp::Max:
+    return true;
+  default:
+    return !isFloatingPoint(T);
+  }
+}
+
+void reduceInto(void *InOut, const void *In, size_t Count, Datatype T,
+                ReduceOp Op) {
+  switch (T) {
+  case Datatype::Int8:
+    return dispatchOp<int8_t>(InOut, In, Count, Op);
+  case Datatype::Int16:
+    return dispatchOp<int16_t>(InOut, In, Count, Op);
+  case Datatype::Int32:
+    return dispatchOp<int32_t>(InOut, In, Count, Op);
+  case Datatype::Int64:
+    return dispatchOp<int64_t>(InOut, In, Count, Op);
+  case Datatype::UInt8:
+    return dispatchOp<uint8_t>(InOut, In, Count, Op);
+  case Datatype::UInt16:
+    return dispatchOp<uint16_t>(InOut, In, Count, Op);
+  case Datatype::UInt32:
+    return dispatchOp<uint32_t>(InOut, In, Count, Op);
+  case Datatype::UInt64:
+    return dispatchOp<uint64_t>(InOut, In, Count, Op);
+  case Datatype::Float:
+    return dispatchOp<float>(InOut, In, Count, Op);
+  case Datatype::Double:
+    return dispatchOp<double>(InOut, In, Count, Op);
+  }
+  llvm_unreachable("unknown datatype");
+}
+
+} // namespace collplan::runtime

@@ -1,0 +1,66 @@
+//===- Transport.h - Moving one round's messages between ranks ---*- C++ -*-===//
+//
+// The executor hands a transport all sends and receives of one round at once;
+// the transport starts them all (nonblocking) and returns when every one has
+// completed. Messages between a pair of ranks are matched in order: the i-th
+// message rank A sends to B is the i-th message B receives from A, within a
+// round and across rounds. Both sides know every message's size from the
+// plan and the element count, so a stream transport needs no framing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_RUNTIME_TRANSPORT_H
+#define COLLPLAN_RUNTIME_TRANSPORT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace collplan::runtime {
+
+/// A contiguous piece of a message in memory.
+struct Segment {
+  char *Data = nullptr;
+  size_t Bytes = 0;
+};
+
+/// One message: the concatenation of its segments (a block set may map to
+/// several element ranges). Never empty: the executor skips empty transfers.
+struct Message {
+  uint32_t Peer = 0;
+  llvm::SmallVector<Segment, 2> Segments;
+
+  size_t bytes() const {
+    size_t N = 0;
+    for (const Segment &S : Segments)
+      N += S.Bytes;
+    return N;
+  }
+};
+
+class Transport {
+public:
+  virtual ~Transport() = default;
+
+  virtual uint32_t rank() const = 0;
+  virtual uint32_t size() const = 0;
+
+  /// Starts every send and receive, then waits for all of them. A send's
+  /// memory is read and a receive's written only during the call. Fails with
+  /// a message naming the peer when a peer dies, stalls or the transport
+  /// breaks; the transport is unusable afterwards.
+  virtual llvm::Error exchange(llvm::ArrayRef<Message> Sends,
+                               llvm::ArrayRef<Message> Receives) = 0;
+};
+
+/// Every rank sends Hash to every other rank and compares what it receives:
+/// all ranks fail, with a message naming both hashes, when any two differ,
+/// instead of deadlocking later on mismatched rounds.
+llvm::Error checkSameHash(Transport &T, uint64_t Hash);
+
+} // namespace collplan::runtime
+
+#endif // COLLPLAN_RUNTIME_TRANSPORT_H

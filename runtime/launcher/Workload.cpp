@@ -1,0 +1,223 @@
+//===- Workload.cpp - Generated inputs and their expected results ---------===//
+
+#include "runtime/launcher/Workload.h"
+
+#include "compiler/ir/BlockLayout.h"
+
+#include <cstring>
+#include <sstream>
+
+namespace collplan::runtime {
+
+namespace {
+
+uint64_t mix(uint64_t X) {
+  X += 0x9e3779b97f4a7c15ULL;
+  X = (X ^ (X >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  X = (X ^ (X >> 27)) * 0x94d049bb133111ebULL;
+  return X ^ (X >> 31);
+}
+
+/// A value every type represents exactly, as a double, and the raw bits for
+/// the bitwise operators.
+double valueFor(ReduceOp Op, bool Signed, uint64_t H) {
+  switch (Op) {
+  case ReduceOp::Sum:
+    return Signed ? double(int(H % 17) - 8) : double(H % 17);
+  case ReduceOp::Prod: {
+    static const double Factors[] = {1, 2, 1, 0.5, 1, -1, 1, 2};
+    double F = Factors[H % 8];
+    if (!Signed && F < 0)
+      return 1;
+    return F;
+  }
+  case ReduceOp::Land:
+  case ReduceOp::Lor:
+  case ReduceOp::Lxor:
+    // Mostly non-zero, so "and" is not always 0 and "or" not always 1.
+    return H % 5 == 0 ? 0 : double(H % 7 + 1);
+  default:
+    return Signed ? double(int(H % 200) - 100) : double(H % 200);
+  }
+}
+
+template <typename T> T valueOf(ReduceOp Op, uint64_t H) {
+  if constexpr (std::is_integral_v<T>) {
+    if (Op == ReduceOp::Band || Op == ReduceOp::Bor || Op == ReduceOp::Bxor)
+      return T(H >> 7);
+    double V = valueFor(Op, std::is_signed_v<T>, H);
+    if (V == 0.5)
+      V = 3; // Integers: any small factor is exact (products wrap).
+    return T(int64_t(V));
+  } else {
+    return T(valueFor(Op, true, H));
+  }
+}
+
+template <typename T> T combine(T A, T B, ReduceOp Op) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    switch (Op) {
+    case ReduceOp::Sum:
+      return T(U(U(A) + U(B)));
+    case ReduceOp::Prod:
+      return T(U(U(A) * U(B)));
+    case ReduceOp::Band:
+      return T(A & B);
+    case ReduceOp::Bor:
+      return T(A | B);
+    case ReduceOp::Bxor:
+      return T(A ^ B);
+    case ReduceOp::Land:
+      return T(A && B);
+    case ReduceOp::Lor:
+      return T(A || B);
+    case ReduceOp::Lxor:
+      return T(bool(A) != bool(B));
+    default:
+      break;
+    }
+  } else {
+    if (Op == ReduceOp::Sum)
+      return A + B;
+    if (Op == ReduceOp::Prod)
+      return A * B;
+  }
+  if (Op == ReduceOp::Min)
+    return B < A ? B : A;
+  return B > A ? B : A; // Max.
+}
+
+template <typename T>
+void generateTyped(ReduceOp Op, uint32_t Rank, uint64_t Begin, uint64_t N,
+                   T *Out) {
+  for (uint64_t I = 0; I < N; ++I)
+    Out[I] = valueOf<T>(Op, mix((uint64_t(Rank) << 40) ^ (Begin + I)));
+}
+
+template <typename T>
+std::vector<char> expectedTyped(const PlanHeader &H, uint32_t Rank,
+                                uint64_t Count, ReduceOp Op) {
+  BlockLayout Layout(H, Count);
+  std::vector<T> All(Count), One(Count);
+  auto ValueAt = [&](uint32_t R, uint64_t I) {
+    return valueOf<T>(Op, mix((uint64_t(R) << 40) ^ I));
+  };
+  switch (H.Kind) {
+  case Collective::Broadcast:
+    for (uint64_t I = 0; I < Count; ++I)
+      All[I] = ValueAt(*H.Root, I);
+    break;
+  case Collective::Allgather:
+  case Collective::Allgatherv:
+    for (uint64_t B = 0; B < H.Blocks; ++B)
+      for (uint64_t I = Layout.begin(B); I < Layout.begin(B + 1); ++I)
+        All[I] = ValueAt(H.ownerOf(B), I);
+    break;
+  default:
+    for (uint64_t I = 0; I < Count; ++I) {
+      T Acc = ValueAt(0, I);
+      for (uint32_t R = 1; R < H.Ranks; ++R)
+        Acc = combine<T>(Acc, ValueAt(R, I), Op);
+      All[I] = Acc;
+    }
+  }
+  if (H.Kind == Collective::Reduce && Rank != *H.Root)
+    return {};
+  uint64_t Begin = 0, End = Count;
+  if (H.Kind == Collective::ReduceScatter) {
+    BlockSet Owned = H.ownedBy(Rank);
+    Begin = Layout.begin(Owned.ranges()[0].Begin);
+    End = Begin + Layout.size(Owned);
+  }
+  std::vector<char> Out((End - Begin) * sizeof(T));
+  if (!Out.empty())
+    std::memcpy(Out.data(), All.data() + Begin, Out.size());
+  return Out;
+}
+
+template <typename Fn> auto withType(Datatype T, Fn F) {
+  switch (T) {
+  case Datatype::Int8:
+    return F(int8_t());
+  case Datatype::Int16:
+    return F(int16_t());
+  case Datatype::Int32:
+    return F(int32_t());
+  case Datatype::Int64:
+    return F(int64_t());
+  case Datatype::UInt8:
+    return F(uint8_t());
+  case Datatype::UInt16:
+    return F(uint16_t());
+  case Datatype::UInt32:
+    return F(uint32_t());
+  case Datatype::UInt64:
+    return F(uint64_t());
+  case Datatype::Float:
+    return F(float());
+  case Datatype::Double:
+    break;
+  }
+  return F(double());
+}
+
+} // namespace
+
+void generateInput(Datatype T, ReduceOp Op, uint32_t Rank, uint64_t Begin,
+                   uint64_t N, void *Out) {
+  withType(T, [&](auto Zero) {
+    using E = decltype(Zero);
+    generateTyped<E>(Op, Rank, Begin, N, static_cast<E *>(Out));
+  });
+}
+
+std::vector<char> inputFor(const PlanHeader &H, uint32_t Rank, uint64_t Count,
+                           Datatype T, ReduceOp Op) {
+  uint64_t Begin = 0, N = Count;
+  if (hasOwnedBlocks(H.Kind) && H.Kind != Collective::ReduceScatter) {
+    BlockLayout Layout(H, Count);
+    BlockSet Owned = H.ownedBy(Rank);
+    Begin = Layout.begin(Owned.ranges()[0].Begin);
+    N = Layout.size(Owned);
+  }
+  std::vector<char> In(N * sizeOf(T));
+  generateInput(T, Op, Rank, Begin, N, In.data());
+  return In;
+}
+
+std::vector<char> expectedOutput(const PlanHeader &H, uint32_t Rank,
+                                 uint64_t Count, Datatype T, ReduceOp Op) {
+  return withType(T, [&](auto Zero) {
+    return expectedTyped<decltype(Zero)>(H, Rank, Count, Op);
+  });
+}
+
+std::string compareOutput(const std::vector<char> &Output,
+                          const std::vector<char> &Expected, Datatype T) {
+  if (Output.size() != Expected.size())
+    return "the output has " + std::to_string(Output.size()) +
+           " bytes, expected " + std::to_string(Expected.size());
+  size_t ES = sizeOf(T);
+  for (size_t I = 0; I < Output.size(); I += ES) {
+    if (std::memcmp(&Output[I], &Expected[I], ES) == 0)
+      continue;
+    std::ostringstream OS;
+    withType(T, [&](auto Zero) {
+      using E = decltype(Zero);
+      E Got, Want;
+      std::memcpy(&Got, &Output[I], ES);
+      std::memcpy(&Want, &Expected[I], ES);
+      if constexpr (sizeof(E) == 1)
+        OS << "element " << I / ES << " is " << int(Got) << ", expected "
+           << int(Want);
+      else
+        OS << "element " << I / ES << " is " << Got << ", expected " << Want;
+      return 0;
+    });
+    return OS.str();
+  }
+  return "";
+}
+
+} // namespace collplan::runtime

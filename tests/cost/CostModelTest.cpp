@@ -1,0 +1,91 @@
+// The critical-path cost model against closed forms derived by hand.
+
+#include "compiler/algorithms/Algorithm.h"
+#include "compiler/cost/CostModel.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace collplan;
+
+static Plan ringPlan(Collective Kind, uint32_t P) {
+  CompileRequest Req;
+  Req.Kind = Kind;
+  Req.Topo = Topology::flat(P);
+  llvm::Expected<Plan> Plan = compilePlan(*findAlgorithm("ring"), Req);
+  REQUIRE(bool(Plan));
+  return std::move(*Plan);
+}
+
+TEST_CASE("ring allreduce costs 2(P-1)(alpha + beta m/P) + (P-1) gamma m/P") {
+  CostParams C;
+  C.Alpha = 1e-6;
+  C.Beta = 1e-9;
+  C.Gamma = 1e-10;
+  for (uint32_t P : {2u, 3u, 5u, 8u, 13u}) {
+    uint64_t M = 1000 * P; // divisible, so every block is m/P bytes
+    CostReport R = evaluateCost(ringPlan(Collective::Allreduce, P), M, C);
+    double Block = double(M) / P;
+    double Expected = 2 * (P - 1) * (C.Alpha + C.Beta * Block) +
+                      (P - 1) * C.Gamma * Block;
+    CHECK(R.Time == doctest::Approx(Expected).epsilon(1e-12));
+    CHECK(R.Rounds.size() == 2 * (P - 1));
+    CHECK(R.MaxBytesSent == doctest::Approx(2.0 * (P - 1) * Block));
+    CHECK(R.MeanBytesRecv == doctest::Approx(2.0 * (P - 1) * Block));
+    CHECK(R.Time >= R.LowerBound);
+  }
+}
+
+TEST_CASE("lower bounds per collective") {
+  CostParams C;
+  C.Alpha = 1;
+  C.Beta = 1;
+  // ceil(log2 7) = 3.
+  CHECK(lowerBound(Collective::Allreduce, 7, 7, C) ==
+        doctest::Approx(3 + 2.0 * 6 / 7 * 7));
+  CHECK(lowerBound(Collective::Allgather, 7, 7, C) == doctest::Approx(3 + 6));
+  CHECK(lowerBound(Collective::Broadcast, 8, 10, C) == doctest::Approx(13));
+  CHECK(lowerBound(Collective::Allreduce, 1, 100, C) == 0);
+}
+
+TEST_CASE("a late sender delays its receiver: the time is a critical path") {
+  // Hand-built: rank 0 is busy in round 0 with a big message to rank 1;
+  // rank 2 waits for rank 0 in round 1.
+  Plan P;
+  P.Header.Kind = Collective::Broadcast;
+  P.Header.Ranks = 3;
+  P.Header.Topo = Topology::flat(3);
+  P.Header.Root = 0;
+  P.Header.Blocks = 2;
+  P.Header.Weights = {9, 1};
+  P.Programs.resize(3);
+  P.Programs[0].add(0, Op::send(1, BlockSet::single(0)));
+  P.Programs[1].add(0, Op::recv(0, BlockSet::single(0), Combine::Replace));
+  P.Programs[0].add(1, Op::send(2, BlockSet::single(1)));
+  P.Programs[2].add(1, Op::recv(0, BlockSet::single(1), Combine::Replace));
+  CostParams C;
+  C.Alpha = 1;
+  C.Beta = 0.5;
+  C.Gamma = 0;
+  CostReport R = evaluateCost(P, 10, C);
+  // Round 0: 1 + 0.5*9 = 5.5; round 1 starts at 5.5: + 1 + 0.5*1 = 7.
+  CHECK(R.Time == doctest::Approx(7.0));
+  REQUIRE(R.Rounds.size() == 2);
+  CHECK(R.Rounds[0].Finish == doctest::Approx(5.5));
+}
+
+TEST_CASE("intra-node parameters apply to messages within a node") {
+  Plan P = ringPlan(Collective::Allgather, 4);
+  P.Header.Topo = Topology::nodes(2, 2);
+  CostParams C;
+  C.Alpha = 10;
+  C.Beta = 0;
+  C.Gamma = 0;
+  C.AlphaIntra = 1;
+  // Every ring step has an inter-node message, so each of the 3 rounds
+  // costs the inter-node alpha.
+  CHECK(evaluateCost(P, 4, C).Time == doctest::Approx(30.0));
+  P.Header.Topo = Topology::nodes(1, 4);
+  CHECK(evaluateCost(P, 4, C).Time == doctest::Approx(3.0));
+}

@@ -1,0 +1,354 @@
+//===- CompileCommand.cpp - collplan compile ------------------------------===//
+//
+// compile = (select or build) -> verify -> report -> write. Nothing is
+// written unless the plan verified (or --no-verify was given), and the file is
+// written whole or not at all.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/algorithms/Algorithm.h"
+#include "compiler/cost/CostModel.h"
+#include "compiler/select/Select.h"
+#include "compiler/serialize/PlanFile.h"
+#include "compiler/verify/Verifier.h"
+#include "tools/collplan/Commands.h"
+#include "tools/collplan/Options.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+namespace collplan::cli {
+
+namespace {
+
+struct CompileOptions {
+  std::string Collective = "allreduce";
+  std::string Algorithm = "auto";
+  std::optional<uint64_t> Ranks;
+  std::string Topology = "flat";
+  std::optional<uint64_t> Ppn;
+  std::string Mapping = "block";
+  std::optional<uint32_t> Root;
+  ByteSizeOption Bytes;
+  CostParams Cost;
+  std::vector<std::string> Params;
+  std::string Weights;
+  std::string WeightsFile;
+  std::string Output;
+  bool NoVerify = false;
+  VerifyMode Mode = VerifyMode::Auto;
+  bool Explain = false;
+  bool NonCommutative = false;
+  bool Quiet = false;
+  OutputFormat Format = OutputFormat::Text;
+};
+
+/// A failure with the exit code it maps to.
+struct Failure {
+  int Code;
+  std::string Message;
+};
+
+double secondsSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       Start)
+      .count();
+}
+
+/// "1,2,3" or the whitespace/comma separated contents of a file.
+std::optional<Failure> parseWeights(const CompileOptions &O,
+                                    std::vector<uint64_t> &Out) {
+  std::string Text = O.Weights;
+  if (!O.WeightsFile.empty()) {
+    auto Buffer = llvm::MemoryBuffer::getFile(O.WeightsFile);
+    if (!Buffer)
+      return Failure{ExitUsage, "cannot read --weights-file '" +
+                                    O.WeightsFile +
+                                    "': " + Buffer.getError().message()};
+    Text = (*Buffer)->getBuffer().str();
+  }
+  llvm::SmallVector<llvm::StringRef, 16> Parts;
+  llvm::StringRef(Text).split(Parts, ',', -1, false);
+  for (llvm::StringRef Part : Parts) {
+    llvm::SmallVector<llvm::StringRef, 16> Words;
+    Part.split(Words, ' ', -1, false);
+    for (llvm::StringRef W : Words) {
+      W = W.trim();
+      if (W.empty())
+        continue;
+      uint64_t V = 0;
+      if (W.getAsInteger(10, V))
+        return Failure{ExitUsage,
+                       "weight '" + W.str() + "' is not a non-negative integer"};
+      if (Out.size() >= MaxRanks)
+        return Failure{ExitUsage, "more weights than the rank limit"};
+      Out.push_back(V);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Failure> buildRequest(const CompileOptions &O,
+                                    CompileRequest &Request) {
+  std::optional<Collective> Kind = parseCollective(O.Collective);
+  if (!Kind)
+    return Failure{ExitUsage, "unknown collective '" + O.Collective +
+                                  "'; expected allreduce, reduce-scatter, "
+                                  "allgather, allgatherv, broadcast or reduce"};
+  Request.Kind = *Kind;
+  std::optional<RankMapping> Mapping = parseMapping(O.Mapping);
+  if (!Mapping)
+    return Failure{ExitUsage, "unknown --mapping '" + O.Mapping +
+                                  "'; expected block or round-robin"};
+  llvm::Expected<Topology> Topo =
+      Topology::parse(O.Topology, O.Ranks, O.Ppn, *Mapping);
+  if (!Topo)
+    return Failure{ExitUsage, llvm::toString(Topo.takeError())};
+  Request.Topo = *Topo;
+  Request.Root = O.Root;
+  Request.Bytes = O.Bytes.Value;
+  Request.Cost = O.Cost;
+  for (const std::string &KV : O.Params) {
+    auto [Key, Value] = llvm::StringRef(KV).split('=');
+    if (Key.empty() || Value.empty() || KV.find('=') == std::string::npos)
+      return Failure{ExitUsage, "--param '" + KV + "': expected NAME=VALUE"};
+    Request.Params[Key.str()] = Value.str();
+  }
+  return parseWeights(O, Request.Weights);
+}
+
+void printSummary(const CompileOptions &O, const Plan &P,
+                  const std::optional<VerifyResult> &Verified,
+                  double VerifySeconds, double CompileSeconds,
+                  const CostReport &Cost, const std::vector<Candidate> &Ranked) {
+  const PlanHeader &H = P.Header;
+  if (O.Format == OutputFormat::Json) {
+    llvm::json::OStream J(llvm::outs(), 2);
+    J.object([&] {
+      J.attribute("collective", collectiveName(H.Kind));
+      J.attribute("algorithm", H.Algorithm);
+      J.attributeObject("params", [&] {
+        for (const auto &[K, V] : H.Params)
+          J.attribute(K, V);
+      });
+      J.attribute("ranks", int64_t(H.Ranks));
+      J.attribute("topology", H.Topo.str());
+      J.attribute("ppn", int64_t(H.Topo.ranksPerNode()));
+      J.attribute("blocks", int64_t(H.Blocks));
+      J.attribute("rounds", int64_t(Cost.Rounds.size()));
+      J.attribute("requires_commutative", H.RequiresCommutative);
+      J.attribute("bytes", int64_t(O.Bytes.Value));
+      J.attribute("predicted_time", Cost.Time);
+      J.attribute("lower_bound", Cost.LowerBound);
+      J.attribute("compile_seconds", CompileSeconds);
+      if (Verified) {
+        J.attribute("verified", Verified->Valid);
+        J.attribute("verify_mode", verifyModeName(Verified->Stats.ModeUsed));
+        J.attribute("verify_seconds", VerifySeconds);
+      } else {
+        J.attribute("verified", nullptr);
+      }
+      J.attribute("output", O.Output.empty() ? llvm::json::Value(nullptr)
+                                             : llvm::json::Value(O.Output));
+      if (!Ranked.empty())
+        J.attributeArray("candidates", [&] {
+          for (const Candidate &C : Ranked)
+            J.object([&] {
+              J.attribute("algorithm", C.Algo->name());
+              if (C.Skipped.empty())
+                J.attribute("predicted_time", C.PredictedTime);
+              else
+                J.attribute("skipped", C.Skipped);
+            });
+        });
+    });
+    llvm::outs() << "\n";
+    return;
+  }
+  llvm::raw_ostream &OS = llvm::outs();
+  OS << collectiveName(H.Kind) << " with " << H.Algorithm;
+  for (const auto &[K, V] : H.Params)
+    OS << " " << K << "=" << V;
+  OS << " on P = " << H.Ranks << " (" << H.Topo.str();
+  if (H.Topo.kind() == TopologyKind::Torus && H.Topo.ranksPerNode() > 1)
+    OS << ", ppn " << H.Topo.ranksPerNode();
+  OS << "): " << Cost.Rounds.size() << " rounds, " << H.Blocks << " blocks, "
+     << (H.RequiresCommutative ? "needs a commutative operator"
+                               : "any associative operator")
+     << "\n";
+  OS << "  compiled in " << formatSeconds(CompileSeconds);
+  if (Verified)
+    OS << "; verified (" << verifyModeName(Verified->Stats.ModeUsed) << ") in "
+       << formatSeconds(VerifySeconds);
+  else
+    OS << "; not verified (--no-verify)";
+  OS << "\n  predicted time for " << formatBytes(double(O.Bytes.Value)) << ": "
+     << formatSeconds(Cost.Time) << "   lower bound: "
+     << formatSeconds(Cost.LowerBound) << " (x"
+     << llvm::format("%.2f", Cost.LowerBound > 0 ? Cost.Time / Cost.LowerBound
+                                                 : 1.0)
+     << ")\n";
+  if (!O.Output.empty())
+    OS << "  wrote " << O.Output << "\n";
+}
+
+int runCompile(const CompileOptions &O) {
+  CompileRequest Request;
+  if (std::optional<Failure> F = buildRequest(O, Request)) {
+    printError(F->Message);
+    return F->Code;
+  }
+  std::optional<PlanFormat> OutFormat;
+  if (!O.Output.empty() && !(OutFormat = formatForPath(O.Output))) {
+    printError("cannot tell the plan format of '" + O.Output +
+               "': use a .yaml, .json or .cplan extension");
+    return ExitUsage;
+  }
+
+  auto Start = std::chrono::steady_clock::now();
+  auto Progress = [&](uint32_t Built, uint32_t Total) {
+    if (!O.Quiet && Total >= 8192)
+      llvm::errs() << "collplan: built " << Built << "/" << Total
+                   << " ranks\n";
+  };
+  Plan P;
+  std::vector<Candidate> Ranked;
+  const Algorithm *Algo = nullptr;
+  if (O.Algorithm == "auto") {
+    llvm::Expected<Selection> S = selectAlgorithm(Request);
+    if (!S) {
+      printError(llvm::toString(S.takeError()));
+      return ExitCannotCompile;
+    }
+    P = std::move(S->Best);
+    Ranked = std::move(S->Candidates);
+    Algo = findAlgorithm(P.Header.Algorithm);
+  } else {
+    Algo = findAlgorithm(O.Algorithm);
+    if (!Algo) {
+      std::string Known;
+      for (const Algorithm *A : allAlgorithms())
+        Known += " " + A->name().str();
+      printError("unknown algorithm '" + O.Algorithm + "'; known: auto" +
+                 Known);
+      return ExitUsage;
+    }
+    llvm::Expected<Plan> Compiled = compilePlan(*Algo, Request, Progress);
+    if (!Compiled) {
+      printError(llvm::toString(Compiled.takeError()));
+      return ExitCannotCompile;
+    }
+    P = std::move(*Compiled);
+  }
+  double CompileSeconds = secondsSince(Start);
+
+  if (O.NonCommutative && P.Header.RequiresCommutative) {
+    printError("algorithm '" + P.Header.Algorithm +
+               "' combines contributions out of rank order and needs a "
+               "commutative operator; this operator is not");
+    return ExitCannotCompile;
+  }
+
+  if (O.Explain) {
+    if (!Ranked.empty()) {
+      llvm::outs() << "candidates, fastest first:\n";
+      for (const Candidate &C : Ranked) {
+        llvm::outs() << "  " << C.Algo->name() << ": ";
+        if (C.Skipped.empty())
+          llvm::outs() << formatSeconds(C.PredictedTime) << "\n";
+        else
+          llvm::outs() << "skipped (" << C.Skipped << ")\n";
+      }
+    }
+    std::string Why = Algo->explain(Request, P.Header);
+    if (!Why.empty())
+      llvm::outs() << Why << (llvm::StringRef(Why).endswith("\n") ? "" : "\n");
+  }
+
+  std::optional<VerifyResult> Verified;
+  double VerifySeconds = 0;
+  if (!O.NoVerify) {
+    VerifyOptions VO;
+    VO.Mode = O.Mode;
+    auto VerifyStart = std::chrono::steady_clock::now();
+    Verified = verifyPlan(P, VO);
+    VerifySeconds = secondsSince(VerifyStart);
+    if (!Verified->Valid) {
+      printError("the " + P.Header.Algorithm +
+                 " plan failed verification; nothing was written:");
+      for (const Diagnostic &D : Verified->Errors)
+        llvm::errs() << "  " << D.str() << "\n";
+      return ExitInvalid;
+    }
+  }
+
+  CostReport Cost = evaluateCost(P, Request.Bytes, Request.Cost);
+  if (!O.Output.empty())
+    if (llvm::Error E = writePlanFile(P, O.Output, *OutFormat)) {
+      printError(llvm::toString(std::move(E)));
+      return ExitIoError;
+    }
+  if (!O.Quiet || O.Format == OutputFormat::Json)
+    printSummary(O, P, Verified, VerifySeconds, CompileSeconds, Cost, Ranked);
+  return ExitSuccess;
+}
+
+} // namespace
+
+void addCompileCommand(CLI::App &App, int &Exit) {
+  auto O = std::make_shared<CompileOptions>();
+  CLI::App *Cmd = App.add_subcommand(
+      "compile", "Compile a plan, verify it and write it (-o); prints the "
+                 "predicted time beside the lower bound");
+  Cmd->add_option("--collective,-c", O->Collective,
+                  "allreduce, reduce-scatter, allgather, allgatherv, "
+                  "broadcast or reduce")
+      ->capture_default_str();
+  Cmd->add_option("--algorithm,-a", O->Algorithm,
+                  "an algorithm from 'collplan list', or auto: the one the "
+                  "cost model predicts fastest")
+      ->capture_default_str();
+  Cmd->add_option("--ranks,-P", O->Ranks,
+                  "number of ranks; may be omitted when the topology fixes it");
+  Cmd->add_option("--topology,-t", O->Topology,
+                  "flat, nodes:NxPPN or torus:AxB... (nodes of a torus)")
+      ->capture_default_str();
+  Cmd->add_option("--ppn", O->Ppn,
+                  "ranks per node; with a torus, the torus describes the "
+                  "nodes (torus:8x8 --ppn 4 is 256 ranks)");
+  Cmd->add_option("--mapping", O->Mapping,
+                  "rank to node mapping: block or round-robin")
+      ->capture_default_str();
+  Cmd->add_option("--root", O->Root, "root rank of broadcast and reduce "
+                                     "(default 0)");
+  addBytesOption(*Cmd, O->Bytes,
+                 "message size the cost model and tuned parameters use");
+  addCostOptions(*Cmd, O->Cost);
+  Cmd->add_option("--param", O->Params,
+                  "algorithm parameter NAME=VALUE; repeatable")
+      ->type_name("NAME=VALUE");
+  Cmd->add_option("--weights", O->Weights,
+                  "allgatherv: per-rank element counts, w0,w1,...");
+  Cmd->add_option("--weights-file", O->WeightsFile,
+                  "allgatherv: a file of per-rank counts")
+      ->excludes("--weights");
+  Cmd->add_option("-o,--output", O->Output,
+                  "plan file to write: .yaml, .json or .cplan (binary); "
+                  "omitted: compile, verify and report only");
+  Cmd->add_flag("--no-verify", O->NoVerify, "skip verification");
+  addVerifyModeOption(*Cmd, "--verify-mode", O->Mode);
+  Cmd->add_flag("--explain", O->Explain,
+                "show why the algorithm and its parameters were chosen");
+  Cmd->add_flag("--non-commutative", O->NonCommutative,
+                "the reduction operator is not commutative: fail if the "
+                "plan needs one that is");
+  Cmd->add_flag("--quiet,-q", O->Quiet, "print nothing on success");
+  addFormatOption(*Cmd, O->Format);
+  Cmd->callback([O, &Exit] { Exit = runCompile(*O); });
+}
+
+} // namespace collplan::cli

@@ -1,0 +1,104 @@
+//===- CostCommand.cpp - collplan cost ------------------------------------===//
+
+#include "compiler/cost/CostModel.h"
+#include "compiler/serialize/PlanFile.h"
+#include "tools/collplan/Commands.h"
+#include "tools/collplan/Options.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace collplan::cli {
+
+namespace {
+
+struct CostOptions {
+  std::string File;
+  ByteSizeOption Bytes;
+  CostParams Cost;
+  bool PerRound = false;
+  OutputFormat Format = OutputFormat::Text;
+};
+
+void printJson(const CostOptions &O, const Plan &P, const CostReport &R) {
+  llvm::json::OStream J(llvm::outs(), 2);
+  J.object([&] {
+    J.attribute("file", O.File);
+    J.attribute("algorithm", P.Header.Algorithm);
+    J.attribute("collective", collectiveName(P.Header.Kind));
+    J.attribute("ranks", int64_t(P.Header.Ranks));
+    J.attribute("bytes", int64_t(O.Bytes.Value));
+    J.attribute("predicted_time", R.Time);
+    J.attribute("lower_bound", R.LowerBound);
+    J.attribute("rounds", int64_t(R.Rounds.size()));
+    J.attributeObject("bytes_sent", [&] {
+      J.attribute("max", R.MaxBytesSent);
+      J.attribute("mean", R.MeanBytesSent);
+    });
+    J.attributeObject("bytes_received", [&] {
+      J.attribute("max", R.MaxBytesRecv);
+      J.attribute("mean", R.MeanBytesRecv);
+    });
+    if (O.PerRound)
+      J.attributeArray("per_round", [&] {
+        for (const RoundCost &RC : R.Rounds)
+          J.object([&] {
+            J.attribute("round", int64_t(RC.Index));
+            J.attribute("finish", RC.Finish);
+            J.attribute("max_bytes_sent", RC.MaxBytesSent);
+          });
+      });
+  });
+  llvm::outs() << "\n";
+}
+
+void printText(const CostOptions &O, const Plan &P, const CostReport &R) {
+  llvm::raw_ostream &OS = llvm::outs();
+  OS << O.File << ": " << collectiveName(P.Header.Kind) << " with "
+     << P.Header.Algorithm << " on P = " << P.Header.Ranks << ", "
+     << R.Rounds.size() << " rounds, " << formatBytes(double(O.Bytes.Value))
+     << "\n";
+  OS << "  predicted time  " << formatSeconds(R.Time) << "\n";
+  OS << "  lower bound     " << formatSeconds(R.LowerBound)
+     << "   (ceil(log2 P) alpha + bandwidth term)\n";
+  OS << "  bytes sent      max " << formatBytes(R.MaxBytesSent) << ", mean "
+     << formatBytes(R.MeanBytesSent) << " per rank\n";
+  OS << "  bytes received  max " << formatBytes(R.MaxBytesRecv) << ", mean "
+     << formatBytes(R.MeanBytesRecv) << " per rank\n";
+  if (!O.PerRound)
+    return;
+  OS << "  round   finishes at   max sent by a rank\n";
+  for (const RoundCost &RC : R.Rounds)
+    OS << llvm::format("  %5u   %11s   %s\n", RC.Index,
+                       formatSeconds(RC.Finish).c_str(),
+                       formatBytes(RC.MaxBytesSent).c_str());
+}
+
+int runCost(const CostOptions &O) {
+  llvm::Expected<Plan> P = readPlanFile(O.File);
+  if (!P) {
+    printError(llvm::toString(P.takeError()));
+    return ExitUsage;
+  }
+  CostReport R = evaluateCost(*P, O.Bytes.Value, O.Cost);
+  O.Format == OutputFormat::Json ? printJson(O, *P, R) : printText(O, *P, R);
+  return ExitSuccess;
+}
+
+} // namespace
+
+void addCostCommand(CLI::App &App, int &Exit) {
+  auto O = std::make_shared<CostOptions>();
+  CLI::App *Cmd = App.add_subcommand(
+      "cost", "Predict a plan's time under the alpha-beta-gamma model (a "
+              "critical path over the plan's rounds) beside the lower bound");
+  Cmd->add_option("file", O->File, "plan file")->required();
+  addBytesOption(*Cmd, O->Bytes, "message size");
+  addCostOptions(*Cmd, O->Cost);
+  Cmd->add_flag("--per-round", O->PerRound, "show the per-round breakdown");
+  addFormatOption(*Cmd, O->Format);
+  Cmd->callback([O, &Exit] { Exit = runCost(*O); });
+}
+
+} // namespace collplan::cli

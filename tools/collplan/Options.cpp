@@ -1,0 +1,118 @@
+//===- Options.cpp - Options several subcommands share --------------------===//
+
+#include "tools/collplan/Options.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace collplan::cli {
+
+llvm::Expected<uint64_t> parseByteSize(const std::string &Text) {
+  llvm::StringRef S = llvm::StringRef(Text).trim();
+  size_t Digits = S.find_first_not_of("0123456789");
+  llvm::StringRef Number = S.substr(0, Digits), Suffix = S.substr(
+                                                    std::min(Digits, S.size()));
+  static const struct {
+    const char *Name;
+    unsigned Shift;
+  } Units[] = {{"", 0},   {"B", 0},    {"K", 10},  {"KiB", 10}, {"M", 20},
+               {"MiB", 20}, {"G", 30}, {"GiB", 30}};
+  uint64_t N = 0;
+  if (!Number.getAsInteger(10, N))
+    for (const auto &U : Units)
+      if (Suffix.equals_insensitive(U.Name) &&
+          (U.Shift == 0 || N <= (UINT64_MAX >> U.Shift)))
+        return N << U.Shift;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "'%s' is not a byte size; expected a number "
+                                 "with an optional K, M or G suffix (KiB, "
+                                 "MiB, GiB)",
+                                 Text.c_str());
+}
+
+CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
+                            const std::string &Help) {
+  return Cmd
+      .add_option_function<std::string>(
+          "--bytes,-m",
+          [&Bytes](const std::string &Text) {
+            llvm::Expected<uint64_t> V = parseByteSize(Text);
+            if (!V)
+              throw CLI::ValidationError("--bytes",
+                                         llvm::toString(V.takeError()));
+            Bytes.Text = Text;
+            Bytes.Value = *V;
+          },
+          Help + " (default " + Bytes.Text + ")")
+      ->type_name("SIZE");
+}
+
+void addCostOptions(CLI::App &Cmd, CostParams &Params) {
+  Cmd.add_option("--alpha", Params.Alpha, "latency per message, seconds")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  Cmd.add_option("--beta", Params.Beta, "transfer time per byte, seconds")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  Cmd.add_option("--gamma", Params.Gamma, "reduction time per byte, seconds")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  Cmd.add_option("--alpha-intra", Params.AlphaIntra,
+                 "latency within a node (default: --alpha)")
+      ->check(CLI::NonNegativeNumber);
+  Cmd.add_option("--beta-intra", Params.BetaIntra,
+                 "time per byte within a node (default: --beta)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+CLI::Option *addFormatOption(CLI::App &Cmd, OutputFormat &Format) {
+  return Cmd
+      .add_option("--format", Format, "output format: text or json")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, OutputFormat>{{"text", OutputFormat::Text},
+                                              {"json", OutputFormat::Json}}))
+      ->default_str("text");
+}
+
+CLI::Option *addVerifyModeOption(CLI::App &Cmd, const std::string &Name,
+                                 VerifyMode &Mode) {
+  return Cmd
+      .add_option(Name, Mode,
+                  "auto (exact for small P, hashed above), exact (bitsets) "
+                  "or hashed")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, VerifyMode>{
+          {"auto", VerifyMode::Auto},
+          {"exact", VerifyMode::Exact},
+          {"hashed", VerifyMode::Hashed}}))
+      ->default_str("auto");
+}
+
+std::string formatSeconds(double Seconds) {
+  static const struct {
+    double Scale;
+    const char *Unit;
+  } Units[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+  char Buf[64];
+  for (const auto &U : Units)
+    if (std::fabs(Seconds) >= U.Scale || U.Scale == 1e-9) {
+      std::snprintf(Buf, sizeof(Buf), "%.4g %s", Seconds / U.Scale, U.Unit);
+      return Buf;
+    }
+  return "0 s";
+}
+
+std::string formatBytes(double Bytes) {
+  static const char *Units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  unsigned I = 0;
+  while (Bytes >= 1024 && I + 1 < std::size(Units)) {
+    Bytes /= 1024;
+    ++I;
+  }
+  char Buf[64];
+  std::snprintf(Buf, sizeof(Buf), I ? "%.2f %s" : "%.0f %s", Bytes, Units[I]);
+  return Buf;
+}
+
+} // namespace collplan::cli

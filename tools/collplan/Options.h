@@ -1,0 +1,47 @@
+//===- Options.h - Options several subcommands share -------------*- C++ -*-===//
+
+#ifndef COLLPLAN_TOOLS_OPTIONS_H
+#define COLLPLAN_TOOLS_OPTIONS_H
+
+#include "compiler/cost/CostParams.h"
+#include "compiler/verify/Verifier.h"
+
+#include <CLI/CLI.hpp>
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace collplan::cli {
+
+/// Parses "1048576", "64K", "64KiB", "1M", "1MiB", "2G" (binary multiples).
+llvm::Expected<uint64_t> parseByteSize(const std::string &Text);
+
+/// --bytes with size suffixes; Value keeps the parsed number.
+struct ByteSizeOption {
+  std::string Text = "1MiB";
+  uint64_t Value = 1 << 20;
+};
+CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
+                            const std::string &Help);
+
+/// --alpha, --beta, --gamma, --alpha-intra, --beta-intra.
+void addCostOptions(CLI::App &Cmd, CostParams &Params);
+
+/// --format text|json.
+enum class OutputFormat { Text, Json };
+CLI::Option *addFormatOption(CLI::App &Cmd, OutputFormat &Format);
+
+/// --NAME auto|exact|hashed.
+CLI::Option *addVerifyModeOption(CLI::App &Cmd, const std::string &Name,
+                                 VerifyMode &Mode);
+
+/// Seconds in engineering units: "12.3 us", "4.56 ms".
+std::string formatSeconds(double Seconds);
+/// Bytes in binary units: "1.00 MiB".
+std::string formatBytes(double Bytes);
+
+} // namespace collplan::cli
+
+#endif // COLLPLAN_TOOLS_OPTIONS_H

@@ -1,0 +1,132 @@
+//===- VerifyCommand.cpp - collplan verify --------------------------------===//
+//
+// Exit 0 when every file is a valid plan, 1 when any is invalid, 2 when any
+// cannot be read or parsed (the CI use: verify every plan before it ships).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/serialize/PlanFile.h"
+#include "compiler/verify/Verifier.h"
+#include "tools/collplan/Commands.h"
+#include "tools/collplan/Options.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace collplan::cli {
+
+namespace {
+
+struct VerifyCommandOptions {
+  std::vector<std::string> Files;
+  OutputFormat Format = OutputFormat::Text;
+  VerifyMode Mode = VerifyMode::Auto;
+  size_t MaxErrors = 20;
+};
+
+struct FileVerdict {
+  std::string File;
+  bool Readable = true;
+  VerifyResult Result;
+};
+
+void printJson(const std::vector<FileVerdict> &Verdicts) {
+  llvm::json::OStream J(llvm::outs(), 2);
+  auto Location = [&](const char *Name, int64_t V) {
+    if (V >= 0)
+      J.attribute(Name, V);
+    else
+      J.attribute(Name, nullptr);
+  };
+  J.array([&] {
+    for (const FileVerdict &V : Verdicts)
+      J.object([&] {
+        J.attribute("file", V.File);
+        J.attribute("valid", V.Result.Valid);
+        J.attribute("readable", V.Readable);
+        J.attributeArray("errors", [&] {
+          for (const Diagnostic &D : V.Result.Errors)
+            J.object([&] {
+              Location("rank", D.Where.Rank);
+              Location("round", D.Where.Round);
+              Location("op", D.Where.Op);
+              J.attribute("message", D.Message);
+            });
+        });
+        if (!V.Readable)
+          return;
+        const VerifyStats &S = V.Result.Stats;
+        J.attributeObject("stats", [&] {
+          J.attribute("ranks", int64_t(S.Ranks));
+          J.attribute("rounds", int64_t(S.Rounds));
+          J.attribute("blocks", int64_t(S.Blocks));
+          J.attribute("messages", int64_t(S.Messages));
+          J.attribute("block_transfers", int64_t(S.BlockTransfers));
+          J.attribute("mode", verifyModeName(S.ModeUsed));
+        });
+      });
+  });
+  llvm::outs() << "\n";
+}
+
+void printText(const std::vector<FileVerdict> &Verdicts) {
+  for (const FileVerdict &V : Verdicts) {
+    const VerifyStats &S = V.Result.Stats;
+    if (V.Result.Valid) {
+      llvm::outs() << V.File << ": valid (" << S.Ranks << " ranks, "
+                   << S.Rounds << " rounds, " << S.Blocks << " blocks, "
+                   << S.Messages << " messages; "
+                   << verifyModeName(S.ModeUsed) << ")\n";
+      continue;
+    }
+    llvm::outs() << V.File << ": " << (V.Readable ? "INVALID" : "UNREADABLE")
+                 << "\n";
+    for (const Diagnostic &D : V.Result.Errors)
+      llvm::outs() << "  " << D.str() << "\n";
+  }
+}
+
+int runVerify(const VerifyCommandOptions &O) {
+  VerifyOptions VO;
+  VO.Mode = O.Mode;
+  VO.MaxErrors = O.MaxErrors;
+  std::vector<FileVerdict> Verdicts;
+  int Exit = ExitSuccess;
+  for (const std::string &File : O.Files) {
+    FileVerdict V{File, true, {}};
+    llvm::Expected<Plan> P = readPlanFile(File);
+    if (!P) {
+      V.Readable = false;
+      V.Result.Errors.push_back({{}, llvm::toString(P.takeError())});
+      Exit = ExitUsage;
+    } else {
+      V.Result = verifyPlan(*P, VO);
+      if (!V.Result.Valid && Exit == ExitSuccess)
+        Exit = ExitInvalid;
+    }
+    Verdicts.push_back(std::move(V));
+  }
+  O.Format == OutputFormat::Json ? printJson(Verdicts) : printText(Verdicts);
+  return Exit;
+}
+
+} // namespace
+
+void addVerifyCommand(CLI::App &App, int &Exit) {
+  auto O = std::make_shared<VerifyCommandOptions>();
+  CLI::App *Cmd = App.add_subcommand(
+      "verify", "Verify plan files: matching sends and receives, every "
+                "contribution combined exactly once, the collective's end "
+                "state. Exit 0 if all are valid, 1 if any is invalid, 2 if "
+                "any cannot be read");
+  Cmd->add_option("files", O->Files, "plan files (.yaml, .json, .cplan)")
+      ->required();
+  addFormatOption(*Cmd, O->Format);
+  addVerifyModeOption(*Cmd, "--mode", O->Mode);
+  Cmd->add_option("--max-errors", O->MaxErrors,
+                  "diagnostics to report per file")
+      ->capture_default_str();
+  Cmd->callback([O, &Exit] { Exit = runVerify(*O); });
+}
+
+} // namespace collplan::cli

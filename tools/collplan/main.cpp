@@ -1,0 +1,67 @@
+//===- main.cpp - The collplan command line -------------------------------===//
+//
+// A thin layer over the libraries: every subcommand is in its own file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/collplan/Commands.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <iostream>
+
+namespace collplan::cli {
+
+void printError(const std::string &Message) {
+  llvm::errs() << "collplan: error: " << Message << "\n";
+}
+
+} // namespace collplan::cli
+
+using namespace collplan::cli;
+
+static const char *ExitCodesHelp =
+    "Exit codes:\n"
+    "  0  success\n"
+    "  1  a plan failed verification (verify, compile) or a run's check\n"
+    "  2  usage error, or an unreadable or malformed input file\n"
+    "  3  the request cannot be compiled (unsupported collective, bad "
+    "parameter)\n"
+    "  4  an output file could not be written (nothing is left half written)\n"
+    "  5  running a plan failed (a peer died or stalled, a transport error)\n";
+
+int main(int Argc, char **Argv) {
+  CLI::App App{"collplan: an offline compiler of collective communication "
+               "schedules.\nIt compiles per-rank send/recv/reduce plans for "
+               "allreduce, reduce-scatter,\nallgather(v), broadcast and "
+               "reduce, verifies them and predicts their cost."};
+  App.set_version_flag("--version", "collplan " COLLPLAN_VERSION);
+  App.footer(std::string("\n") + ExitCodesHelp +
+             "\nRun 'collplan SUBCOMMAND --help' for a subcommand's options.");
+  App.require_subcommand(1);
+  int Exit = ExitSuccess;
+  addListCommand(App, Exit);
+  addCompileCommand(App, Exit);
+  addVerifyCommand(App, Exit);
+  addCostCommand(App, Exit);
+  addShowCommand(App, Exit);
+  addRunCommand(App, Exit);
+  try {
+    App.parse(Argc, Argv);
+  } catch (const CLI::CallForHelp &E) {
+    return App.exit(E);
+  } catch (const CLI::CallForAllHelp &E) {
+    return App.exit(E);
+  } catch (const CLI::CallForVersion &E) {
+    return App.exit(E);
+  } catch (const CLI::ParseError &E) {
+    // Show the help of the subcommand the user was typing, not the top level.
+    CLI::App *Relevant = &App;
+    for (CLI::App *Sub : App.get_subcommands())
+      Relevant = Sub;
+    printError(E.what());
+    std::cerr << "\n" << Relevant->help();
+    return ExitUsage;
+  }
+  return Exit;
+}

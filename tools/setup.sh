@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what collplan needs on a fresh Debian machine (idempotent) and
+# builds it into ./build. Used by the README's two commands and by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  build-essential cmake
+  llvm-14-dev libcli11-dev libyaml-cpp-dev doctest-dev
+  openmpi-bin libopenmpi-dev
+  python3 python3-jsonschema python3-yaml
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+    missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  echo "collplan setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j2

@@ -69,7 +69,8 @@ namespace {
 /// (block) is consumed once, via a doubly linked list of unused indices.
 class ReceiveSearch {
 public:
-  ReceiveSearch(const Skips &S, uint64_t R) : S(S), Q(S.q()), V(R + S.processors()) {
+  ReceiveSearch(const Skips &S, uint64_t R)
+      : S(S), Q(S.q()), V(R + S.processors()) {
     // Node Q + 1 is the list head; End terminates.
     for (int E = 0; E <= int(Q); ++E) {
       Next[E] = E - 1;
@@ -156,9 +157,7 @@ PhaseSchedule sendSchedule(const Skips &S, uint64_t R) {
   int64_t B = baseblock(S, R);
   int64_t Rest = int64_t(R), C = B, E = int64_t(S.processors());
   auto Skip = [&](unsigned K) { return int64_t(S[K]); };
-  auto Receiver = [&](unsigned K) {
-    return receiveSchedule(S, S.to(R, K))[K];
-  };
+  auto Receiver = [&](unsigned K) { return receiveSchedule(S, S.to(R, K))[K]; };
   for (unsigned K = Q - 1; K >= 1; --K) {
     if (Rest < Skip(K)) {
       if (Rest + Skip(K) < E || E < Skip(K - 1) || (K == 1 && B > 0))

@@ -1,4 +1,4 @@
-//===- CirculantSchedule.h - Träff's circulant broadcast schedules -*- C++ -*-===//
+//===- CirculantSchedule.h - Circulant broadcast schedules ------*- C++ -*-===//
 //
 // The per-processor schedules of Träff's round-optimal n-block broadcast on a
 // ceil(log2 p)-regular circulant graph (../shared/spec/circulant-logp.md,

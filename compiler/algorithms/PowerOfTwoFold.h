@@ -2,7 +2,8 @@
 //
 // The recursive-doubling and Rabenseifner families run their exchange phase
 // on P' = 2^floor(log2 P) virtual ranks. MPICH's fold (Thakur, Rabenseifner
-// and Gropp 2005, §4.1) makes up the difference: with rem = P - P', the first
+// and Gropp 2005; the Swing paper's §2.3.2 "Non-power-of-two" describes a
+// variant) makes up the difference: with rem = P - P', the first
 // 2*rem ranks pair up as (2i, 2i+1); the even rank of each pair hands its data
 // to the odd one before the exchange phase, sits the phase out, and gets the
 // result back afterwards. Virtual rank v stands for real ranks {2v, 2v+1}

@@ -17,6 +17,7 @@ const Algorithm &recursiveDoublingAlgorithm();
 const Algorithm &rabenseifnerAlgorithm();
 const Algorithm &binomialAlgorithm();
 const Algorithm &permutationAlgorithm();
+const Algorithm &circulantAlgorithm();
 
 llvm::ArrayRef<const Algorithm *> allAlgorithms() {
   static const Algorithm *const All[] = {
@@ -25,6 +26,7 @@ llvm::ArrayRef<const Algorithm *> allAlgorithms() {
       &rabenseifnerAlgorithm(),
       &binomialAlgorithm(),
       &permutationAlgorithm(),
+      &circulantAlgorithm(),
   };
   return All;
 }

@@ -1,7 +1,7 @@
 //===- binomial.cpp - Binomial-tree broadcast and reduce ------------------===//
 //
-// Thakur, Rabenseifner and Gropp (2005) §2 (broadcast) and §5 (reduce), as
-// MPICH implements them: ranks are numbered relative to the root,
+// The binomial broadcast and reduce of Thakur, Rabenseifner and Gropp (2005),
+// as MPICH implements them: ranks are numbered relative to the root,
 // rel = (r - root) mod P, and rel's parent is rel with its lowest set bit
 // cleared. Broadcast sends down the tree farthest child first, so in round t
 // every rank holding the data sends it 2^(L-1-t) ranks on

@@ -35,15 +35,14 @@
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/cost/CostModel.h"
-#include "compiler/ir/BlockLayout.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -365,13 +364,17 @@ llvm::Expected<Group> groupFor(const CompileRequest &Request) {
   return Group::Xor;
 }
 
+/// The shape prepare() resolved into H (group and, for allreduce, r).
 Shape shapeOf(const PlanHeader &H) {
-  Group G = H.Params.at("group") == "xor" ? Group::Xor : Group::Cyclic;
+  auto G = H.Params.find("group");
+  bool Xor = G != H.Params.end() && G->second == "xor";
   unsigned R = 0;
   auto It = H.Params.find("r");
-  if (It != H.Params.end())
+  if (It != H.Params.end() && H.Kind == Collective::Allreduce)
     llvm::StringRef(It->second).getAsInteger(10, R);
-  return shapeOf(H.Kind, H.Ranks, G, R);
+  Shape S = shapeOf(H.Kind, H.Ranks, Xor ? Group::Xor : Group::Cyclic,
+                    std::min(R, logRounds(H.Ranks)));
+  return S;
 }
 
 PlanHeader PermutationAlgorithm::headerWith(const CompileRequest &Request,
@@ -481,12 +484,13 @@ std::string PermutationAlgorithm::explain(const CompileRequest &Request,
   OS << "permutation allreduce, P = " << S.P << ", L = " << S.L << ", group "
      << groupName(S.G) << ", m = " << Request.Bytes << " B; r "
      << (Given ? "given" : "chosen by the cost model") << "\n";
-  OS << "   r   J  rounds  paper (36)/(44) [s]  cost model [s]\n";
+  OS << "   r   J  rounds  paper (36)/(44) [ms]  cost model [ms]\n";
   std::vector<double> Costs = modelCosts(Request, S.G);
   for (unsigned R = 0; R <= S.L; ++R)
-    OS << llvm::format("%4u %3llu %7u %20.6g %15.6g", R,
+    OS << llvm::format("%4u %3llu %7u %21.4f %16.4f", R,
                        (unsigned long long)vectorsAt(S.P, S.L - R), 2 * S.L - R,
-                       paperEstimate(S.P, R, M, Request.Cost), Costs[R])
+                       paperEstimate(S.P, R, M, Request.Cost) * 1e3,
+                       Costs[R] * 1e3)
        << (R == S.R ? "  <- chosen" : "") << "\n";
   double Star = paperOptimum(S.P, M, Request.Cost);
   if (std::isnan(Star))

@@ -1,11 +1,12 @@
 //===- recursive_doubling.cpp - Recursive-doubling allreduce, allgather ---===//
 //
 // Thakur, Rabenseifner and Gropp, "Optimization of collective communication
-// operations in MPICH" (2005), §3 (allgather) and §4 (allreduce): in round k
-// virtual rank v exchanges everything it has with v XOR 2^k, so after log2 P'
-// rounds every rank has every contribution. Allreduce sends the whole vector
-// each round (latency-optimal, log2 P' full-vector messages); allgather sends
-// the 2^k blocks its group has gathered so far.
+// operations in MPICH" (IJHPCA 2005), summarised in the Swing paper
+// (../shared/papers/004, §2.3.2, "latency-optimal recursive doubling"): in
+// round k virtual rank v exchanges everything it has with v XOR 2^k, so after
+// log2 P' rounds every rank has every contribution. Allreduce sends the whole
+// vector each round (latency-optimal, log2 P' full-vector messages); allgather
+// sends the 2^k blocks its group has gathered so far.
 //
 // Non-powers of two use MPICH's fold (PowerOfTwoFold.h): the even rank of
 // each of the first rem pairs sends its data (allreduce: its vector;

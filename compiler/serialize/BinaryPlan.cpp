@@ -16,16 +16,17 @@
 //             nranges (gap length-1)...      gap: begin - previous end
 //
 // Strings are a length and UTF-8 bytes. A peer is stored relative to its rank
-// modulo P, and a block range relative to the previous one, so the common
-// patterns (ring neighbours, halving partners, contiguous ranges) take a byte
-// or two. The reader checks every count against the bytes left before it
-// reserves anything.
+// (the shorter way round the ring of ranks, zigzag-encoded), and a block range
+// relative to the previous one, so the common patterns (ring neighbours,
+// halving partners, contiguous ranges) take a byte or two. The reader checks
+// every count against the bytes left before it reserves anything.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/serialize/PlanCodecs.h"
 #include "compiler/serialize/PlanFields.h"
 #include "compiler/serialize/PlanFile.h"
+#include "compiler/serialize/PlanLocation.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
@@ -81,12 +82,15 @@ void encodeOp(const Op &O, uint32_t Rank, uint32_t P,
   if (O.Kind == OpKind::Local)
     W.uleb(O.Source);
   if (HasPeer && !SamePeer) {
-    // Peers of a well-formed plan are ranks: store (Peer - Rank) mod P. Any
-    // other value is kept as P + Peer so that the encoding stays lossless.
-    if (O.Peer < P && Rank < P)
-      W.uleb((uint64_t(O.Peer) + P - Rank) % P);
-    else
-      W.uleb(uint64_t(P) + O.Peer);
+    // Peers of a well-formed plan are ranks: store the shorter way round the
+    // ring from Rank to Peer, zigzag-encoded (ring neighbours take a byte).
+    // Any other value is kept as 2P + Peer so that nothing is lost.
+    if (O.Peer < P && Rank < P) {
+      uint64_t Forward = (uint64_t(O.Peer) + P - Rank) % P;
+      W.uleb(Forward <= P / 2 ? 2 * Forward : 2 * (P - Forward) - 1);
+    } else {
+      W.uleb(2 * uint64_t(P) + O.Peer);
+    }
   }
   W.uleb(O.Blocks.ranges().size());
   uint64_t PreviousEnd = 0;
@@ -105,7 +109,7 @@ public:
       : Start(Bytes.bytes_begin()), Cur(Start), End(Bytes.bytes_end()),
         Name(Name) {}
 
-  std::string Where;
+  ReadLocation Where;
 
   void skip(size_t N) { Cur += std::min(N, remaining()); }
   size_t remaining() const { return size_t(End - Cur); }
@@ -114,8 +118,9 @@ public:
   Error fail(const Twine &Field, const Twine &Message) const {
     std::string Text =
         Name.str() + ": byte " + std::to_string(Cur - Start) + ": ";
-    if (!Where.empty())
-      Text += Where + ": ";
+    std::string Location = Where.str();
+    if (!Location.empty())
+      Text += Location + ": ";
     std::string F = Field.str();
     if (!F.empty())
       Text += "field '" + F + "': ";
@@ -139,8 +144,7 @@ public:
   }
 
   /// A count of elements that take at least MinBytes each.
-  Expected<uint64_t> count(const Twine &Field, uint64_t Max,
-                           size_t MinBytes) {
+  Expected<uint64_t> count(const Twine &Field, uint64_t Max, size_t MinBytes) {
     auto N = uleb(Field, 0, Max);
     if (N && *N > remaining() / MinBytes)
       return fail(Field, "claims " + Twine(*N) + " elements but only " +
@@ -265,8 +269,8 @@ Expected<Op> decodeOp(ByteReader &In, const PlanHeader &H, uint32_t Rank,
   COLLPLAN_TRY(Header, In.byte("kind"));
   Op O;
   if ((Header & KindMask) > uint8_t(OpKind::Local))
-    return In.fail("kind", "unknown operation kind " +
-                               Twine(Header & KindMask));
+    return In.fail("kind",
+                   "unknown operation kind " + Twine(Header & KindMask));
   O.Kind = OpKind(Header & KindMask);
   O.Mode = Header & ReduceBit ? Combine::Reduce : Combine::Replace;
   if (O.Kind == OpKind::Send && O.Mode == Combine::Reduce)
@@ -276,8 +280,7 @@ Expected<Op> decodeOp(ByteReader &In, const PlanHeader &H, uint32_t Rank,
     COLLPLAN_TRY(Buffer, In.uleb("buffer", BufferEscape, NumBuffers - 1));
     O.Buffer = uint16_t(Buffer);
   } else if (O.Buffer >= NumBuffers) {
-    return In.fail("buffer", "buffer " + Twine(O.Buffer) +
-                                 " is not declared");
+    return In.fail("buffer", "buffer " + Twine(O.Buffer) + " is not declared");
   }
   if (O.Kind == OpKind::Local) {
     if (Header & SamePeerBit)
@@ -290,22 +293,29 @@ Expected<Op> decodeOp(ByteReader &In, const PlanHeader &H, uint32_t Rank,
                              "there is none");
     O.Peer = *PreviousPeer;
   } else {
-    COLLPLAN_TRY(Offset, In.uleb("peer", 0, UINT64_MAX));
-    if (Offset >= H.Ranks)
-      return In.fail("peer", "peer " + Twine(Offset - H.Ranks) +
-                                 " is not a rank");
-    O.Peer = uint32_t((Offset + Rank) % H.Ranks);
+    COLLPLAN_TRY(Code, In.uleb("peer", 0, UINT64_MAX));
+    uint64_t P = H.Ranks;
+    if (Code >= 2 * P)
+      return In.fail("peer", "peer " + Twine(Code - 2 * P) + " is not a rank");
+    // Even codes step forward from Rank, odd ones backward (see encodeOp).
+    uint64_t Steps = Code % 2 == 0 ? Code / 2 : (Code + 1) / 2;
+    if (Steps > P || (Code % 2 == 0 ? Steps > P / 2 : Steps == 0))
+      return In.fail("peer", "offset code " + Twine(Code) + " is not a rank's");
+    O.Peer = uint32_t(Code % 2 == 0 ? (Rank + Steps) % P
+                                    : (Rank + P - Steps % P) % P);
   }
   COLLPLAN_TRY(NumRanges, In.count("blocks", MaxPlanBlocks, 2));
   uint64_t PreviousEnd = 0;
   for (uint64_t I = 0; I < NumRanges; ++I) {
-    std::string Field = "blocks[" + std::to_string(I) + "]";
-    COLLPLAN_TRY(Gap, In.uleb(Field, 0, H.Blocks - PreviousEnd));
+    COLLPLAN_TRY(
+        Gap, In.uleb("blocks[" + Twine(I) + "]", 0, H.Blocks - PreviousEnd));
     uint64_t Begin = PreviousEnd + Gap;
     if (Begin >= H.Blocks)
-      return In.fail(Field, "starts at block " + Twine(Begin) + " of " +
-                                Twine(H.Blocks));
-    COLLPLAN_TRY(Length, In.uleb(Field, 0, H.Blocks - Begin - 1));
+      return In.fail("blocks[" + Twine(I) + "]", "starts at block " +
+                                                     Twine(Begin) + " of " +
+                                                     Twine(H.Blocks));
+    COLLPLAN_TRY(Length,
+                 In.uleb("blocks[" + Twine(I) + "]", 0, H.Blocks - Begin - 1));
     PreviousEnd = Begin + Length + 1;
     O.Blocks.insert(Begin, PreviousEnd);
   }
@@ -314,14 +324,13 @@ Expected<Op> decodeOp(ByteReader &In, const PlanHeader &H, uint32_t Rank,
 
 Expected<Program> decodeProgram(ByteReader &In, const PlanHeader &H,
                                 uint32_t Rank) {
-  std::string RankWhere = "rank " + std::to_string(Rank);
-  In.Where = RankWhere;
+  In.Where.enterRank(Rank);
   Program Prog;
   COLLPLAN_TRY(NumRounds, In.count("rounds", UINT32_MAX, 2));
   Prog.Rounds.reserve(NumRounds);
   int64_t Previous = -1;
   for (uint64_t K = 0; K < NumRounds; ++K) {
-    In.Where = RankWhere + ", rounds[" + std::to_string(K) + "]";
+    In.Where.enterRound(int64_t(K));
     int64_t Room = int64_t(UINT32_MAX) - (Previous + 1);
     if (Room < 0)
       return In.fail("index", "no round can follow round " + Twine(Previous));
@@ -329,13 +338,12 @@ Expected<Program> decodeProgram(ByteReader &In, const PlanHeader &H,
     Round Rd;
     Rd.Index = uint32_t(Previous + 1 + int64_t(Delta));
     Previous = Rd.Index;
-    std::string RoundWhere = RankWhere + ", round " + std::to_string(Rd.Index);
-    In.Where = RoundWhere;
+    In.Where.RoundIndex = Rd.Index;
     COLLPLAN_TRY(NumOps, In.count("ops", UINT32_MAX, 2));
     Rd.Ops.reserve(NumOps);
     std::optional<uint32_t> PreviousPeer;
     for (uint64_t I = 0; I < NumOps; ++I) {
-      In.Where = RoundWhere + ", op " + std::to_string(I);
+      In.Where.Op = int64_t(I);
       COLLPLAN_TRY(O, decodeOp(In, H, Rank, PreviousPeer));
       if (O.Kind != OpKind::Local)
         PreviousPeer = O.Peer;
@@ -422,18 +430,17 @@ Expected<Plan> decodeBinaryPlan(StringRef Bytes, StringRef Name) {
   P.Header = std::move(Header);
   COLLPLAN_TRY(NumPrograms, In.count("programs", MaxRanks, 1));
   if (NumPrograms != P.Header.Ranks)
-    return In.fail("programs", "has " + Twine(NumPrograms) +
-                                   " programs for " + Twine(P.Header.Ranks) +
-                                   " ranks");
+    return In.fail("programs", "has " + Twine(NumPrograms) + " programs for " +
+                                   Twine(P.Header.Ranks) + " ranks");
   P.Programs.reserve(NumPrograms);
   for (uint32_t R = 0; R < NumPrograms; ++R) {
     COLLPLAN_TRY(Prog, decodeProgram(In, P.Header, R));
     P.Programs.push_back(std::move(Prog));
   }
-  In.Where.clear();
+  In.Where = ReadLocation();
   if (!In.atEnd())
-    return In.fail("", Twine(In.remaining()) +
-                           " bytes follow the last program");
+    return In.fail("",
+                   Twine(In.remaining()) + " bytes follow the last program");
   return P;
 }
 

@@ -143,7 +143,7 @@ std::string encodeJsonPlan(const Plan &P) {
 llvm::Expected<Plan> decodeJsonPlan(llvm::StringRef Text,
                                     llvm::StringRef Name) {
   if (llvm::Error E = checkJsonNesting(Text, Name))
-    return std::move(E);
+    return E;
   llvm::Expected<json::Value> Root = json::parse(Text);
   if (!Root)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

@@ -1,4 +1,4 @@
-//===- PlanCodecs.h - The three plan encodings, behind PlanFile.h -*- C++ -*-===//
+//===- PlanCodecs.h - The three plan encodings ------------------*- C++ -*-===//
 //
 // Internal to compiler/serialize: PlanFile.cpp detects the format and
 // dispatches here. Decoders return the plan as found; readPlanFile() then runs
@@ -19,7 +19,8 @@
 namespace collplan {
 
 /// The first bytes of every binary plan.
-constexpr char BinaryPlanMagic[] = {'\x89', 'C', 'P', 'L', 'A', 'N', '\r', '\n'};
+constexpr char BinaryPlanMagic[] = {'\x89', 'C', 'P',  'L',
+                                    'A',    'N', '\r', '\n'};
 
 std::string encodeYamlPlan(const Plan &P);
 std::string encodeJsonPlan(const Plan &P);

@@ -7,10 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/serialize/PlanFields.h"
+#include "compiler/serialize/PlanFile.h"
+#include "compiler/serialize/PlanLocation.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
 #include <string>
@@ -201,13 +203,14 @@ class TreeReader {
 public:
   explicit TreeReader(StringRef Name) : Name(Name) {}
 
-  /// "rank 3, round 5, op 1": prefixed to field names in messages.
-  std::string Where;
+  /// Prefixed to field names in messages: "rank 3, round 5, op 1".
+  ReadLocation Where;
 
   Error fail(const Twine &Field, const Twine &Message) const {
     std::string Text = Name.str() + ": ";
-    if (!Where.empty())
-      Text += Where + ": ";
+    std::string Location = Where.str();
+    if (!Location.empty())
+      Text += Location + ": ";
     std::string F = Field.str();
     if (!F.empty())
       Text += "field '" + F + "': ";
@@ -254,8 +257,7 @@ public:
     std::optional<uint64_t> U;
     if (auto I = V.getAsInteger()) {
       if (*I < 0)
-        return fail(Field, "expected a non-negative integer, got " +
-                               Twine(*I));
+        return fail(Field, "expected a non-negative integer, got " + Twine(*I));
       U = uint64_t(*I);
     } else if (auto X = V.getAsUINT64()) {
       U = *X;
@@ -318,16 +320,16 @@ private:
 
 Expected<Topology> readTopology(const TreeReader &In, const json::Value &V,
                                 uint32_t Ranks) {
-  COLLPLAN_TRY(O, In.map(V, "topology", {"kind", "nodes", "ppn", "mapping",
-                                         "dims"}));
+  COLLPLAN_TRY(
+      O, In.map(V, "topology", {"kind", "nodes", "ppn", "mapping", "dims"}));
   COLLPLAN_TRY(Kind, In.string(*O, "kind"));
   COLLPLAN_TRY(Nodes, In.number(*O, "nodes", 1, MaxRanks));
   COLLPLAN_TRY(Ppn, In.number(*O, "ppn", 1, MaxRanks));
   COLLPLAN_TRY(MappingText, In.string(*O, "mapping"));
   std::optional<RankMapping> Mapping = parseMapping(MappingText);
   if (!Mapping)
-    return In.fail("topology.mapping", "expected block or round-robin, got '" +
-                                           MappingText + "'");
+    return In.fail("topology.mapping",
+                   "expected block or round-robin, got '" + MappingText + "'");
   if (Nodes * Ppn != Ranks)
     return In.fail("topology", Twine(Nodes) + " nodes of " + Twine(Ppn) +
                                    " ranks do not make the plan's " +
@@ -347,17 +349,16 @@ Expected<Topology> readTopology(const TreeReader &In, const json::Value &V,
   llvm::SmallVector<uint32_t, 4> Dims;
   uint64_t Product = 1;
   for (size_t I = 0; I < DimList->size(); ++I) {
-    COLLPLAN_TRY(D, In.number((*DimList)[I],
-                              "topology.dims[" + Twine(I) + "]", 1, MaxRanks));
+    COLLPLAN_TRY(D, In.number((*DimList)[I], "topology.dims[" + Twine(I) + "]",
+                              1, MaxRanks));
     Product *= D; // Both factors are at most 2^24: no overflow.
     if (Product > MaxRanks)
       break;
     Dims.push_back(uint32_t(D));
   }
   if (Product != Nodes)
-    return In.fail("topology.dims",
-                   "the dimensions do not multiply to " + Twine(Nodes) +
-                       " nodes");
+    return In.fail("topology.dims", "the dimensions do not multiply to " +
+                                        Twine(Nodes) + " nodes");
   return Topology::torus(Dims, uint32_t(Ppn), *Mapping);
 }
 
@@ -365,24 +366,26 @@ Expected<BlockSet> readBlocks(const TreeReader &In, const json::Value &V,
                               uint64_t NumBlocks) {
   const json::Array *A = V.getAsArray();
   if (!A)
-    return In.fail("blocks", "expected a list of [begin, end) pairs, got " +
-                                 describe(V));
+    return In.fail("blocks",
+                   "expected a list of [begin, end) pairs, got " + describe(V));
   BlockSet S;
   uint64_t PreviousEnd = 0;
   for (size_t I = 0; I < A->size(); ++I) {
-    std::string Field = "blocks[" + std::to_string(I) + "]";
+    auto Field = [I] { return "blocks[" + std::to_string(I) + "]"; };
     const json::Array *Pair = (*A)[I].getAsArray();
     if (!Pair || Pair->size() != 2)
-      return In.fail(Field, "expected a [begin, end) pair");
-    COLLPLAN_TRY(Begin, In.number((*Pair)[0], Field, 0, NumBlocks));
-    COLLPLAN_TRY(End, In.number((*Pair)[1], Field, 0, NumBlocks));
+      return In.fail(Field(), "expected a [begin, end) pair");
+    COLLPLAN_TRY(
+        Begin, In.number((*Pair)[0], "blocks[" + Twine(I) + "]", 0, NumBlocks));
+    COLLPLAN_TRY(
+        End, In.number((*Pair)[1], "blocks[" + Twine(I) + "]", 0, NumBlocks));
     if (Begin >= End)
-      return In.fail(Field, "the range [" + Twine(Begin) + ", " + Twine(End) +
-                                ") is empty");
+      return In.fail(Field(), "the range [" + Twine(Begin) + ", " + Twine(End) +
+                                  ") is empty");
     if (I > 0 && Begin < PreviousEnd)
-      return In.fail(Field, "ranges must be sorted and disjoint; [" +
-                                Twine(Begin) + ", " + Twine(End) +
-                                ") starts before " + Twine(PreviousEnd));
+      return In.fail(Field(), "ranges must be sorted and disjoint; [" +
+                                  Twine(Begin) + ", " + Twine(End) +
+                                  ") starts before " + Twine(PreviousEnd));
     S.insert(Begin, End);
     PreviousEnd = End;
   }
@@ -454,8 +457,7 @@ Expected<Op> readOp(const TreeReader &In, const json::Value &V,
 Expected<Program> readProgram(TreeReader &In, const json::Value &V, size_t Rank,
                               const PlanHeader &H,
                               const llvm::StringMap<uint16_t> &BufferIndex) {
-  std::string RankWhere = "rank " + std::to_string(Rank);
-  In.Where = RankWhere;
+  In.Where.enterRank(int64_t(Rank));
   COLLPLAN_TRY(O, In.map(V, "", {"rank", "rounds"}));
   COLLPLAN_TRY(Declared, In.number(*O, "rank", 0, MaxRanks));
   if (Declared != Rank)
@@ -466,11 +468,10 @@ Expected<Program> readProgram(TreeReader &In, const json::Value &V, size_t Rank,
   Program Prog;
   Prog.Rounds.reserve(Rounds->size());
   for (size_t K = 0; K < Rounds->size(); ++K) {
-    In.Where = RankWhere + ", rounds[" + std::to_string(K) + "]";
+    In.Where.enterRound(int64_t(K));
     COLLPLAN_TRY(RO, In.map((*Rounds)[K], "", {"index", "ops"}));
     COLLPLAN_TRY(Index, In.number(*RO, "index", 0, UINT32_MAX));
-    std::string RoundWhere = RankWhere + ", round " + std::to_string(Index);
-    In.Where = RoundWhere;
+    In.Where.RoundIndex = int64_t(Index);
     if (!Prog.Rounds.empty() && Index <= Prog.Rounds.back().Index)
       return In.fail("index", "round " + Twine(Index) + " follows round " +
                                   Twine(Prog.Rounds.back().Index) +
@@ -480,7 +481,7 @@ Expected<Program> readProgram(TreeReader &In, const json::Value &V, size_t Rank,
     Rd.Index = uint32_t(Index);
     Rd.Ops.reserve(Ops->size());
     for (size_t I = 0; I < Ops->size(); ++I) {
-      In.Where = RoundWhere + ", op " + std::to_string(I);
+      In.Where.Op = int64_t(I);
       COLLPLAN_TRY(Operation, readOp(In, (*Ops)[I], H, BufferIndex));
       Rd.Ops.push_back(std::move(Operation));
     }
@@ -494,8 +495,7 @@ Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
   COLLPLAN_TRY(CollectiveText, In.string(O, "collective"));
   std::optional<Collective> Kind = parseCollective(CollectiveText);
   if (!Kind)
-    return In.fail("collective",
-                   "unknown collective '" + CollectiveText + "'");
+    return In.fail("collective", "unknown collective '" + CollectiveText + "'");
   H.Kind = *Kind;
   COLLPLAN_TRY(Ranks, In.number(O, "ranks", 1, MaxRanks));
   H.Ranks = uint32_t(Ranks);
@@ -508,8 +508,8 @@ Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
   COLLPLAN_TRY(ParamsValue, In.member(O, "params"));
   const json::Object *Params = ParamsValue->getAsObject();
   if (!Params)
-    return In.fail("params", "expected a map of strings, got " +
-                                 describe(*ParamsValue));
+    return In.fail("params",
+                   "expected a map of strings, got " + describe(*ParamsValue));
   for (const auto &[Key, Value] : *Params) {
     if (StringRef(Key).size() > MaxNameLength)
       return In.fail("params", "a parameter name is longer than " +
@@ -523,9 +523,8 @@ Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
   if (const json::Value *WeightsValue = O.get("weights")) {
     const json::Array *Weights = WeightsValue->getAsArray();
     if (!Weights)
-      return In.fail("weights",
-                     "expected a list of integers, got " +
-                         describe(*WeightsValue));
+      return In.fail("weights", "expected a list of integers, got " +
+                                    describe(*WeightsValue));
     if (Weights->size() != H.Blocks)
       return In.fail("weights", "has " + Twine(Weights->size()) +
                                     " entries for " + Twine(H.Blocks) +
@@ -564,7 +563,7 @@ Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
   }
 
   COLLPLAN_TRY(Commutative, In.member(O, "requires_commutative"));
-  std::optional<bool> Flag = Commutative->getAsBoolean();
+  auto Flag = Commutative->getAsBoolean();
   if (!Flag)
     return In.fail("requires_commutative",
                    "expected true or false, got " + describe(*Commutative));
@@ -592,11 +591,11 @@ Expected<Plan> readPlanFields(const json::Value &Root, StringRef Name) {
                                   " is newer than this collplan supports (" +
                                   Twine(PlanFormatVersion) +
                                   "); upgrade collplan to read it");
-  COLLPLAN_TRY(O, In.map(Root, "",
-                         {"format", "version", "collective", "ranks",
-                          "topology", "algorithm", "params", "blocks",
-                          "weights", "root", "buffers",
-                          "requires_commutative", "programs"}));
+  COLLPLAN_TRY(O,
+               In.map(Root, "",
+                      {"format", "version", "collective", "ranks", "topology",
+                       "algorithm", "params", "blocks", "weights", "root",
+                       "buffers", "requires_commutative", "programs"}));
   Plan P;
   COLLPLAN_TRY(Header, readHeader(In, *O));
   P.Header = std::move(Header);
@@ -614,8 +613,8 @@ Expected<Plan> readPlanFields(const json::Value &Root, StringRef Name) {
   P.Programs.reserve(Programs->size());
   TreeReader ProgramIn(Name);
   for (size_t R = 0; R < Programs->size(); ++R) {
-    COLLPLAN_TRY(Prog, readProgram(ProgramIn, (*Programs)[R], R, P.Header,
-                                   BufferIndex));
+    COLLPLAN_TRY(
+        Prog, readProgram(ProgramIn, (*Programs)[R], R, P.Header, BufferIndex));
     P.Programs.push_back(std::move(Prog));
   }
   return P;

@@ -1,4 +1,4 @@
-//===- PlanFields.h - The field tree shared by YAML and JSON plans -*- C++ -*-===//
+//===- PlanFields.h - One field tree for YAML and JSON plans ---*- C++ -*-===//
 //
 // YAML and JSON plan files carry one structure. writePlanFields() walks a
 // plan and calls a FieldWriter in a fixed order (the YAML and JSON writers

@@ -1,4 +1,4 @@
-//===- PlanFile.h - Plan files: YAML, JSON and binary ------------*- C++ -*-===//
+//===- PlanFile.h - Plan files: YAML, JSON and binary -----------*- C++ -*-===//
 //
 // Three encodings of one structure: YAML (readable), JSON (the same fields)
 // and a compact binary form (.cplan) for large P. All carry a format version.

@@ -36,8 +36,8 @@ bool needsQuotes(StringRef S) {
       First == '~' || First == '=' || First == '<')
     return true;
   std::string Lower = S.lower();
-  for (StringRef Word : {"true", "false", "yes", "no", "on", "off", "y", "n",
-                         "null"})
+  for (StringRef Word :
+       {"true", "false", "yes", "no", "on", "off", "y", "n", "null"})
     if (Lower == Word)
       return true;
   return false;
@@ -60,9 +60,7 @@ public:
     string(K);
     E << YAML::Value;
   }
-  void value(uint64_t V) override {
-    E << static_cast<unsigned long long>(V);
-  }
+  void value(uint64_t V) override { E << static_cast<unsigned long long>(V); }
   void value(StringRef V) override { string(V); }
   void value(bool V) override { E << (V ? "true" : "false"); }
 
@@ -76,7 +74,8 @@ private:
   YAML::Emitter &E;
 };
 
-llvm::Error failAt(StringRef Name, const YAML::Mark &M, const llvm::Twine &Why) {
+llvm::Error failAt(StringRef Name, const YAML::Mark &M,
+                   const llvm::Twine &Why) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  Name + ": line " + llvm::Twine(M.line + 1) +
                                      ", column " + llvm::Twine(M.column + 1) +
@@ -228,7 +227,7 @@ std::string encodeYamlPlan(const Plan &P) {
 
 llvm::Expected<Plan> decodeYamlPlan(StringRef Text, StringRef Name) {
   if (llvm::Error Err = checkYamlNesting(Text, Name))
-    return std::move(Err);
+    return Err;
   json::Value Root = nullptr;
   try {
     std::vector<YAML::Node> Documents = YAML::LoadAll(Text.str());

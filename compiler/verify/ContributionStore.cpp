@@ -33,24 +33,6 @@ std::string expectedText(ExpectedSet E) {
   return "only rank " + std::to_string(E.Single) + "'s contribution";
 }
 
-/// Scans in blocks so the common, all-good case runs as a branch-free loop
-/// the compiler vectorises; the exact position is searched only on failure.
-template <typename BadFn>
-uint64_t firstWhere(uint64_t N, BadFn IsBad) {
-  constexpr uint64_t Step = 256;
-  for (uint64_t I = 0; I < N; I += Step) {
-    uint64_t E = std::min(N, I + Step);
-    bool Bad = false;
-    for (uint64_t J = I; J < E; ++J)
-      Bad |= IsBad(J);
-    if (Bad)
-      for (uint64_t J = I; J < E; ++J)
-        if (IsBad(J))
-          return J;
-  }
-  return N;
-}
-
 } // namespace
 
 std::string rankList(llvm::ArrayRef<uint32_t> Ranks, uint64_t Total) {
@@ -59,7 +41,8 @@ std::string rankList(llvm::ArrayRef<uint32_t> Ranks, uint64_t Total) {
   for (size_t I = 0; I < Ranks.size() && I < Shown; ++I)
     Out += (I ? ", " : "") + std::to_string(Ranks[I]);
   if (Total > std::min<uint64_t>(Shown, Ranks.size()))
-    Out += " and " + std::to_string(Total - std::min<uint64_t>(Shown, Ranks.size())) +
+    Out += " and " +
+           std::to_string(Total - std::min<uint64_t>(Shown, Ranks.size())) +
            " more";
   return Out;
 }
@@ -70,12 +53,14 @@ ExactStore::ExactStore(uint32_t Ranks, uint32_t Buffers, uint64_t ChunkBlocks)
     : Ranks(Ranks), Words(bytesPerSet(Ranks) / 8),
       Bits(uint64_t(Ranks) * Buffers * ChunkBlocks * Words) {}
 
-void ExactStore::clear() { std::fill(Bits.begin(), Bits.end(), 0); }
+void ExactStore::clearRun(uint64_t Slot, uint64_t N) {
+  std::fill_n(set(Slot), N * Words, 0);
+}
 
-void ExactStore::setSingle(uint64_t Slot, uint32_t Rank) {
-  uint64_t *S = set(Slot);
-  std::fill(S, S + Words, 0);
-  S[Rank / 64] |= uint64_t(1) << (Rank % 64);
+void ExactStore::setSingleRun(uint64_t Slot, uint64_t N, uint32_t Rank) {
+  clearRun(Slot, N);
+  for (uint64_t I = 0; I < N; ++I)
+    set(Slot + I)[Rank / 64] = uint64_t(1) << (Rank % 64);
 }
 
 bool ExactStore::empty(uint64_t Slot) const {
@@ -178,43 +163,6 @@ HashedStore::HashedStore(uint32_t Ranks, uint32_t Buffers, uint64_t ChunkBlocks,
     RankHash[R] = splitmix64(Seed ^ splitmix64(R));
     FullHash += RankHash[R];
   }
-}
-
-void HashedStore::clear() {
-  std::fill(Count.begin(), Count.end(), 0);
-  std::fill(Hash.begin(), Hash.end(), 0);
-}
-
-uint64_t HashedStore::firstEmpty(uint64_t Src, uint64_t N) const {
-  const uint32_t *S = Count.data() + Src;
-  return firstWhere(N, [S](uint64_t I) { return S[I] == 0; });
-}
-
-uint64_t HashedStore::firstBadReduce(uint64_t Dst, uint64_t Src,
-                                     uint64_t N) const {
-  // Counts never exceed P (a reduce that would is reported), so the sum of
-  // two cannot overflow 32 bits for P <= MaxRanks.
-  const uint32_t *D = Count.data() + Dst, *S = Count.data() + Src;
-  uint32_t P = Ranks;
-  return firstWhere(N, [=](uint64_t I) {
-    return (D[I] == 0) | (S[I] == 0) | (D[I] + S[I] > P);
-  });
-}
-
-void HashedStore::copy(uint64_t Dst, uint64_t Src, uint64_t N) {
-  std::memmove(Count.data() + Dst, Count.data() + Src, N * sizeof(uint32_t));
-  std::memmove(Hash.data() + Dst, Hash.data() + Src, N * sizeof(uint64_t));
-}
-
-void HashedStore::reduce(uint64_t Dst, uint64_t Src, uint64_t N) {
-  uint32_t *DC = Count.data() + Dst;
-  const uint32_t *SC = Count.data() + Src;
-  uint64_t *DH = Hash.data() + Dst;
-  const uint64_t *SH = Hash.data() + Src;
-  for (uint64_t I = 0; I < N; ++I)
-    DC[I] = std::min(DC[I] + SC[I], Ranks + 1); // Saturate past P.
-  for (uint64_t I = 0; I < N; ++I)
-    DH[I] += SH[I];
 }
 
 std::string HashedStore::whyNotCombinable(uint64_t Dst, uint64_t Src) const {

@@ -1,4 +1,5 @@
-//===- ContributionStore.h - Symbolic state of one chunk of blocks -*- C++ -*-===//
+//===- ContributionStore.h - Symbolic state of one chunk of blocks -*- C++
+//-*-===//
 //
 // For every (rank, buffer, block) of a chunk of blocks, the set of ranks
 // whose contributions the block holds; empty means the block holds no data.
@@ -22,12 +23,33 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace collplan {
 namespace verify {
+
+namespace detail {
+/// Scans in blocks so the common, all-good case runs as a branch-free loop
+/// the compiler vectorises; the exact position is searched only on failure.
+template <typename BadFn> inline uint64_t firstWhere(uint64_t N, BadFn IsBad) {
+  constexpr uint64_t Step = 256;
+  for (uint64_t I = 0; I < N; I += Step) {
+    uint64_t E = std::min(N, I + Step);
+    bool Bad = false;
+    for (uint64_t J = I; J < E; ++J)
+      Bad |= IsBad(J);
+    if (Bad)
+      for (uint64_t J = I; J < E; ++J)
+        if (IsBad(J))
+          return J;
+  }
+  return N;
+}
+
+} // namespace detail
 
 /// The set a block must hold at the end: every rank's contribution, or
 /// exactly one rank's.
@@ -46,8 +68,9 @@ public:
     return ((uint64_t(Ranks) + 63) / 64) * 8;
   }
 
-  void clear();
-  void setSingle(uint64_t Slot, uint32_t Rank);
+  /// Makes N sets from Slot empty, or all {Rank}.
+  void clearRun(uint64_t Slot, uint64_t N);
+  void setSingleRun(uint64_t Slot, uint64_t N, uint32_t Rank);
   bool empty(uint64_t Slot) const;
   /// The first of N slots from Src that is empty, or N.
   uint64_t firstEmpty(uint64_t Src, uint64_t N) const;
@@ -61,6 +84,13 @@ public:
   std::string whyNotCombinable(uint64_t Dst, uint64_t Src) const;
 
   bool holds(uint64_t Slot, ExpectedSet E) const;
+  /// The first of N sets from Slot that does not hold E, or N.
+  uint64_t firstNotHolding(uint64_t Slot, uint64_t N, ExpectedSet E) const {
+    for (uint64_t I = 0; I < N; ++I)
+      if (!holds(Slot + I, E))
+        return I;
+    return N;
+  }
   /// Why Slot does not hold E: "lacks the contributions of ranks 2, 3".
   std::string whyNotHolding(uint64_t Slot, ExpectedSet E) const;
 
@@ -70,7 +100,9 @@ private:
   std::vector<uint64_t> Bits;
 
   uint64_t *set(uint64_t Slot) { return Bits.data() + Slot * Words; }
-  const uint64_t *set(uint64_t Slot) const { return Bits.data() + Slot * Words; }
+  const uint64_t *set(uint64_t Slot) const {
+    return Bits.data() + Slot * Words;
+  }
   bool test(const uint64_t *S, uint32_t Rank) const {
     return (S[Rank / 64] >> (Rank % 64)) & 1;
   }
@@ -84,22 +116,64 @@ public:
     return sizeof(uint32_t) + sizeof(uint64_t);
   }
 
-  void clear();
-  void setSingle(uint64_t Slot, uint32_t Rank) {
-    Count[Slot] = 1;
-    Hash[Slot] = RankHash[Rank];
+  void clearRun(uint64_t Slot, uint64_t N) {
+    std::fill_n(Count.begin() + Slot, N, 0);
+    std::fill_n(Hash.begin() + Slot, N, 0);
+  }
+  void setSingleRun(uint64_t Slot, uint64_t N, uint32_t Rank) {
+    std::fill_n(Count.begin() + Slot, N, 1);
+    std::fill_n(Hash.begin() + Slot, N, RankHash[Rank]);
   }
   bool empty(uint64_t Slot) const { return Count[Slot] == 0; }
-  uint64_t firstEmpty(uint64_t Src, uint64_t N) const;
-  uint64_t firstBadReduce(uint64_t Dst, uint64_t Src, uint64_t N) const;
-  void copy(uint64_t Dst, uint64_t Src, uint64_t N);
-  void reduce(uint64_t Dst, uint64_t Src, uint64_t N);
+  // The hot paths, inline so the replay's short runs pay no call.
+  uint64_t firstEmpty(uint64_t Src, uint64_t N) const {
+    const uint32_t *S = Count.data() + Src;
+    return detail::firstWhere(N, [S](uint64_t I) { return S[I] == 0; });
+  }
+  uint64_t firstBadReduce(uint64_t Dst, uint64_t Src, uint64_t N) const {
+    // Counts saturate at P + 1 (see reduce), so sums fit 32 bits.
+    const uint32_t *D = Count.data() + Dst, *S = Count.data() + Src;
+    uint32_t P = Ranks;
+    return detail::firstWhere(N, [=](uint64_t I) {
+      return (D[I] == 0) | (S[I] == 0) | (D[I] + S[I] > P);
+    });
+  }
+  void copy(uint64_t Dst, uint64_t Src, uint64_t N) {
+    uint32_t *DC = Count.data() + Dst;
+    const uint32_t *SC = Count.data() + Src;
+    uint64_t *DH = Hash.data() + Dst;
+    const uint64_t *SH = Hash.data() + Src;
+    for (uint64_t I = 0; I < N; ++I) {
+      DC[I] = SC[I];
+      DH[I] = SH[I];
+    }
+  }
+  void reduce(uint64_t Dst, uint64_t Src, uint64_t N) {
+    uint32_t *DC = Count.data() + Dst;
+    const uint32_t *SC = Count.data() + Src;
+    uint64_t *DH = Hash.data() + Dst;
+    const uint64_t *SH = Hash.data() + Src;
+    for (uint64_t I = 0; I < N; ++I) {
+      DC[I] = std::min(DC[I] + SC[I], Ranks + 1); // Saturate past P.
+      DH[I] += SH[I];
+    }
+  }
   std::string whyNotCombinable(uint64_t Dst, uint64_t Src) const;
 
   bool holds(uint64_t Slot, ExpectedSet E) const {
     return E.Single == ExpectedSet::All
                ? Count[Slot] == Ranks && Hash[Slot] == FullHash
                : Count[Slot] == 1 && Hash[Slot] == RankHash[E.Single];
+  }
+  uint64_t firstNotHolding(uint64_t Slot, uint64_t N, ExpectedSet E) const {
+    const uint32_t *C = Count.data() + Slot;
+    const uint64_t *H = Hash.data() + Slot;
+    bool All = E.Single == ExpectedSet::All;
+    uint32_t WantCount = All ? Ranks : 1;
+    uint64_t WantHash = All ? FullHash : RankHash[E.Single];
+    return detail::firstWhere(N, [=](uint64_t I) {
+      return (C[I] != WantCount) | (H[I] != WantHash);
+    });
   }
   std::string whyNotHolding(uint64_t Slot, ExpectedSet E) const;
 

@@ -161,14 +161,13 @@ private:
         if (Reported != Recv.OpIdx) {
           Reported = Recv.OpIdx;
           const Op &RecvOp = Rd.Ops[Recv.OpIdx], &WithOp = Rd.Ops[With.OpIdx];
-          reportStatic(
-              {int64_t(Rank), int64_t(Rd.Index), int64_t(Recv.OpIdx)},
-              "receives into " +
-                  blocksOf(H, RecvOp.Buffer,
-                           RecvOp.Blocks.intersect(WithOp.Blocks)) +
-                  ", which op " + std::to_string(With.OpIdx) +
-                  (With.IsRecv ? " also receives into" : " sends") +
-                  " in the same round");
+          reportStatic({int64_t(Rank), int64_t(Rd.Index), int64_t(Recv.OpIdx)},
+                       "receives into " +
+                           blocksOf(H, RecvOp.Buffer,
+                                    RecvOp.Blocks.intersect(WithOp.Blocks)) +
+                           ", which op " + std::to_string(With.OpIdx) +
+                           (With.IsRecv ? " also receives into" : " sends") +
+                           " in the same round");
         }
       }
       if (!ReachAny || C.End > ReachAny->End)
@@ -204,22 +203,22 @@ private:
       }
       if (I == Sends.size() || Recvs[J].key() < Sends[I].key()) {
         const Endpoint &R = Recvs[J++];
-        Report(where(R.Ref),
-               "receives " + blocksOf(H, opAt(R.Ref).Buffer, opAt(R.Ref).Blocks) +
-                   " from rank " + std::to_string(R.From) + ", which posts no " +
-                   ordinal(R.Ordinal) + "send to rank " +
-                   std::to_string(R.To) + " in round " +
-                   std::to_string(R.Round));
+        Report(
+            where(R.Ref),
+            "receives " + blocksOf(H, opAt(R.Ref).Buffer, opAt(R.Ref).Blocks) +
+                " from rank " + std::to_string(R.From) + ", which posts no " +
+                ordinal(R.Ordinal) + "send to rank " + std::to_string(R.To) +
+                " in round " + std::to_string(R.Round));
         continue;
       }
       const Endpoint &S = Sends[I++], &R = Recvs[J++];
       const Op &SendOp = opAt(S.Ref), &RecvOp = opAt(R.Ref);
       if (SendOp.Blocks != RecvOp.Blocks)
-        Report(where(R.Ref),
-               "receives blocks " + RecvOp.Blocks.str() + " from rank " +
-                   std::to_string(R.From) + ", whose matching send (op " +
-                   std::to_string(S.Ref.OpIdx) + ") carries blocks " +
-                   SendOp.Blocks.str());
+        Report(where(R.Ref), "receives blocks " + RecvOp.Blocks.str() +
+                                 " from rank " + std::to_string(R.From) +
+                                 ", whose matching send (op " +
+                                 std::to_string(S.Ref.OpIdx) +
+                                 ") carries blocks " + SendOp.Blocks.str());
       Out.SenderOf[R.OpId] = S.Ref;
       ++Out.Messages;
       Out.BlockTransfers += RecvOp.Blocks.count();
@@ -246,13 +245,13 @@ private:
       }
     }
     // Ranks were pushed in order, so a stable sort keeps (Index, Rank).
-    std::stable_sort(
-        Out.Schedule.begin(), Out.Schedule.end(),
-        [](const ActiveRound &A, const ActiveRound &B) {
-          return A.Index < B.Index;
-        });
+    std::stable_sort(Out.Schedule.begin(), Out.Schedule.end(),
+                     [](const ActiveRound &A, const ActiveRound &B) {
+                       return A.Index < B.Index;
+                     });
     for (size_t I = 0; I < Out.Schedule.size(); ++I)
-      Out.Rounds += I == 0 || Out.Schedule[I].Index != Out.Schedule[I - 1].Index;
+      Out.Rounds +=
+          I == 0 || Out.Schedule[I].Index != Out.Schedule[I - 1].Index;
   }
 };
 

@@ -1,4 +1,5 @@
-//===- Matching.h - Send/receive matching and per-round rules ----*- C++ -*-===//
+//===- Matching.h - Send/receive matching and per-round rules ----*- C++
+//-*-===//
 //
 // The checks that need no symbolic state, done once per plan: every Send
 // pairs with a Recv by the FIFO rule of Plan.h, with the same blocks; within

@@ -22,18 +22,118 @@ namespace collplan {
 namespace verify {
 namespace {
 
+/// One Recv or Local operation, flattened for the replay: what it reads and
+/// writes, and where it sits for diagnostics. The replay visits these once
+/// per chunk they touch, so they are kept compact and apart from the Plan.
+struct Step {
+  uint32_t Rank;   ///< Where the operation runs (its destination).
+  uint32_t From;   ///< Recv: the sender; Local: Rank.
+  uint16_t Buffer; ///< The destination buffer.
+  uint16_t Source; ///< Recv: the sender's buffer; Local: the source.
+  OpKind Kind;
+  Combine Mode;
+  uint32_t Round;     ///< The global round index.
+  uint32_t OpIdx;     ///< The op's index in its round.
+  uint32_t FromOpIdx; ///< Recv: the matched send's index in its round.
+  uint32_t NumRanges;
+  uint64_t FirstRange; ///< Into ReplayIndex::Ranges.
+};
+
+/// The plan in replay order: per global round, every Recv, then every Local
+/// in each rank's listed order; and, per chunk of blocks, the steps that
+/// touch it. Chunks are small enough that their state stays in cache, so
+/// without the per-chunk lists replaying every step for every chunk would
+/// dominate.
+struct ReplayIndex {
+  std::vector<Step> Steps;
+  std::vector<BlockRange> Ranges;
+  uint64_t ChunkBlocks = 1;
+  std::vector<uint64_t> ChunkBegin; ///< Into Entries, one per chunk + 1.
+  std::vector<uint32_t> Entries;    ///< Step indices, in replay order.
+
+  ReplayIndex(const Plan &P, const MatchedPlan &M) {
+    const auto &Sched = M.Schedule;
+    for (size_t I = 0; I < Sched.size();) {
+      size_t E = I;
+      while (E < Sched.size() && Sched[E].Index == Sched[I].Index)
+        ++E;
+      for (OpKind Pass : {OpKind::Recv, OpKind::Local})
+        for (size_t K = I; K < E; ++K)
+          addRound(P, M, Sched[K], Pass);
+      I = E;
+    }
+  }
+
+  void addRound(const Plan &P, const MatchedPlan &M, const ActiveRound &A,
+                OpKind Pass) {
+    const Round &Rd = P.Programs[A.Rank].Rounds[A.RoundPos];
+    for (uint32_t I = 0; I < Rd.Ops.size(); ++I) {
+      const Op &O = Rd.Ops[I];
+      if (O.Kind != Pass)
+        continue;
+      Step S{A.Rank,  A.Rank, O.Buffer, O.Source, O.Kind,       O.Mode,
+             A.Index, I,      0,        0,        Ranges.size()};
+      if (O.Kind == OpKind::Recv) {
+        const OpRef &From = M.SenderOf[A.FirstOp + I];
+        S.From = From.Rank;
+        S.FromOpIdx = From.OpIdx;
+        S.Source =
+            P.Programs[From.Rank].Rounds[From.RoundPos].Ops[From.OpIdx].Buffer;
+      }
+      S.NumRanges = O.Blocks.ranges().size();
+      Ranges.insert(Ranges.end(), O.Blocks.ranges().begin(),
+                    O.Blocks.ranges().end());
+      Steps.push_back(S);
+    }
+  }
+
+  /// Calls F(step index, chunk) once for every chunk a step touches.
+  template <typename Fn> void forEachTouch(uint64_t CB, Fn F) const {
+    for (uint32_t I = 0; I < Steps.size(); ++I) {
+      uint64_t Last = ~uint64_t(0);
+      const Step &S = Steps[I];
+      for (uint64_t R = S.FirstRange; R < S.FirstRange + S.NumRanges; ++R)
+        for (uint64_t C = std::max(Ranges[R].Begin / CB, Last + 1);
+             C <= (Ranges[R].End - 1) / CB; ++C)
+          F(I, Last = C);
+    }
+  }
+
+  uint64_t touches(uint64_t CB) const {
+    uint64_t N = 0;
+    forEachTouch(CB, [&](uint32_t, uint64_t) { ++N; });
+    return N;
+  }
+
+  void bucket(uint64_t CB, uint64_t Blocks) {
+    ChunkBlocks = CB;
+    uint64_t Chunks = (Blocks + CB - 1) / CB;
+    ChunkBegin.assign(Chunks + 1, 0);
+    forEachTouch(CB, [&](uint32_t, uint64_t C) { ++ChunkBegin[C + 1]; });
+    for (uint64_t C = 0; C < Chunks; ++C)
+      ChunkBegin[C + 1] += ChunkBegin[C];
+    Entries.resize(ChunkBegin.back());
+    std::vector<uint64_t> Fill(ChunkBegin.begin(), ChunkBegin.end() - 1);
+    forEachTouch(CB, [&](uint32_t I, uint64_t C) { Entries[Fill[C]++] = I; });
+  }
+};
+
 template <class Store> class Replay {
 public:
-  Replay(const Plan &P, const MatchedPlan &M, const VerifyOptions &Options,
-         Store &S, uint64_t ChunkBlocks, std::vector<Diagnostic> &Errors)
-      : P(P), H(P.Header), M(M), MaxErrors(Options.MaxErrors), S(S),
-        CB(ChunkBlocks), NumBuffers(H.Buffers.size()), Errors(Errors) {}
+  Replay(const PlanHeader &H, const ReplayIndex &X, size_t MaxErrors, Store &S,
+         std::vector<Diagnostic> &Errors)
+      : H(H), X(X), MaxErrors(MaxErrors), S(S), CB(X.ChunkBlocks),
+        NumBuffers(H.Buffers.size()), Errors(Errors) {}
 
   void run() {
-    for (C0 = 0; C0 < H.Blocks; C0 += CB) {
+    for (uint64_t Chunk = 0; Chunk + 1 < X.ChunkBegin.size(); ++Chunk) {
+      C0 = Chunk * CB;
       N = std::min(CB, H.Blocks - C0);
       ChunkErrors = 0;
-      runChunk();
+      initialise();
+      for (uint64_t E = X.ChunkBegin[Chunk]; E < X.ChunkBegin[Chunk + 1]; ++E)
+        step(X.Steps[X.Entries[E]]);
+      checkEndState();
       // Later chunks could only add more of the same; the caller sorts.
       if (Errors.size() >= MaxErrors)
         break;
@@ -41,9 +141,8 @@ public:
   }
 
 private:
-  const Plan &P;
   const PlanHeader &H;
-  const MatchedPlan &M;
+  const ReplayIndex &X;
   size_t MaxErrors;
   Store &S;
   uint64_t CB;
@@ -65,36 +164,27 @@ private:
     return "block " + std::to_string(Block) + " of " + H.Buffers[Buffer];
   }
 
-  /// Calls F(Begin, Count) for every run of Blocks inside the chunk.
-  template <typename Fn> void forEachRun(const BlockSet &Blocks, Fn F) const {
-    llvm::ArrayRef<BlockRange> Ranges = Blocks.ranges();
-    const BlockRange *It = std::partition_point(
-        Ranges.begin(), Ranges.end(),
-        [&](const BlockRange &R) { return R.End <= C0; });
-    for (; It != Ranges.end() && It->Begin < C0 + N; ++It) {
-      uint64_t Lo = std::max(It->Begin, C0), Hi = std::min(It->End, C0 + N);
-      if (Lo < Hi)
-        F(Lo, Hi - Lo);
-    }
-  }
-
   void initialise() {
-    S.clear();
-    uint32_t Ranks = H.Ranks;
+    for (uint32_t R = 0; R < H.Ranks; ++R)
+      for (uint16_t Buf = 0; Buf < NumBuffers; ++Buf)
+        if (Buf != DataBuffer || !reduces(H.Kind))
+          S.clearRun(slot(R, Buf, C0), N);
     auto Fill = [&](uint32_t Rank, uint64_t Lo, uint64_t Hi) {
-      for (uint64_t B = std::max(Lo, C0); B < std::min(Hi, C0 + N); ++B)
-        S.setSingle(slot(Rank, DataBuffer, B), Rank);
+      Lo = std::max(Lo, C0);
+      Hi = std::min(Hi, C0 + N);
+      if (Lo < Hi)
+        S.setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
     };
     switch (H.Kind) {
     case Collective::Allreduce:
     case Collective::ReduceScatter:
     case Collective::Reduce:
-      for (uint32_t R = 0; R < Ranks; ++R)
+      for (uint32_t R = 0; R < H.Ranks; ++R)
         Fill(R, 0, H.Blocks);
       break;
     case Collective::Allgather:
     case Collective::Allgatherv:
-      for (uint32_t R = 0; R < Ranks; ++R)
+      for (uint32_t R = 0; R < H.Ranks; ++R)
         for (const BlockRange &Rg : H.ownedBy(R).ranges())
           Fill(R, Rg.Begin, Rg.End);
       break;
@@ -104,124 +194,87 @@ private:
     }
   }
 
-  void runChunk() {
-    initialise();
-    const auto &Sched = M.Schedule;
-    for (size_t I = 0; I < Sched.size();) {
-      size_t E = I;
-      while (E < Sched.size() && Sched[E].Index == Sched[I].Index)
-        ++E;
-      for (size_t K = I; K < E; ++K)
-        receives(Sched[K]);
-      for (size_t K = I; K < E; ++K)
-        locals(Sched[K]);
-      I = E;
-    }
-    checkEndState();
-  }
-
-  void receives(const ActiveRound &A) {
-    const Round &Rd = P.Programs[A.Rank].Rounds[A.RoundPos];
-    for (uint32_t I = 0; I < Rd.Ops.size(); ++I) {
-      const Op &O = Rd.Ops[I];
-      if (O.Kind != OpKind::Recv)
-        continue;
-      const OpRef &From = M.SenderOf[A.FirstOp + I];
-      const Op &SendOp =
-          P.Programs[From.Rank].Rounds[From.RoundPos].Ops[From.OpIdx];
-      PlanLocation Here{A.Rank, A.Index, I};
-      PlanLocation Sender{From.Rank, A.Index, From.OpIdx};
-      bool Reported = false;
-      forEachRun(O.Blocks, [&](uint64_t Lo, uint64_t Count) {
-        apply(O.Mode, slot(A.Rank, O.Buffer, Lo),
-              slot(From.Rank, SendOp.Buffer, Lo), Count, Reported,
-              [&](uint64_t B, bool SourceEmpty) {
-                if (SourceEmpty)
-                  report(Sender, "sends " + blockOf(B, SendOp.Buffer) +
-                                     ", which holds no data");
-                else if (O.Mode == Combine::Reduce && S.empty(slot(A.Rank, O.Buffer, B)))
-                  report(Here, "reduces into " + blockOf(B, O.Buffer) +
-                                   ", which holds no data");
-                else
-                  report(Here, "combining " + blockOf(B, O.Buffer) +
-                                   " with rank " + std::to_string(From.Rank) +
-                                   "'s " +
-                                   S.whyNotCombinable(
-                                       slot(A.Rank, O.Buffer, B),
-                                       slot(From.Rank, SendOp.Buffer, B)));
-              });
-      });
+  void step(const Step &St) {
+    llvm::ArrayRef<BlockRange> Ranges(X.Ranges.data() + St.FirstRange,
+                                      St.NumRanges);
+    const BlockRange *It =
+        std::partition_point(Ranges.begin(), Ranges.end(),
+                             [&](const BlockRange &R) { return R.End <= C0; });
+    bool Reported = false;
+    for (; It != Ranges.end() && It->Begin < C0 + N; ++It) {
+      uint64_t Lo = std::max(It->Begin, C0), Hi = std::min(It->End, C0 + N);
+      if (Lo < Hi)
+        apply(St, Lo, Hi - Lo, Reported);
     }
   }
 
-  void locals(const ActiveRound &A) {
-    const Round &Rd = P.Programs[A.Rank].Rounds[A.RoundPos];
-    for (uint32_t I = 0; I < Rd.Ops.size(); ++I) {
-      const Op &O = Rd.Ops[I];
-      if (O.Kind != OpKind::Local)
-        continue;
-      PlanLocation Here{A.Rank, A.Index, I};
-      bool Reported = false;
-      forEachRun(O.Blocks, [&](uint64_t Lo, uint64_t Count) {
-        apply(O.Mode, slot(A.Rank, O.Buffer, Lo), slot(A.Rank, O.Source, Lo),
-              Count, Reported, [&](uint64_t B, bool SourceEmpty) {
-                uint64_t Dst = slot(A.Rank, O.Buffer, B);
-                if (SourceEmpty)
-                  report(Here, (O.Mode == Combine::Reduce ? "reduces with "
-                                                          : "copies ") +
-                                   blockOf(B, O.Source) +
-                                   ", which holds no data");
-                else if (O.Mode == Combine::Reduce && S.empty(Dst))
-                  report(Here, "reduces into " + blockOf(B, O.Buffer) +
-                                   ", which holds no data");
-                else
-                  report(Here, "combining " + blockOf(B, O.Buffer) + " with " +
-                                   H.Buffers[O.Source] + " " +
-                                   S.whyNotCombinable(
-                                       Dst, slot(A.Rank, O.Source, B)));
-              });
-      });
-    }
-  }
-
-  /// Combines Count sets from Src into Dst per Mode, calling
-  /// Diagnose(block, source empty?) for the first bad block of the op.
-  template <typename DiagnoseFn>
-  void apply(Combine Mode, uint64_t Dst, uint64_t Src, uint64_t Count,
-             bool &Reported, DiagnoseFn Diagnose) {
-    if (Mode == Combine::Replace) {
-      uint64_t K = Reported ? Count : S.firstEmpty(Src, Count);
-      if (K < Count) {
-        Reported = true;
-        Diagnose(blockAt(Dst, K), true);
-      }
-      S.copy(Dst, Src, Count);
-      return;
-    }
-    uint64_t K = Reported ? Count : S.firstBadReduce(Dst, Src, Count);
+  /// Combines Count sets from the step's source into its destination,
+  /// diagnosing the first bad block of the step in this chunk.
+  void apply(const Step &St, uint64_t Lo, uint64_t Count, bool &Reported) {
+    uint64_t Dst = slot(St.Rank, St.Buffer, Lo);
+    uint64_t Src = slot(St.From, St.Source, Lo);
+    uint64_t K = Count;
+    if (!Reported)
+      K = St.Mode == Combine::Replace ? S.firstEmpty(Src, Count)
+                                      : S.firstBadReduce(Dst, Src, Count);
     if (K < Count) {
       Reported = true;
-      Diagnose(blockAt(Dst, K), S.empty(Src + K));
+      diagnose(St, Lo + K, Dst + K, Src + K);
     }
-    S.reduce(Dst, Src, Count);
+    if (St.Mode == Combine::Replace)
+      S.copy(Dst, Src, Count);
+    else
+      S.reduce(Dst, Src, Count);
   }
 
-  /// The block of slot Slot + K (slots of one run are consecutive blocks).
-  uint64_t blockAt(uint64_t Slot, uint64_t K) const {
-    return C0 + (Slot % CB) + K;
+  void diagnose(const Step &St, uint64_t Block, uint64_t Dst, uint64_t Src) {
+    PlanLocation Here{St.Rank, St.Round, St.OpIdx};
+    bool Recv = St.Kind == OpKind::Recv;
+    bool Reduce = St.Mode == Combine::Reduce;
+    if (S.empty(Src)) {
+      if (Recv)
+        report({St.From, St.Round, St.FromOpIdx},
+               "sends " + blockOf(Block, St.Source) + ", which holds no data");
+      else
+        report(Here, (Reduce ? "reduces with " : "copies ") +
+                         blockOf(Block, St.Source) + ", which holds no data");
+    } else if (S.empty(Dst)) {
+      report(Here, "reduces into " + blockOf(Block, St.Buffer) +
+                       ", which holds no data");
+    } else {
+      std::string With = Recv ? "rank " + std::to_string(St.From) + "'s"
+                              : H.Buffers[St.Source];
+      report(Here, "combining " + blockOf(Block, St.Buffer) + " with " + With +
+                       " " + S.whyNotCombinable(Dst, Src));
+    }
   }
 
   void checkEndState() {
+    // Reports the first bad block per rank and chunk: enough to locate it.
+    auto ExpectRun = [&](uint32_t Rank, uint64_t Lo, uint64_t Hi,
+                         ExpectedSet E) {
+      Lo = std::max(Lo, C0);
+      Hi = std::min(Hi, C0 + N);
+      if (Lo >= Hi)
+        return true;
+      uint64_t Slot = slot(Rank, DataBuffer, Lo);
+      uint64_t K = S.firstNotHolding(Slot, Hi - Lo, E);
+      if (K == Hi - Lo)
+        return true;
+      report({Rank, -1, -1}, "at the end, " + blockOf(Lo + K, DataBuffer) +
+                                 " " + S.whyNotHolding(Slot + K, E));
+      return false;
+    };
     auto Expect = [&](uint32_t Rank, uint64_t Lo, uint64_t Hi, auto Want) {
-      for (uint64_t B = std::max(Lo, C0); B < std::min(Hi, C0 + N); ++B) {
-        uint64_t Slot = slot(Rank, DataBuffer, B);
-        ExpectedSet E = Want(B);
-        if (!S.holds(Slot, E)) {
-          // The first bad block per rank and chunk: enough to locate it.
-          report({Rank, -1, -1}, "at the end, " + blockOf(B, DataBuffer) +
-                                     " " + S.whyNotHolding(Slot, E));
-          return;
-        }
+      if constexpr (std::is_same_v<decltype(Want(0)), ExpectedSet>) {
+        ExpectRun(Rank, Lo, Hi, Want(0));
+      } else {
+        // Allgather(v): runs of blocks with one owner each.
+        for (uint32_t Owner = 0; Owner < H.Ranks; ++Owner)
+          for (const BlockRange &Rg : H.ownedBy(Owner).ranges())
+            if (!ExpectRun(Rank, std::max(Lo, Rg.Begin), std::min(Hi, Rg.End),
+                           ExpectedSet{Owner}))
+              return;
       }
     };
     auto All = [](uint64_t) { return ExpectedSet{}; };
@@ -241,8 +294,7 @@ private:
     case Collective::Allgather:
     case Collective::Allgatherv:
       for (uint32_t R = 0; R < H.Ranks; ++R)
-        Expect(R, 0, H.Blocks,
-               [&](uint64_t B) { return ExpectedSet{H.ownerOf(B)}; });
+        Expect(R, 0, H.Blocks, [](uint64_t) { return true; });
       break;
     case Collective::Broadcast:
       for (uint32_t R = 0; R < H.Ranks; ++R)
@@ -254,11 +306,15 @@ private:
 };
 
 template <class Store>
-void replayWith(const Plan &P, const MatchedPlan &M,
-                const VerifyOptions &Options, Store &&S, uint64_t CB,
-                std::vector<Diagnostic> &Errors) {
-  Replay<std::remove_reference_t<Store>>(P, M, Options, S, CB, Errors).run();
+void replayWith(const PlanHeader &H, const ReplayIndex &X, size_t MaxErrors,
+                Store &&S, std::vector<Diagnostic> &Errors) {
+  Replay<std::remove_reference_t<Store>>(H, X, MaxErrors, S, Errors).run();
 }
+
+/// Chunks aim at this much state so it stays in a last-level cache while
+/// every round of the plan passes over it: the replay is then bound by the
+/// cache rather than by DRAM bandwidth.
+constexpr uint64_t CacheTarget = uint64_t(8) << 20;
 
 } // namespace
 
@@ -275,14 +331,22 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
                          VerifyMode Mode, const VerifyOptions &Options,
                          std::vector<Diagnostic> &Errors) {
   const PlanHeader &H = P.Header;
-  uint64_t CB = chunkBlocks(H, Mode, Options.MemoryBudget);
+  ReplayIndex X(P, Matched);
+  uint64_t MaxCB = chunkBlocks(H, Mode, Options.MemoryBudget);
+  uint64_t CB = std::min(MaxCB, chunkBlocks(H, Mode, CacheTarget));
+  // The per-chunk lists cost 4 bytes per (step, chunk touched): coarser
+  // chunks when they would outgrow a quarter of the budget.
+  while (CB < MaxCB &&
+         X.touches(CB) * sizeof(uint32_t) > Options.MemoryBudget / 4)
+    CB = std::min(MaxCB, CB * 2);
+  X.bucket(CB, H.Blocks);
   uint32_t Buffers = H.Buffers.size();
   if (Mode == VerifyMode::Exact)
-    replayWith(P, Matched, Options, ExactStore(H.Ranks, Buffers, CB), CB,
+    replayWith(H, X, Options.MaxErrors, ExactStore(H.Ranks, Buffers, CB),
                Errors);
   else
-    replayWith(P, Matched, Options,
-               HashedStore(H.Ranks, Buffers, CB, Options.Seed), CB, Errors);
+    replayWith(H, X, Options.MaxErrors,
+               HashedStore(H.Ranks, Buffers, CB, Options.Seed), Errors);
 }
 
 } // namespace verify

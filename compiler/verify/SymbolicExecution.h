@@ -1,4 +1,5 @@
-//===- SymbolicExecution.h - Replay a matched plan on contribution sets -*- C++ -*-===//
+//===- SymbolicExecution.h - Replay a matched plan on contribution sets -*- C++
+//-*-===//
 //
 // Executes a plan whose sends and receives all match (see Matching.h) on
 // contribution sets instead of data, chunk of blocks by chunk of blocks so

@@ -15,6 +15,7 @@
 
 #include "compiler/ir/Plan.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -97,7 +98,8 @@ inline SimulationResult simulate(const Plan &P, bool CheckResult = true) {
       Init = H.ownedBy(R);
     else if (H.Root && *H.Root == R)
       Init = BlockSet::range(0, H.Blocks);
-    Init.forEachBlock([&](uint64_t B) { State[R][DataBuffer][B] = contribution(R); });
+    Init.forEachBlock(
+        [&](uint64_t B) { State[R][DataBuffer][B] = contribution(R); });
   }
 
   std::vector<size_t> Cursor(N, 0);
@@ -105,7 +107,8 @@ inline SimulationResult simulate(const Plan &P, bool CheckResult = true) {
     uint64_t Index = UINT64_MAX;
     for (uint32_t R = 0; R < N; ++R)
       if (Cursor[R] < P.Programs[R].Rounds.size())
-        Index = std::min<uint64_t>(Index, P.Programs[R].Rounds[Cursor[R]].Index);
+        Index =
+            std::min<uint64_t>(Index, P.Programs[R].Rounds[Cursor[R]].Index);
     if (Index == UINT64_MAX)
       break;
     std::vector<uint32_t> Active;

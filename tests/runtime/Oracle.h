@@ -24,6 +24,11 @@ inline double oracleValue(ReduceOp Op, uint32_t R, uint64_t I) {
   uint64_t H = (R + 1) * 2654435761u ^ (I * 40503u + 17);
   H ^= H >> 13;
   switch (Op) {
+  case ReduceOp::Sum:
+    // Sums of P <= 8 stay below 127: Open MPI 4.1's AVX kernels saturate
+    // int8/int16 sums where C (and our kernels) wrap; ReductionTest checks
+    // wrapping on its own.
+    return double(H % 16);
   case ReduceOp::Prod:
     return H % 3 == 0 ? 2.0 : (H % 3 == 1 ? 1.0 : -1.0);
   case ReduceOp::Land:

@@ -1,4 +1,5 @@
-//===- PlanBuilder.h - Small hand-built plans for verifier tests -*- C++ -*-===//
+//===- PlanBuilder.h - Small hand-built plans for verifier tests -*- C++
+//-*-===//
 
 #ifndef COLLPLAN_TESTS_VERIFY_PLANBUILDER_H
 #define COLLPLAN_TESTS_VERIFY_PLANBUILDER_H

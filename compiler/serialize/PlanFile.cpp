@@ -1,0 +1,182 @@
+//===- PlanFile.cpp - Format detection, files on disk and the plan hash ---===//
+
+#include "compiler/serialize/PlanFile.h"
+#include "compiler/serialize/PlanCodecs.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Errc.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace collplan {
+
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+
+/// Plan files larger than this are refused before reading: a text plan of
+/// P = 1024 ring rounds is a few hundred MB, a binary plan far less.
+constexpr uint64_t MaxPlanFileBytes = uint64_t(4) << 30;
+
+static Error fail(const llvm::Twine &Message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
+}
+
+std::optional<PlanFormat> formatForPath(StringRef Path) {
+  std::string Ext = llvm::sys::path::extension(Path).lower();
+  if (Ext == ".yaml" || Ext == ".yml")
+    return PlanFormat::Yaml;
+  if (Ext == ".json")
+    return PlanFormat::Json;
+  if (Ext == ".cplan")
+    return PlanFormat::Binary;
+  return std::nullopt;
+}
+
+StringRef formatName(PlanFormat F) {
+  switch (F) {
+  case PlanFormat::Yaml:
+    return "yaml";
+  case PlanFormat::Json:
+    return "json";
+  case PlanFormat::Binary:
+    return "binary";
+  }
+  return "yaml";
+}
+
+std::string encodePlan(const Plan &P, PlanFormat F) {
+  switch (F) {
+  case PlanFormat::Yaml:
+    return encodeYamlPlan(P);
+  case PlanFormat::Json:
+    return encodeJsonPlan(P);
+  case PlanFormat::Binary:
+    return encodeBinaryPlan(P);
+  }
+  return encodeBinaryPlan(P);
+}
+
+Expected<Plan> decodePlan(StringRef Bytes, StringRef Name) {
+  if (!Bytes.empty() && Bytes.front() == BinaryPlanMagic[0])
+    return decodeBinaryPlan(Bytes, Name);
+  // Text: UTF-8 (an optional byte-order mark), then JSON or YAML.
+  if (Bytes.startswith("\xEF\xBB\xBF"))
+    Bytes = Bytes.drop_front(3);
+  size_t Offset = 0;
+  if (!llvm::json::isUTF8(Bytes, &Offset))
+    return fail(Name + ": byte " + llvm::Twine(Offset) +
+                ": neither UTF-8 text nor a binary plan; a plan file is "
+                "YAML, JSON or binary (.cplan)");
+  StringRef Content = Bytes.ltrim(" \t\r\n");
+  if (Content.empty())
+    return fail(Name + ": the file is empty");
+  if (Content.front() == '{')
+    return decodeJsonPlan(Bytes, Name);
+  return decodeYamlPlan(Bytes, Name);
+}
+
+Expected<Plan> readPlanFile(StringRef Path) {
+  llvm::sys::fs::file_status Status;
+  if (std::error_code EC = llvm::sys::fs::status(Path, Status))
+    return fail("cannot read plan file '" + Path + "': " + EC.message());
+  // Devices and pipes could feed the reader without end.
+  if (!llvm::sys::fs::is_regular_file(Status))
+    return fail("cannot read plan file '" + Path + "': not a regular file");
+  if (Status.getSize() > MaxPlanFileBytes)
+    return fail("plan file '" + Path + "' is " + llvm::Twine(Status.getSize()) +
+                " bytes; the limit is " + llvm::Twine(MaxPlanFileBytes));
+  auto Buffer = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!Buffer)
+    return fail("cannot read plan file '" + Path +
+                "': " + Buffer.getError().message());
+  Expected<Plan> P = decodePlan((*Buffer)->getBuffer(), Path);
+  if (!P)
+    return P.takeError();
+  std::vector<Diagnostic> Problems = checkStructure(*P, 2);
+  if (!Problems.empty())
+    return fail(Path + ": " + Problems.front().str() +
+                (Problems.size() > 1 ? " (and further problems)" : ""));
+  return P;
+}
+
+/// Writes all of Bytes to FD, retrying short writes and interruptions.
+static std::error_code writeAll(int FD, StringRef Bytes) {
+  while (!Bytes.empty()) {
+    ssize_t N = ::write(FD, Bytes.data(), Bytes.size());
+    if (N < 0) {
+      if (errno == EINTR)
+        continue;
+      return std::error_code(errno, std::generic_category());
+    }
+    Bytes = Bytes.drop_front(size_t(N));
+  }
+  return {};
+}
+
+static void syncDirectory(StringRef Dir) {
+  int FD = ::open(Dir.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (FD < 0)
+    return;
+  ::fsync(FD); // Best effort: the rename is already visible.
+  ::close(FD);
+}
+
+Error writePlanFile(const Plan &P, StringRef Path, PlanFormat F) {
+  std::string Bytes = encodePlan(P, F);
+  StringRef Dir = llvm::sys::path::parent_path(Path);
+  if (Dir.empty())
+    Dir = ".";
+  // The temporary lives beside the target so that rename() is atomic.
+  llvm::SmallString<256> Model(Dir);
+  llvm::sys::path::append(Model, "." + llvm::sys::path::filename(Path) +
+                                     ".tmp-%%%%%%%%");
+  int FD = -1;
+  llvm::SmallString<256> TempPath;
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, TempPath))
+    return fail("cannot write plan file '" + Path +
+                "': cannot create a temporary file in '" + Dir +
+                "': " + EC.message());
+
+  std::error_code EC = writeAll(FD, Bytes);
+  if (!EC && ::fsync(FD) != 0)
+    EC = std::error_code(errno, std::generic_category());
+  if (::close(FD) != 0 && !EC)
+    EC = std::error_code(errno, std::generic_category());
+  if (!EC)
+    EC = llvm::sys::fs::rename(TempPath, Path);
+  if (EC) {
+    llvm::sys::fs::remove(TempPath);
+    return fail("cannot write plan file '" + Path + "': " + EC.message());
+  }
+  syncDirectory(Dir);
+  return Error::success();
+}
+
+uint64_t planHash(const Plan &P) {
+  // FNV-1a (64-bit) over the canonical binary encoding.
+  uint64_t Hash = 0xcbf29ce484222325ULL;
+  for (unsigned char C : encodePlan(P, PlanFormat::Binary)) {
+    Hash ^= C;
+    Hash *= 0x100000001b3ULL;
+  }
+  return Hash;
+}
+
+std::string planHashHex(uint64_t Hash) {
+  std::string Out;
+  llvm::raw_string_ostream(Out) << llvm::format_hex_no_prefix(Hash, 16);
+  return Out;
+}
+
+} // namespace collplan

@@ -1,0 +1,118 @@
+//===- PlanDirectory.cpp - Finding the plan for a collective call ---------===//
+
+#include "runtime/interposer/PlanDirectory.h"
+
+#include "compiler/serialize/PlanFile.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+
+namespace collplan::runtime {
+
+std::optional<PlanKey> parsePlanFileName(llvm::StringRef FileName) {
+  llvm::StringRef Ext = llvm::sys::path::extension(FileName);
+  if (Ext != ".cplan" && Ext != ".yaml" && Ext != ".yml" && Ext != ".json")
+    return std::nullopt;
+  llvm::StringRef Stem = FileName.drop_back(Ext.size());
+  // The collective's name may contain '-' (reduce-scatter): match it first.
+  PlanKey Key;
+  bool Found = false;
+  for (Collective C : allCollectives()) {
+    llvm::StringRef Name = collectiveName(C);
+    if (Stem.startswith(Name) && Stem.drop_front(Name.size()).startswith("-p")) {
+      Key.Kind = C;
+      Stem = Stem.drop_front(Name.size() + 2);
+      Found = true;
+      break;
+    }
+  }
+  if (!Found)
+    return std::nullopt;
+  llvm::SmallVector<llvm::StringRef, 4> Parts;
+  Stem.split(Parts, '-');
+  if (Parts.size() != 3 && Parts.size() != 4)
+    return std::nullopt;
+  if (Parts[0].getAsInteger(10, Key.Ranks) || Key.Ranks == 0 ||
+      Parts[1].getAsInteger(10, Key.MinBytes))
+    return std::nullopt;
+  if (Parts[2] != "inf" && Parts[2].getAsInteger(10, Key.MaxBytes))
+    return std::nullopt;
+  if (Key.MaxBytes <= Key.MinBytes)
+    return std::nullopt;
+  if (Parts.size() == 4) {
+    Key.Op = parseReduceOp(Parts[3]);
+    if (!Key.Op)
+      return std::nullopt;
+  }
+  return Key;
+}
+
+llvm::Expected<PlanDirectory> PlanDirectory::open(const std::string &Dir) {
+  PlanDirectory D;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    if (std::optional<PlanKey> Key = parsePlanFileName(Name)) {
+      auto E = std::make_unique<PlanEntry>();
+      E->Key = *Key;
+      E->Path = It->path();
+      D.Entries.push_back(std::move(E));
+    }
+  }
+  if (EC)
+    return llvm::createStringError(EC, "cannot list plan directory '%s': %s",
+                                   Dir.c_str(), EC.message().c_str());
+  // Most specific first: operator-specific, narrowest range, then by name.
+  std::sort(D.Entries.begin(), D.Entries.end(),
+            [](const std::unique_ptr<PlanEntry> &A,
+               const std::unique_ptr<PlanEntry> &B) {
+              if (A->Key.Op.has_value() != B->Key.Op.has_value())
+                return A->Key.Op.has_value();
+              uint64_t WA = A->Key.MaxBytes - A->Key.MinBytes;
+              uint64_t WB = B->Key.MaxBytes - B->Key.MinBytes;
+              if (WA != WB)
+                return WA < WB;
+              return A->Path < B->Path;
+            });
+  return D;
+}
+
+PlanEntry *
+PlanDirectory::find(Collective Kind, uint32_t Ranks, uint64_t Bytes,
+                    std::optional<ReduceOp> Op,
+                    const std::function<bool(const Plan &)> &Accept,
+                    const std::function<void(const std::string &)> &Warn) {
+  for (std::unique_ptr<PlanEntry> &E : Entries) {
+    const PlanKey &K = E->Key;
+    if (K.Kind != Kind || K.Ranks != Ranks || Bytes < K.MinBytes ||
+        Bytes >= K.MaxBytes || (K.Op && K.Op != Op) || E->Failed)
+      continue;
+    if (!E->Loaded) {
+      llvm::Expected<Plan> P = readPlanFile(E->Path);
+      if (!P) {
+        Warn("ignoring " + E->Path + ": " + llvm::toString(P.takeError()));
+        E->Failed = true;
+        continue;
+      }
+      if (P->Header.Kind != Kind || P->Header.Ranks != Ranks) {
+        Warn("ignoring " + E->Path + ": it holds a " +
+             collectiveName(P->Header.Kind).str() + " plan for P = " +
+             std::to_string(P->Header.Ranks) + ", not what its name says");
+        E->Failed = true;
+        continue;
+      }
+      E->Hash = planHash(*P);
+      E->Loaded = std::make_unique<Plan>(std::move(*P));
+    }
+    if (Accept(*E->Loaded))
+      return E.get();
+  }
+  return nullptr;
+}
+
+} // namespace collplan::runtime

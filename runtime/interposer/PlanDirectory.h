@@ -1,0 +1,86 @@
+//===- PlanDirectory.h - Finding the plan for a collective call --*- C++ -*-===//
+//
+// The interposer reads plans from the directory named by COLLPLAN_PLANS. A
+// plan's file name says which calls it serves:
+//
+//   <collective>-p<P>-<min>-<max>[-<op>].<ext>
+//
+//   collective  allreduce, reduce-scatter, allgather, allgatherv, broadcast
+//   P           the communicator size
+//   min, max    the call's bytes (the whole vector: count x type size; for
+//               allgather(v) and reduce-scatter the gathered / scattered
+//               total) lie in [min, max); max may be "inf"
+//   op          optional: sum, prod, min, max, band, bor, bxor, land, lor,
+//               lxor; without it the plan serves every operator
+//   ext         cplan, yaml, yml or json
+//
+// e.g. allreduce-p8-0-65536.cplan, allreduce-p8-65536-inf-sum.cplan. When
+// several files match a call, an operator-specific one wins, then the
+// narrowest byte range, then the name (so the choice is deterministic).
+// Other files are ignored. Plans are read on first use and kept.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_RUNTIME_INTERPOSER_PLANDIRECTORY_H
+#define COLLPLAN_RUNTIME_INTERPOSER_PLANDIRECTORY_H
+
+#include "compiler/ir/Plan.h"
+#include "runtime/Reduction.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collplan::runtime {
+
+/// What a plan file's name promises.
+struct PlanKey {
+  Collective Kind = Collective::Allreduce;
+  uint32_t Ranks = 0;
+  uint64_t MinBytes = 0;
+  uint64_t MaxBytes = UINT64_MAX; ///< Exclusive; UINT64_MAX for "inf".
+  std::optional<ReduceOp> Op;
+};
+
+/// Parses a file name (without directory); nullopt when it does not follow
+/// the pattern.
+std::optional<PlanKey> parsePlanFileName(llvm::StringRef FileName);
+
+struct PlanEntry {
+  PlanKey Key;
+  std::string Path;
+  /// Loaded on first use; null until then or when loading failed.
+  std::unique_ptr<Plan> Loaded;
+  uint64_t Hash = 0;
+  bool Failed = false;
+};
+
+class PlanDirectory {
+public:
+  /// Lists Dir's plan files (reading none of them yet).
+  static llvm::Expected<PlanDirectory> open(const std::string &Dir);
+
+  /// The best plan for a call, loading it if needed; Accept filters on the
+  /// plan itself (its root, its weights). Files that fail to load, or whose
+  /// contents contradict their name, are reported once through Warn and
+  /// skipped.
+  PlanEntry *find(Collective Kind, uint32_t Ranks, uint64_t Bytes,
+                  std::optional<ReduceOp> Op,
+                  const std::function<bool(const Plan &)> &Accept,
+                  const std::function<void(const std::string &)> &Warn);
+
+  size_t size() const { return Entries.size(); }
+
+private:
+  std::vector<std::unique_ptr<PlanEntry>> Entries;
+};
+
+} // namespace collplan::runtime
+
+#endif // COLLPLAN_RUNTIME_INTERPOSER_PLANDIRECTORY_H

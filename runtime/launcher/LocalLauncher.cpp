@@ -1,0 +1,142 @@
+//===- LocalLauncher.cpp - P processes on this machine over TCP -----------===//
+
+#include "runtime/launcher/LocalLauncher.h"
+
+#include "runtime/tcp/SocketIo.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <thread>
+
+namespace collplan::runtime {
+
+llvm::Expected<std::vector<RankOutcome>>
+launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
+            std::chrono::milliseconds Deadline, const RankBody &Body) {
+  TcpConfig Base;
+  Base.Size = Ranks;
+  Base.Timeout = Timeout;
+  Base.Port = 0;
+  llvm::Expected<int> Listener = listenOn(Base.Host, Base.Port);
+  if (!Listener)
+    return Listener.takeError();
+  std::fflush(stdout);
+  std::fflush(stderr);
+
+  std::vector<pid_t> Pids(Ranks, -1);
+  std::vector<int> Pipes(Ranks, -1);
+  std::vector<RankOutcome> Outcomes(Ranks);
+  auto KillAll = [&] {
+    for (pid_t Pid : Pids)
+      if (Pid > 0)
+        kill(Pid, SIGKILL);
+  };
+  for (uint32_t R = 0; R < Ranks; ++R) {
+    int Fds[2];
+    if (pipe2(Fds, O_CLOEXEC) != 0) {
+      KillAll();
+      return errnoError("pipe");
+    }
+    pid_t Pid = fork();
+    if (Pid < 0) {
+      KillAll();
+      return errnoError("fork");
+    }
+    if (Pid == 0) {
+      close(Fds[0]);
+      for (uint32_t Q = 0; Q < R; ++Q)
+        close(Pipes[Q]);
+      TcpConfig Config = Base;
+      Config.Rank = R;
+      if (R == 0)
+        Config.ListenSocket = *Listener;
+      else
+        close(*Listener);
+      std::string Report;
+      int Code = Body(Config, Report);
+      const char *P = Report.data();
+      size_t Left = Report.size();
+      while (Left) {
+        ssize_t N = write(Fds[1], P, Left);
+        if (N <= 0 && errno != EINTR)
+          break;
+        if (N > 0) {
+          P += N;
+          Left -= size_t(N);
+        }
+      }
+      std::fflush(stdout);
+      std::fflush(stderr);
+      _exit(Code);
+    }
+    close(Fds[1]);
+    Pids[R] = Pid;
+    Pipes[R] = Fds[0];
+  }
+  close(*Listener);
+
+  // Drain every pipe until all children closed theirs (they exited).
+  auto Start = std::chrono::steady_clock::now();
+  size_t Open = Ranks;
+  bool Killed = false;
+  while (Open) {
+    std::vector<pollfd> Polls;
+    std::vector<uint32_t> Who;
+    for (uint32_t R = 0; R < Ranks; ++R)
+      if (Pipes[R] >= 0) {
+        Polls.push_back({Pipes[R], POLLIN, 0});
+        Who.push_back(R);
+      }
+    int Wait = -1;
+    if (Deadline.count() > 0) {
+      auto Used = std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::steady_clock::now() - Start);
+      Wait = int(std::max<int64_t>(0, (Deadline - Used).count()));
+    }
+    int N = poll(Polls.data(), Polls.size(), Wait);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N == 0) {
+      KillAll(); // Past the deadline: the children are ours to end.
+      Killed = true;
+      break;
+    }
+    for (size_t I = 0; I < Polls.size(); ++I) {
+      if (!Polls[I].revents)
+        continue;
+      uint32_t R = Who[I];
+      char Buf[4096];
+      ssize_t Got = read(Pipes[R], Buf, sizeof(Buf));
+      if (Got > 0) {
+        Outcomes[R].Report.append(Buf, size_t(Got));
+      } else if (Got == 0 || errno != EINTR) {
+        close(Pipes[R]);
+        Pipes[R] = -1;
+        --Open;
+      }
+    }
+  }
+  for (uint32_t R = 0; R < Ranks; ++R) {
+    if (Pipes[R] >= 0)
+      close(Pipes[R]);
+    int Status = 0;
+    while (waitpid(Pids[R], &Status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(Status))
+      Outcomes[R].ExitCode = WEXITSTATUS(Status);
+    else if (WIFSIGNALED(Status))
+      Outcomes[R].ExitCode = 128 + WTERMSIG(Status);
+    if (Killed && Outcomes[R].Report.empty())
+      Outcomes[R].Report = "killed by the launcher after " +
+                           std::to_string(Deadline.count()) + " ms";
+  }
+  return Outcomes;
+}
+
+} // namespace collplan::runtime

@@ -1,0 +1,46 @@
+//===- LocalLauncher.h - P processes on this machine over TCP ----*- C++ -*-===//
+//
+// `collplan run -n P` forks P processes that meet over loopback TCP. The
+// launcher opens rank 0's listening socket before forking (no race for a
+// port), hands every child its TcpConfig, and collects each child's exit
+// code and the text it reports through a pipe. A child that dies makes its
+// peers fail on the closed connection, so the launcher ends, with every
+// rank's story, instead of hanging.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_RUNTIME_LAUNCHER_LOCALLAUNCHER_H
+#define COLLPLAN_RUNTIME_LAUNCHER_LOCALLAUNCHER_H
+
+#include "runtime/tcp/Rendezvous.h"
+
+#include "llvm/Support/Error.h"
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace collplan::runtime {
+
+struct RankOutcome {
+  /// The child's exit code; 128 + signal when a signal killed it.
+  int ExitCode = 0;
+  /// What the child reported (its Body's text).
+  std::string Report;
+};
+
+/// What each child runs: returns its exit code and fills Report.
+using RankBody = std::function<int(const TcpConfig &Config,
+                                   std::string &Report)>;
+
+/// Runs Body in Ranks forked processes. Timeout is each rank's TCP timeout;
+/// the launcher itself kills (SIGKILL, by pid) children still running
+/// Deadline after the start, when Deadline is non-zero.
+llvm::Expected<std::vector<RankOutcome>>
+launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
+            std::chrono::milliseconds Deadline, const RankBody &Body);
+
+} // namespace collplan::runtime
+
+#endif // COLLPLAN_RUNTIME_LAUNCHER_LOCALLAUNCHER_H

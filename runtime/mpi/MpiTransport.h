@@ -1,0 +1,45 @@
+//===- MpiTransport.h - The transport over an MPI communicator ---*- C++ -*-===//
+//
+// One round is one batch of MPI_Irecv / MPI_Isend and an MPI_Waitall on the
+// given communicator. MPI's non-overtaking rule between a pair of ranks on
+// one tag gives the in-order matching the executor relies on. Messages made
+// of several segments are packed into one contiguous buffer; messages larger
+// than MPI's int count are split into pieces both sides cut the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_RUNTIME_MPI_MPITRANSPORT_H
+#define COLLPLAN_RUNTIME_MPI_MPITRANSPORT_H
+
+#include "runtime/Transport.h"
+
+#include <mpi.h>
+
+#include <vector>
+
+namespace collplan::runtime {
+
+class MpiTransport final : public Transport {
+public:
+  /// Runs on Comm with tag Tag. Comm must stay valid; a caller sharing Comm
+  /// with other traffic should pass a duplicate (MPI_Comm_dup).
+  explicit MpiTransport(MPI_Comm Comm, int Tag = 0x4350);
+
+  uint32_t rank() const override { return Rank; }
+  uint32_t size() const override { return Size; }
+  llvm::Error exchange(llvm::ArrayRef<Message> Sends,
+                       llvm::ArrayRef<Message> Receives) override;
+
+private:
+  MPI_Comm Comm;
+  int Tag;
+  uint32_t Rank = 0;
+  uint32_t Size = 1;
+  std::vector<MPI_Request> Requests;
+  /// Pack buffers of multi-segment messages, reused across rounds.
+  std::vector<std::vector<char>> Packed;
+};
+
+} // namespace collplan::runtime
+
+#endif // COLLPLAN_RUNTIME_MPI_MPITRANSPORT_H

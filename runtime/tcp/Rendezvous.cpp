@@ -1,0 +1,273 @@
+//===- Rendezvous.cpp - How TCP ranks find each other ---------------------===//
+
+#include "runtime/tcp/Rendezvous.h"
+#include "runtime/tcp/SocketIo.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <thread>
+
+namespace collplan::runtime {
+
+using llvm::createStringError;
+using llvm::inconvertibleErrorCode;
+
+namespace {
+
+constexpr uint32_t HelloMagic = 0x4e4c5043; // "CPLN"
+constexpr uint32_t ProtocolVersion = 1;
+
+struct Hello {
+  uint32_t Magic = HelloMagic;
+  uint32_t Version = ProtocolVersion;
+  uint32_t Size = 0;
+  uint32_t Rank = 0;
+  uint32_t Port = 0;
+};
+
+llvm::Expected<sockaddr_in> addressOf(const std::string &Host, uint16_t Port) {
+  sockaddr_in A{};
+  A.sin_family = AF_INET;
+  A.sin_port = htons(Port);
+  std::string H = Host == "localhost" ? "127.0.0.1" : Host;
+  if (inet_pton(AF_INET, H.c_str(), &A.sin_addr) != 1)
+    return createStringError(inconvertibleErrorCode(),
+                             "'%s' is not an IPv4 address (the TCP transport "
+                             "works on loopback, e.g. 127.0.0.1)",
+                             Host.c_str());
+  return A;
+}
+
+void tune(int Fd) {
+  int One = 1;
+  setsockopt(Fd, IPPROTO_TCP, TCP_NODELAY, &One, sizeof(One));
+}
+
+/// Connects to Host:Port, retrying while nobody listens yet.
+llvm::Expected<int> connectWithRetry(const std::string &Host, uint16_t Port,
+                                     Deadline Until, uint32_t Peer) {
+  llvm::Expected<sockaddr_in> A = addressOf(Host, Port);
+  if (!A)
+    return A.takeError();
+  int LastErrno = 0;
+  while (true) {
+    int Fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (Fd < 0)
+      return errnoError("socket");
+    if (::connect(Fd, reinterpret_cast<sockaddr *>(&*A), sizeof(*A)) == 0) {
+      tune(Fd);
+      return Fd;
+    }
+    LastErrno = errno;
+    close(Fd);
+    if (Until.expired())
+      return createStringError(
+          inconvertibleErrorCode(),
+          "could not connect to rank %u at %s:%u within %lld ms: %s", Peer,
+          Host.c_str(), unsigned(Port), (long long)Until.total().count(),
+          std::strerror(LastErrno));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+llvm::Error checkHello(const Hello &H, const TcpConfig &C) {
+  if (H.Magic != HelloMagic || H.Version != ProtocolVersion)
+    return createStringError(inconvertibleErrorCode(),
+                             "a connection that is not a collplan rank (or "
+                             "another protocol version) reached rank %u",
+                             C.Rank);
+  if (H.Size != C.Size)
+    return createStringError(inconvertibleErrorCode(),
+                             "rank %u was started with COLLPLAN_SIZE=%u, rank "
+                             "%u with %u",
+                             H.Rank, H.Size, C.Rank, C.Size);
+  if (H.Rank >= C.Size)
+    return createStringError(inconvertibleErrorCode(),
+                             "a peer claims rank %u of %u", H.Rank, C.Size);
+  return llvm::Error::success();
+}
+
+llvm::Expected<uint64_t> envNumber(const char *Name, uint64_t Max,
+                                   std::optional<uint64_t> Default) {
+  const char *V = std::getenv(Name);
+  if (!V || !*V) {
+    if (Default)
+      return *Default;
+    return createStringError(inconvertibleErrorCode(), "%s is not set", Name);
+  }
+  uint64_t N = 0;
+  if (llvm::StringRef(V).getAsInteger(10, N) || N > Max)
+    return createStringError(inconvertibleErrorCode(),
+                             "%s=%s: expected an integer in [0, %llu]", Name,
+                             V, (unsigned long long)Max);
+  return N;
+}
+
+} // namespace
+
+llvm::Expected<TcpConfig> tcpConfigFromEnvironment() {
+  TcpConfig C;
+  llvm::Expected<uint64_t> Size = envNumber("COLLPLAN_SIZE", 1 << 20, {});
+  if (!Size)
+    return Size.takeError();
+  llvm::Expected<uint64_t> Rank = envNumber("COLLPLAN_RANK", 1 << 20, {});
+  if (!Rank)
+    return Rank.takeError();
+  if (*Size == 0 || *Rank >= *Size)
+    return createStringError(inconvertibleErrorCode(),
+                             "COLLPLAN_RANK=%llu is not a rank of "
+                             "COLLPLAN_SIZE=%llu",
+                             (unsigned long long)*Rank,
+                             (unsigned long long)*Size);
+  llvm::Expected<uint64_t> Timeout =
+      envNumber("COLLPLAN_TIMEOUT", 86400, uint64_t(30));
+  if (!Timeout)
+    return Timeout.takeError();
+  C.Size = uint32_t(*Size);
+  C.Rank = uint32_t(*Rank);
+  C.Timeout = std::chrono::seconds(*Timeout);
+  const char *Addr = std::getenv("COLLPLAN_ADDR");
+  llvm::StringRef A = Addr ? Addr : "127.0.0.1:29500";
+  auto [Host, PortText] = A.rsplit(':');
+  unsigned Port = 0;
+  if (Host.empty() || PortText.getAsInteger(10, Port) || Port == 0 ||
+      Port > 65535)
+    return createStringError(inconvertibleErrorCode(),
+                             "COLLPLAN_ADDR=%s: expected host:port, e.g. "
+                             "127.0.0.1:29500",
+                             A.str().c_str());
+  C.Host = Host.str();
+  C.Port = uint16_t(Port);
+  return C;
+}
+
+llvm::Expected<int> listenOn(const std::string &Host, uint16_t &Port) {
+  llvm::Expected<sockaddr_in> A = addressOf(Host, Port);
+  if (!A)
+    return A.takeError();
+  int Fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (Fd < 0)
+    return errnoError("socket");
+  int One = 1;
+  setsockopt(Fd, SOL_SOCKET, SO_REUSEADDR, &One, sizeof(One));
+  if (bind(Fd, reinterpret_cast<sockaddr *>(&*A), sizeof(*A)) != 0 ||
+      listen(Fd, 1024) != 0) {
+    llvm::Error E = errnoError(("listening on " + Host + ":" +
+                                std::to_string(Port))
+                                   .c_str());
+    close(Fd);
+    return E;
+  }
+  socklen_t Len = sizeof(*A);
+  getsockname(Fd, reinterpret_cast<sockaddr *>(&*A), &Len);
+  Port = ntohs(A->sin_port);
+  return Fd;
+}
+
+llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &C) {
+  std::vector<int> Sockets(C.Size, -1);
+  if (C.Size == 1)
+    return Sockets;
+  Deadline Until(C.Timeout);
+  int Listener = C.ListenSocket;
+  uint16_t MyPort = C.Rank == 0 ? C.Port : 0;
+  auto Fail = [&](llvm::Error E) -> llvm::Expected<std::vector<int>> {
+    for (int Fd : Sockets)
+      if (Fd >= 0)
+        close(Fd);
+    if (Listener >= 0)
+      close(Listener);
+    return E;
+  };
+  if (Listener < 0) {
+    llvm::Expected<int> L = listenOn(C.Rank == 0 ? C.Host : C.Host, MyPort);
+    if (!L)
+      return Fail(L.takeError());
+    Listener = *L;
+  }
+
+  // Accepts Count ranks that introduce themselves with a rank in [Lo, P).
+  auto AcceptRanks = [&](uint32_t Count, uint32_t Lo,
+                         std::vector<uint32_t> *Ports) -> llvm::Error {
+    for (uint32_t I = 0; I < Count; ++I) {
+      llvm::Expected<int> Fd = acceptWithin(Listener, Until);
+      if (!Fd)
+        return llvm::joinErrors(
+            createStringError(inconvertibleErrorCode(),
+                              "rank %u waited for %u more rank(s) to "
+                              "connect:",
+                              C.Rank, Count - I),
+            Fd.takeError());
+      tune(*Fd);
+      Hello H;
+      if (llvm::Error E = receiveAll(*Fd, &H, sizeof(H), Until, ~0u)) {
+        close(*Fd);
+        return E;
+      }
+      if (llvm::Error E = checkHello(H, C)) {
+        close(*Fd);
+        return E;
+      }
+      if (H.Rank < Lo || Sockets[H.Rank] >= 0) {
+        close(*Fd);
+        return createStringError(inconvertibleErrorCode(),
+                                 "rank %u connected twice or out of order "
+                                 "(two processes with the same COLLPLAN_RANK?)",
+                                 H.Rank);
+      }
+      Sockets[H.Rank] = *Fd;
+      if (Ports)
+        (*Ports)[H.Rank] = H.Port;
+    }
+    return llvm::Error::success();
+  };
+
+  std::vector<uint32_t> Ports(C.Size, 0);
+  if (C.Rank == 0) {
+    if (llvm::Error E = AcceptRanks(C.Size - 1, 1, &Ports))
+      return Fail(std::move(E));
+    for (uint32_t Q = 1; Q < C.Size; ++Q)
+      if (llvm::Error E = sendAll(Sockets[Q], Ports.data(),
+                                  Ports.size() * sizeof(uint32_t), Until, Q))
+        return Fail(std::move(E));
+  } else {
+    llvm::Expected<int> Fd = connectWithRetry(C.Host, C.Port, Until, 0);
+    if (!Fd)
+      return Fail(Fd.takeError());
+    Sockets[0] = *Fd;
+    Hello H;
+    H.Size = C.Size;
+    H.Rank = C.Rank;
+    H.Port = MyPort;
+    if (llvm::Error E = sendAll(*Fd, &H, sizeof(H), Until, 0))
+      return Fail(std::move(E));
+    if (llvm::Error E = receiveAll(*Fd, Ports.data(),
+                                   Ports.size() * sizeof(uint32_t), Until, 0))
+      return Fail(std::move(E));
+    for (uint32_t Q = 1; Q < C.Rank; ++Q) {
+      llvm::Expected<int> Peer =
+          connectWithRetry(C.Host, uint16_t(Ports[Q]), Until, Q);
+      if (!Peer)
+        return Fail(Peer.takeError());
+      Sockets[Q] = *Peer;
+      if (llvm::Error E = sendAll(*Peer, &H, sizeof(H), Until, Q))
+        return Fail(std::move(E));
+    }
+    if (llvm::Error E = AcceptRanks(C.Size - 1 - C.Rank, C.Rank + 1, nullptr))
+      return Fail(std::move(E));
+  }
+  close(Listener);
+  return Sockets;
+}
+
+} // namespace collplan::runtime

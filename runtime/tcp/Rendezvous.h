@@ -1,0 +1,58 @@
+//===- Rendezvous.h - How TCP ranks find each other --------------*- C++ -*-===//
+//
+// Like torchrun's MASTER_ADDR/MASTER_PORT, ranks meet at an address taken
+// from the environment:
+//   COLLPLAN_RANK     this process's rank, 0 <= rank < size
+//   COLLPLAN_SIZE     the number of ranks
+//   COLLPLAN_ADDR     host:port where rank 0 listens (loopback, e.g.
+//                     127.0.0.1:29500)
+//   COLLPLAN_TIMEOUT  seconds to wait for a peer to arrive or to make
+//                     progress before failing (default 30)
+// Rank 0 listens at COLLPLAN_ADDR; every other rank opens its own listener on
+// an ephemeral port, connects to rank 0 (retrying until the timeout) and says
+// who it is and where it listens; rank 0 answers with every rank's port. Then
+// rank i connects to ranks 1..i-1 and accepts ranks i+1..P-1, so each pair
+// has exactly one connection. Every hello carries a magic number, the
+// protocol version and P, so strangers and mismatched jobs are refused.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_RUNTIME_TCP_RENDEZVOUS_H
+#define COLLPLAN_RUNTIME_TCP_RENDEZVOUS_H
+
+#include "llvm/Support/Error.h"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace collplan::runtime {
+
+struct TcpConfig {
+  uint32_t Rank = 0;
+  uint32_t Size = 1;
+  std::string Host = "127.0.0.1";
+  uint16_t Port = 29500;
+  std::chrono::milliseconds Timeout{30000};
+  /// Rank 0 only: an already listening socket to use instead of binding
+  /// Host:Port (the local launcher opens it before forking, so there is no
+  /// race for the port).
+  int ListenSocket = -1;
+};
+
+/// Reads COLLPLAN_RANK, COLLPLAN_SIZE, COLLPLAN_ADDR and COLLPLAN_TIMEOUT;
+/// fails naming the variable that is missing or malformed.
+llvm::Expected<TcpConfig> tcpConfigFromEnvironment();
+
+/// A socket listening on Host:Port (0: an ephemeral port); its port is
+/// stored in Port.
+llvm::Expected<int> listenOn(const std::string &Host, uint16_t &Port);
+
+/// Runs the rendezvous; returns Sockets[q] connected to rank q (blocking
+/// mode, -1 at this rank's own index).
+llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &Config);
+
+} // namespace collplan::runtime
+
+#endif // COLLPLAN_RUNTIME_TCP_RENDEZVOUS_H

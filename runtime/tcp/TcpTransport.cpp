@@ -1,0 +1,170 @@
+//===- TcpTransport.cpp - The transport over loopback TCP sockets ---------===//
+
+#include "runtime/tcp/TcpTransport.h"
+#include "runtime/tcp/SocketIo.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+namespace collplan::runtime {
+
+using llvm::createStringError;
+using llvm::inconvertibleErrorCode;
+
+namespace {
+
+/// The messages of one round to or from one peer, and how far each
+/// direction has got: messages go in order on the pair's stream.
+struct PeerProgress {
+  uint32_t Peer;
+  int Fd;
+  llvm::SmallVector<const Message *, 2> Out, In;
+  size_t OutMsg = 0, OutSeg = 0, OutOff = 0;
+  size_t InMsg = 0, InSeg = 0, InOff = 0;
+
+  /// Skips past finished segments and messages; true while work remains.
+  static bool settle(llvm::ArrayRef<const Message *> Queue, size_t &Msg,
+                     size_t &Seg, size_t &Off) {
+    while (Msg < Queue.size()) {
+      const Message &M = *Queue[Msg];
+      while (Seg < M.Segments.size() && Off == M.Segments[Seg].Bytes) {
+        ++Seg;
+        Off = 0;
+      }
+      if (Seg < M.Segments.size())
+        return true;
+      ++Msg;
+      Seg = Off = 0;
+    }
+    return false;
+  }
+  bool sending() { return settle(Out, OutMsg, OutSeg, OutOff); }
+  bool receiving() { return settle(In, InMsg, InSeg, InOff); }
+};
+
+llvm::Error lostPeer(uint32_t Me, uint32_t Peer, const char *Why) {
+  return createStringError(inconvertibleErrorCode(),
+                           "rank %u: connection to rank %u lost: %s (did it "
+                           "exit or crash?)",
+                           Me, Peer, Why);
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<TcpTransport>>
+TcpTransport::connect(const TcpConfig &Config) {
+  llvm::Expected<std::vector<int>> Sockets = rendezvous(Config);
+  if (!Sockets)
+    return Sockets.takeError();
+  for (int Fd : *Sockets)
+    if (Fd >= 0)
+      fcntl(Fd, F_SETFL, fcntl(Fd, F_GETFL) | O_NONBLOCK);
+  return std::unique_ptr<TcpTransport>(
+      new TcpTransport(Config, std::move(*Sockets)));
+}
+
+TcpTransport::~TcpTransport() {
+  for (int Fd : Sockets)
+    if (Fd >= 0)
+      close(Fd);
+}
+
+llvm::Error TcpTransport::exchange(llvm::ArrayRef<Message> Sends,
+                                   llvm::ArrayRef<Message> Receives) {
+  uint32_t Me = Config.Rank;
+  if (Broken)
+    return createStringError(inconvertibleErrorCode(),
+                             "rank %u: the TCP transport failed earlier", Me);
+  llvm::SmallVector<PeerProgress, 8> Peers;
+  auto Slot = [&](uint32_t Peer) -> PeerProgress & {
+    for (PeerProgress &P : Peers)
+      if (P.Peer == Peer)
+        return P;
+    Peers.push_back(PeerProgress{Peer, Sockets[Peer], {}, {}});
+    return Peers.back();
+  };
+  for (const Message &M : Sends)
+    Slot(M.Peer).Out.push_back(&M);
+  for (const Message &M : Receives)
+    Slot(M.Peer).In.push_back(&M);
+
+  auto Fail = [&](llvm::Error E) {
+    Broken = true;
+    return E;
+  };
+  auto LastProgress = std::chrono::steady_clock::now();
+  llvm::SmallVector<pollfd, 8> Polls;
+  while (true) {
+    bool Progress = false, Pending = false;
+    for (PeerProgress &P : Peers) {
+      while (P.sending()) {
+        const Segment &S = P.Out[P.OutMsg]->Segments[P.OutSeg];
+        ssize_t N = send(P.Fd, S.Data + P.OutOff, S.Bytes - P.OutOff,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (N > 0) {
+          P.OutOff += size_t(N);
+          Progress = true;
+          continue;
+        }
+        if (errno == EAGAIN || errno == EINTR)
+          break;
+        return Fail(lostPeer(Me, P.Peer, std::strerror(errno)));
+      }
+      while (P.receiving()) {
+        const Segment &S = P.In[P.InMsg]->Segments[P.InSeg];
+        ssize_t N = recv(P.Fd, S.Data + P.InOff, S.Bytes - P.InOff,
+                         MSG_DONTWAIT);
+        if (N > 0) {
+          P.InOff += size_t(N);
+          Progress = true;
+          continue;
+        }
+        if (N == 0)
+          return Fail(lostPeer(Me, P.Peer, "it closed the connection"));
+        if (errno == EAGAIN || errno == EINTR)
+          break;
+        return Fail(lostPeer(Me, P.Peer, std::strerror(errno)));
+      }
+      Pending |= P.sending() || P.receiving();
+    }
+    if (!Pending)
+      return llvm::Error::success();
+    auto Now = std::chrono::steady_clock::now();
+    if (Progress)
+      LastProgress = Now;
+    auto Idle = std::chrono::duration_cast<std::chrono::milliseconds>(
+        Now - LastProgress);
+    if (Idle >= Config.Timeout) {
+      std::string Waiting;
+      for (PeerProgress &P : Peers)
+        if (P.sending() || P.receiving())
+          Waiting += (Waiting.empty() ? "" : ", ") + std::to_string(P.Peer);
+      return Fail(createStringError(
+          inconvertibleErrorCode(),
+          "rank %u: no progress for %lld ms waiting for rank(s) %s (stalled "
+          "or gone; COLLPLAN_TIMEOUT sets the limit)",
+          Me, (long long)Config.Timeout.count(), Waiting.c_str()));
+    }
+    if (Progress)
+      continue;
+    Polls.clear();
+    for (PeerProgress &P : Peers) {
+      short Events = (P.sending() ? POLLOUT : 0) | (P.receiving() ? POLLIN : 0);
+      if (Events)
+        Polls.push_back({P.Fd, Events, 0});
+    }
+    int Wait = int((Config.Timeout - Idle).count());
+    if (poll(Polls.data(), Polls.size(), Wait) < 0 && errno != EINTR)
+      return Fail(errnoError("poll"));
+  }
+}
+
+} // namespace collplan::runtime

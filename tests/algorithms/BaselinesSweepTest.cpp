@@ -1,0 +1,107 @@
+//===- BaselinesSweepTest.cpp - Baselines verified for P = 1..256 ---------===//
+//
+// Every plan of ring, recursive-doubling, rabenseifner and binomial for every
+// collective each supports, P = 1..256 (binomial from several roots), must
+// pass the verifier and the brute-force simulator (which also checks the
+// order of combination where a plan claims not to need commutativity), and
+// take the textbook number of rounds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompileHelper.h"
+#include "PlanSimulator.h"
+
+#include "compiler/verify/Verifier.h"
+
+#include "doctest/doctest.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace collplan;
+using namespace collplan::test;
+
+namespace {
+
+constexpr uint32_t MaxP = 256;
+
+/// Checks P with the verifier and, when Simulate, with the simulator too.
+void checkPlan(const Plan &P, bool Simulate = true) {
+  std::vector<Diagnostic> Structure = checkStructure(P);
+  for (const Diagnostic &D : Structure)
+    FAIL_CHECK(D.str());
+  VerifyResult V = verifyPlan(P);
+  for (const Diagnostic &D : V.Errors)
+    FAIL_CHECK(D.str());
+  CHECK(V.Valid);
+  if (!Simulate)
+    return;
+  for (const std::string &E : simulate(P).Errors)
+    FAIL_CHECK(E);
+}
+
+/// log2 P' plus the fold's two rounds when P is not a power of two.
+uint64_t foldedLog(uint32_t N) {
+  return llvm::Log2_32(N) + (llvm::isPowerOf2_32(N) ? 0 : 2);
+}
+
+} // namespace
+
+TEST_CASE("ring verifies for P = 1..256") {
+  for (uint32_t N = 1; N <= MaxP; ++N) {
+    CAPTURE(N);
+    for (Collective Kind : {Collective::Allreduce, Collective::ReduceScatter,
+                            Collective::Allgather}) {
+      CAPTURE(collectiveName(Kind).str());
+      Plan P = compileFlat("ring", Kind, N);
+      // The ring claims nothing about operand order, so the verifier is the
+      // oracle that matters; the simulator runs where it is cheap.
+      checkPlan(P, /*Simulate=*/N <= 64);
+      uint64_t Steps = Kind == Collective::Allreduce ? 2 * (N - 1) : N - 1;
+      CHECK(roundCount(P) == Steps);
+    }
+  }
+}
+
+TEST_CASE("recursive doubling verifies for P = 1..256") {
+  for (uint32_t N = 1; N <= MaxP; ++N) {
+    CAPTURE(N);
+    std::vector<uint64_t> Weights;
+    for (uint32_t R = 0; R < N; ++R)
+      Weights.push_back(R * 7 % 5); // Some ranks contribute nothing.
+    for (Collective Kind : {Collective::Allreduce, Collective::Allgather,
+                            Collective::Allgatherv}) {
+      CAPTURE(collectiveName(Kind).str());
+      Plan P = compileFlat(
+          "recursive-doubling", Kind, N, std::nullopt,
+          Kind == Collective::Allgatherv ? Weights : std::vector<uint64_t>{});
+      checkPlan(P);
+      CHECK(roundCount(P) == foldedLog(N));
+      if (llvm::isPowerOf2_32(N))
+        CHECK(roundCount(P) == llvm::Log2_32_Ceil(N));
+    }
+  }
+}
+
+TEST_CASE("rabenseifner verifies for P = 1..256") {
+  for (uint32_t N = 1; N <= MaxP; ++N) {
+    CAPTURE(N);
+    Plan P = compileFlat("rabenseifner", Collective::Allreduce, N);
+    checkPlan(P);
+    uint64_t Levels = llvm::Log2_32(N);
+    CHECK(roundCount(P) == 2 * Levels + (llvm::isPowerOf2_32(N) ? 0 : 2));
+  }
+}
+
+TEST_CASE("binomial verifies for P = 1..256 from roots 0, 1, P/2, P-1") {
+  for (uint32_t N = 1; N <= MaxP; ++N) {
+    CAPTURE(N);
+    for (uint32_t Root : {0u, 1u % N, N / 2, N - 1})
+      for (Collective Kind : {Collective::Broadcast, Collective::Reduce}) {
+        CAPTURE(Root);
+        CAPTURE(collectiveName(Kind).str());
+        Plan P = compileFlat("binomial", Kind, N, Root);
+        checkPlan(P);
+        CHECK(roundCount(P) == llvm::Log2_32_Ceil(N));
+      }
+  }
+}

@@ -1,0 +1,490 @@
+//===- CirculantPlanTest.cpp - Plans of the circulant algorithm ----------===//
+//
+// Runs the plans the `circulant` algorithm emits through a brute-force
+// simulator written here: it matches every send with its receive, tracks the
+// multiset of contributions each (rank, buffer, block) holds and checks the
+// end state each collective promises. Oracles besides: the broadcast round
+// tables of circulant-2022.md §14.1 and the cost figures of its A13.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/algorithms/Algorithm.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace collplan;
+
+namespace {
+
+const Algorithm &circulant() {
+  const Algorithm *A = findAlgorithm("circulant");
+  REQUIRE(A != nullptr);
+  return *A;
+}
+
+unsigned ceilLog2(uint64_t P) {
+  unsigned Q = 0;
+  while ((uint64_t(1) << Q) < P)
+    ++Q;
+  return Q;
+}
+
+Plan compile(Collective Kind, uint32_t P, std::optional<uint32_t> Root,
+             std::map<std::string, std::string> Params,
+             std::vector<uint64_t> Weights = {}, uint64_t Bytes = 1 << 20) {
+  CompileRequest Req;
+  Req.Kind = Kind;
+  Req.Topo = Topology::flat(P);
+  Req.Root = Root;
+  Req.Params = std::move(Params);
+  Req.Weights = std::move(Weights);
+  Req.Bytes = Bytes;
+  llvm::Expected<Plan> Result = compilePlan(circulant(), Req);
+  if (!Result) {
+    std::string Message = llvm::toString(Result.takeError());
+    FAIL(Message);
+  }
+  return std::move(*Result);
+}
+
+/// Contributions held by one block of one buffer: sorted rank multiset.
+using Holding = std::vector<uint32_t>;
+
+struct SimResult {
+  std::string Error; ///< Empty when the run was consistent.
+  uint32_t Rounds = 0;
+  /// Final[r][b]: the data buffer of rank r.
+  std::vector<std::vector<Holding>> Final;
+  /// Blocks any rank received twice into a block it already held (Replace).
+  uint64_t Duplicates = 0;
+  uint64_t MaxOpsPerRound = 0;
+  /// Largest weight any one message carried.
+  uint64_t MaxMessageWeight = 0;
+};
+
+/// Executes a plan on contribution multisets, per Plan.h's round semantics.
+SimResult simulate(const Plan &Pl) {
+  const PlanHeader &H = Pl.Header;
+  uint32_t P = H.Ranks;
+  uint64_t B = H.Blocks;
+  size_t NumBuffers = H.Buffers.size();
+  SimResult Out;
+  // State[r][buffer][block].
+  std::vector<std::vector<std::vector<Holding>>> State(
+      P,
+      std::vector<std::vector<Holding>>(NumBuffers, std::vector<Holding>(B)));
+  for (uint32_t R = 0; R < P; ++R)
+    for (uint64_t Bl = 0; Bl < B; ++Bl) {
+      bool Initial = false;
+      switch (H.Kind) {
+      case Collective::Broadcast:
+        Initial = R == *H.Root;
+        break;
+      case Collective::Allgather:
+      case Collective::Allgatherv:
+        Initial = Bl / (B / P) == R;
+        break;
+      default:
+        Initial = true;
+      }
+      if (Initial)
+        State[R][DataBuffer][Bl] = {R};
+    }
+  auto Weight = [&](uint64_t Bl) {
+    return H.Weights.empty() ? 1 : H.Weights[Bl];
+  };
+
+  uint32_t MaxRound = 0;
+  bool Any = false;
+  for (const Program &Prog : Pl.Programs)
+    for (const Round &Rd : Prog.Rounds) {
+      MaxRound = std::max(MaxRound, Rd.Index);
+      Any = true;
+    }
+  Out.Rounds = Any ? MaxRound + 1 : 0;
+  std::vector<size_t> Cursor(P, 0);
+  for (uint32_t T = 0; T < Out.Rounds; ++T) {
+    // (src, dst) -> payloads sent, in order.
+    std::map<std::pair<uint32_t, uint32_t>,
+             std::vector<std::pair<BlockSet, std::vector<Holding>>>>
+        Sent;
+    std::vector<const Round *> Now(P, nullptr);
+    for (uint32_t R = 0; R < P; ++R) {
+      const auto &Rounds = Pl.Programs[R].Rounds;
+      if (Cursor[R] < Rounds.size() && Rounds[Cursor[R]].Index == T)
+        Now[R] = &Rounds[Cursor[R]++];
+    }
+    for (uint32_t R = 0; R < P; ++R) {
+      if (!Now[R])
+        continue;
+      Out.MaxOpsPerRound =
+          std::max<uint64_t>(Out.MaxOpsPerRound, Now[R]->Ops.size());
+      for (const Op &O : Now[R]->Ops) {
+        if (O.Kind != OpKind::Send)
+          continue;
+        std::vector<Holding> Payload;
+        uint64_t W = 0;
+        bool Ok = true;
+        O.Blocks.forEachBlock([&](uint64_t Bl) {
+          if (State[R][O.Buffer][Bl].empty())
+            Ok = false;
+          Payload.push_back(State[R][O.Buffer][Bl]);
+          W += Weight(Bl);
+        });
+        if (!Ok) {
+          Out.Error = "rank " + std::to_string(R) + " round " +
+                      std::to_string(T) + " sends blocks " + O.Blocks.str() +
+                      " it does not hold";
+          return Out;
+        }
+        Out.MaxMessageWeight = std::max(Out.MaxMessageWeight, W);
+        Sent[{R, O.Peer}].push_back({O.Blocks, std::move(Payload)});
+      }
+    }
+    std::map<std::pair<uint32_t, uint32_t>, size_t> Taken;
+    for (uint32_t R = 0; R < P; ++R) {
+      if (!Now[R])
+        continue;
+      for (const Op &O : Now[R]->Ops) {
+        if (O.Kind == OpKind::Send)
+          continue;
+        if (O.Kind == OpKind::Local)
+          continue;
+        auto &List = Sent[{O.Peer, R}];
+        size_t &I = Taken[{O.Peer, R}];
+        if (I >= List.size() || List[I].first != O.Blocks) {
+          Out.Error = "rank " + std::to_string(R) + " round " +
+                      std::to_string(T) + " receives " + O.Blocks.str() +
+                      " from " + std::to_string(O.Peer) + " unmatched";
+          return Out;
+        }
+        const auto &Payload = List[I++].second;
+        size_t J = 0;
+        O.Blocks.forEachBlock([&](uint64_t Bl) {
+          Holding &Dst = State[R][O.Buffer][Bl];
+          if (O.Mode == Combine::Replace) {
+            if (O.Buffer == DataBuffer && !Dst.empty())
+              ++Out.Duplicates;
+            Dst = Payload[J];
+          } else {
+            Dst.insert(Dst.end(), Payload[J].begin(), Payload[J].end());
+            std::sort(Dst.begin(), Dst.end());
+          }
+          ++J;
+        });
+      }
+    }
+    for (const auto &[Key, List] : Sent)
+      if (Taken[Key] != List.size()) {
+        Out.Error = "round " + std::to_string(T) + ": a send from " +
+                    std::to_string(Key.first) + " to " +
+                    std::to_string(Key.second) + " is never received";
+        return Out;
+      }
+    for (uint32_t R = 0; R < P; ++R) {
+      if (!Now[R])
+        continue;
+      for (const Op &O : Now[R]->Ops) {
+        if (O.Kind != OpKind::Local)
+          continue;
+        O.Blocks.forEachBlock([&](uint64_t Bl) {
+          const Holding &Src = State[R][O.Source][Bl];
+          Holding &Dst = State[R][O.Buffer][Bl];
+          if (O.Mode == Combine::Replace) {
+            Dst = Src;
+          } else {
+            Dst.insert(Dst.end(), Src.begin(), Src.end());
+            std::sort(Dst.begin(), Dst.end());
+          }
+        });
+      }
+    }
+  }
+  for (uint32_t R = 0; R < P; ++R)
+    Out.Final.push_back(State[R][DataBuffer]);
+  return Out;
+}
+
+/// Every rank's data buffer holds, in every block, exactly Expected(block).
+template <typename Fn>
+void checkFinal(const SimResult &S, uint32_t P, uint64_t B, Fn Expected) {
+  REQUIRE(S.Error == "");
+  for (uint32_t R = 0; R < P; ++R)
+    for (uint64_t Bl = 0; Bl < B; ++Bl) {
+      CAPTURE(R);
+      CAPTURE(Bl);
+      REQUIRE(S.Final[R][Bl] == Expected(Bl));
+    }
+}
+
+/// The round tables of circulant-2022.md §14.1 for root 0: one line per
+/// round, one cell per rank, "a<-f" (receive block a from f) and "b->t"
+/// (send block b to t), "." for nothing.
+const char *const RoundTables[] = {
+    // circulant-2022.md §14.1, "Broadcast p=5 n=4".
+    R"(
+. 0->1 | 0<-0 . | . . | . . | . .
+. 1->2 | . . | 1<-0 . | . . | . .
+. 2->3 | . 0->4 | . . | 2<-0 . | 0<-1 .
+. 3->1 | 3<-0 0->2 | 0<-1 1->3 | 1<-2 2->4 | 2<-3 .
+. 3->2 | 2<-4 0->3 | 3<-0 1->4 | 0<-1 . | 1<-2 2->1
+. 3->3 | 1<-3 3->4 | 2<-4 . | 3<-0 1->1 | 3<-1 2->2
+)",
+    // circulant-2022.md §14.1, "Broadcast p=6 n=5".
+    R"(
+. 0->3 | . . | . . | 0<-0 . | . . | . .
+. 1->1 | 1<-0 . | . . | . 0->4 | 0<-3 . | . .
+. 2->2 | . . | 2<-0 . | . 0->5 | . . | 0<-3 .
+. 3->3 | 0<-4 1->4 | 0<-5 2->5 | 3<-0 . | 1<-1 0->1 | 2<-2 0->2
+. 4->1 | 4<-0 1->2 | 1<-1 2->3 | 2<-2 3->4 | 3<-3 1->5 | 1<-4 .
+. 4->2 | 2<-5 1->3 | 4<-0 2->4 | 1<-1 3->5 | 2<-2 . | 3<-3 2->1
+. 4->3 | 3<-4 4->4 | 3<-5 4->5 | 4<-0 . | 4<-1 3->1 | 4<-2 3->2
+)",
+};
+
+struct Cell {
+  int64_t RecvBlock = -1, From = -1, SendBlock = -1, To = -1;
+  friend bool operator==(const Cell &A, const Cell &B) {
+    return A.RecvBlock == B.RecvBlock && A.From == B.From &&
+           A.SendBlock == B.SendBlock && A.To == B.To;
+  }
+};
+
+std::vector<std::vector<Cell>> parseRoundTable(const char *Text) {
+  std::vector<std::vector<Cell>> Rounds;
+  std::istringstream In(Text);
+  std::string Line;
+  while (std::getline(In, Line)) {
+    if (Line.empty())
+      continue;
+    std::vector<Cell> Row;
+    std::istringstream Cells(Line);
+    std::string CellText;
+    while (std::getline(Cells, CellText, '|')) {
+      std::istringstream Fields(CellText);
+      std::string RecvText, SendText;
+      Fields >> RecvText >> SendText;
+      Cell C;
+      if (RecvText != ".") {
+        size_t Arrow = RecvText.find("<-");
+        C.RecvBlock = std::stoll(RecvText.substr(0, Arrow));
+        C.From = std::stoll(RecvText.substr(Arrow + 2));
+      }
+      if (SendText != ".") {
+        size_t Arrow = SendText.find("->");
+        C.SendBlock = std::stoll(SendText.substr(0, Arrow));
+        C.To = std::stoll(SendText.substr(Arrow + 2));
+      }
+      Row.push_back(C);
+    }
+    Rounds.push_back(Row);
+  }
+  return Rounds;
+}
+
+} // namespace
+
+TEST_CASE("broadcast reproduces the round tables of circulant-2022.md §14.1") {
+  struct Case {
+    uint32_t P;
+    uint64_t N;
+    const char *Table;
+  } Cases[] = {{5, 4, RoundTables[0]}, {6, 5, RoundTables[1]}};
+  for (const Case &C : Cases) {
+    CAPTURE(C.P);
+    Plan Pl = compile(Collective::Broadcast, C.P, 0u,
+                      {{"blocks", std::to_string(C.N)}});
+    auto Expected = parseRoundTable(C.Table);
+    REQUIRE(Expected.size() == C.N - 1 + ceilLog2(C.P));
+    std::vector<std::vector<Cell>> Got(Expected.size(), std::vector<Cell>(C.P));
+    for (uint32_t R = 0; R < C.P; ++R)
+      for (const Round &Rd : Pl.Programs[R].Rounds) {
+        REQUIRE(Rd.Index < Got.size());
+        for (const Op &O : Rd.Ops) {
+          REQUIRE(O.Blocks.count() == 1);
+          Cell &Into = Got[Rd.Index][R];
+          if (O.Kind == OpKind::Send) {
+            Into.SendBlock = int64_t(O.Blocks.ranges()[0].Begin);
+            Into.To = O.Peer;
+          } else {
+            Into.RecvBlock = int64_t(O.Blocks.ranges()[0].Begin);
+            Into.From = O.Peer;
+          }
+        }
+      }
+    for (size_t T = 0; T < Expected.size(); ++T) {
+      REQUIRE(Expected[T].size() == C.P);
+      for (uint32_t R = 0; R < C.P; ++R) {
+        CAPTURE(T);
+        CAPTURE(R);
+        CHECK(Got[T][R] == Expected[T][R]);
+      }
+    }
+  }
+}
+
+TEST_CASE("simulated broadcast from every root, P <= 64") {
+  for (uint32_t P = 1; P <= 64; ++P) {
+    unsigned Q = ceilLog2(P);
+    std::vector<uint64_t> Ns = {1, 2, 3, Q + 1, 2 * Q + 1, 17};
+    if (Q >= 2)
+      Ns.push_back(Q - 1);
+    if (Q >= 1)
+      Ns.push_back(Q);
+    for (uint64_t N : Ns)
+      for (uint32_t Root = 0; Root < P; ++Root) {
+        CAPTURE(P);
+        CAPTURE(N);
+        CAPTURE(Root);
+        Plan Pl = compile(Collective::Broadcast, P, Root,
+                          {{"blocks", std::to_string(N)}});
+        SimResult S = simulate(Pl);
+        REQUIRE(S.Error == "");
+        REQUIRE(S.Rounds == (P == 1 ? 0 : N - 1 + Q));
+        REQUIRE(S.Duplicates == 0);
+        // One-ported: at most one send and one receive per rank and round.
+        REQUIRE(S.MaxOpsPerRound <= 2);
+        for (const Round &Rd : Pl.Programs[Root].Rounds)
+          for (const Op &O : Rd.Ops)
+            REQUIRE(O.Kind == OpKind::Send);
+        checkFinal(S, P, N, [&](uint64_t) { return Holding{Root}; });
+      }
+  }
+}
+
+TEST_CASE("simulated regular allgather, P <= 200") {
+  for (uint32_t P = 1; P <= 200; ++P) {
+    CAPTURE(P);
+    Plan Pl = compile(Collective::Allgather, P, std::nullopt, {});
+    REQUIRE(Pl.Header.Blocks == P);
+    SimResult S = simulate(Pl);
+    REQUIRE(S.Rounds == ceilLog2(P));
+    REQUIRE(S.Duplicates == 0);
+    checkFinal(S, P, P, [&](uint64_t Bl) { return Holding{uint32_t(Bl)}; });
+    // Round k moves skip[k+1] - skip[k] blocks, skip[k] = ceil(P / 2^(q-k)).
+    unsigned Q = ceilLog2(P);
+    for (const Round &Rd : Pl.Programs[0].Rounds) {
+      uint64_t Hi =
+          (P + (uint64_t(1) << (Q - Rd.Index - 1)) - 1) >> (Q - Rd.Index - 1);
+      uint64_t Lo = (P + (uint64_t(1) << (Q - Rd.Index)) - 1) >> (Q - Rd.Index);
+      for (const Op &O : Rd.Ops)
+        REQUIRE(O.Blocks.count() == Hi - Lo);
+    }
+  }
+}
+
+TEST_CASE("simulated census allreduce, P <= 200") {
+  for (uint32_t P = 1; P <= 200; ++P) {
+    CAPTURE(P);
+    Plan Pl = compile(Collective::Allreduce, P, std::nullopt, {});
+    REQUIRE(Pl.Header.RequiresCommutative);
+    SimResult S = simulate(Pl);
+    REQUIRE(S.Rounds == ceilLog2(P));
+    Holding Everyone;
+    for (uint32_t R = 0; R < P; ++R)
+      Everyone.push_back(R);
+    checkFinal(S, P, 1, [&](uint64_t) { return Everyone; });
+    // One message of the whole vector per rank and round.
+    for (const Program &Prog : Pl.Programs)
+      for (const Round &Rd : Prog.Rounds)
+        REQUIRE(std::count_if(Rd.Ops.begin(), Rd.Ops.end(), [](const Op &O) {
+                  return O.Kind == OpKind::Send;
+                }) == 1);
+  }
+}
+
+TEST_CASE("simulated allgatherv with uneven and empty contributions") {
+  std::mt19937_64 Rng(42);
+  for (uint32_t P = 1; P <= 23; ++P)
+    for (uint64_t N = 1; N <= 11; ++N) {
+      std::vector<uint64_t> W(P);
+      for (uint64_t &X : W)
+        X = Rng() % 4 == 0 ? 0 : Rng() % 40;
+      CAPTURE(P);
+      CAPTURE(N);
+      Plan Pl = compile(Collective::Allgatherv, P, std::nullopt,
+                        {{"blocks", std::to_string(N)}}, W);
+      const PlanHeader &H = Pl.Header;
+      REQUIRE(H.Blocks == P * N);
+      REQUIRE(H.Weights.size() == P * N);
+      uint64_t Bound = 0;
+      for (uint32_t J = 0; J < P; ++J) {
+        REQUIRE(H.ownedBy(J) == BlockSet::range(J * N, (J + 1) * N));
+        uint64_t Sum = 0, Max = 0, Min = UINT64_MAX;
+        for (uint64_t I = 0; I < N; ++I) {
+          Sum += H.Weights[J * N + I];
+          Max = std::max(Max, H.Weights[J * N + I]);
+          Min = std::min(Min, H.Weights[J * N + I]);
+        }
+        REQUIRE(Sum == W[J]);
+        REQUIRE(Max - Min <= 1);
+        Bound += (W[J] + N - 1) / N;
+      }
+      SimResult S = simulate(Pl);
+      REQUIRE(S.Rounds == (P == 1 ? 0 : N - 1 + ceilLog2(P)));
+      REQUIRE(S.Duplicates == 0);
+      REQUIRE(S.MaxOpsPerRound <= 2);
+      REQUIRE(S.MaxMessageWeight <= Bound);
+      checkFinal(S, P, P * N,
+                 [&](uint64_t Bl) { return Holding{uint32_t(Bl / N)}; });
+    }
+}
+
+TEST_CASE("the block count follows n* = sqrt((q-1) beta m / alpha) (A13)") {
+  CompileRequest Req;
+  Req.Kind = Collective::Broadcast;
+  Req.Topo = Topology::flat(36);
+  Req.Bytes = 1048576;
+  Req.Cost.Alpha = 2e-6;
+  Req.Cost.Beta = 1e-10;
+  // n* = 16.19; T(16) = 179.6256 us < T(17) = 179.698 us.
+  llvm::Expected<PlanHeader> H = circulant().prepare(Req);
+  REQUIRE(bool(H));
+  CHECK(H->Blocks == 16);
+  CHECK(H->Params.at("blocks") == "16");
+  CHECK_FALSE(H->RequiresCommutative);
+  // Lowering alpha tenfold raises n* by sqrt(10): 51.2.
+  Req.Cost.Alpha = 2e-7;
+  H = circulant().prepare(Req);
+  REQUIRE(bool(H));
+  CHECK((H->Blocks == 51 || H->Blocks == 52));
+  // p = 2: pipelining cannot help.
+  Req.Topo = Topology::flat(2);
+  H = circulant().prepare(Req);
+  REQUIRE(bool(H));
+  CHECK(H->Blocks == 1);
+  // A tiny message is not cut below one byte per block.
+  Req.Topo = Topology::flat(1000);
+  Req.Bytes = 3;
+  Req.Cost.Alpha = 1e-12;
+  H = circulant().prepare(Req);
+  REQUIRE(bool(H));
+  CHECK(H->Blocks == 3);
+}
+
+TEST_CASE("bad requests name what is wrong") {
+  CompileRequest Req;
+  Req.Kind = Collective::Broadcast;
+  Req.Topo = Topology::flat(8);
+  Req.Params = {{"blocks", "0"}};
+  auto Message = [&]() {
+    llvm::Expected<Plan> Pl = compilePlan(circulant(), Req);
+    REQUIRE(!Pl);
+    return llvm::toString(Pl.takeError());
+  };
+  CHECK(Message().find("blocks") != std::string::npos);
+  Req.Kind = Collective::Allgather;
+  Req.Params = {{"blocks", "4"}};
+  CHECK(Message().find("blocks") != std::string::npos);
+  Req.Kind = Collective::ReduceScatter;
+  Req.Params = {};
+  CHECK(Message().find("circulant") != std::string::npos);
+}

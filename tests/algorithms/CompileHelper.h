@@ -1,0 +1,52 @@
+//===- CompileHelper.h - Compiling a plan by name in tests ------*- C++ -*-===//
+
+#ifndef COLLPLAN_TESTS_ALGORITHMS_COMPILEHELPER_H
+#define COLLPLAN_TESTS_ALGORITHMS_COMPILEHELPER_H
+
+#include "compiler/algorithms/Algorithm.h"
+
+#include "doctest/doctest.h"
+
+#include <optional>
+
+namespace collplan::test {
+
+/// Algorithm Name's plan for Kind on P ranks of a flat topology; fails the
+/// test (and returns an empty plan) when it cannot be compiled.
+inline Plan compileFlat(llvm::StringRef Name, Collective Kind, uint32_t P,
+                        std::optional<uint32_t> Root = std::nullopt,
+                        std::vector<uint64_t> Weights = {}) {
+  const Algorithm *A = findAlgorithm(Name);
+  REQUIRE(A != nullptr);
+  CompileRequest Req;
+  Req.Kind = Kind;
+  Req.Topo = Topology::flat(P);
+  Req.Root = Root;
+  Req.Weights = std::move(Weights);
+  llvm::Expected<Plan> Result = compilePlan(*A, Req);
+  if (!Result) {
+    FAIL_CHECK(llvm::toString(Result.takeError()));
+    return Plan();
+  }
+  return std::move(*Result);
+}
+
+/// The operations of Rank in round Index, or none.
+inline llvm::ArrayRef<Op> opsAt(const Plan &P, uint32_t Rank, uint32_t Index) {
+  for (const Round &Rd : P.Programs[Rank].Rounds)
+    if (Rd.Index == Index)
+      return Rd.Ops;
+  return {};
+}
+
+/// The round indices in which Rank does anything.
+inline std::vector<uint32_t> activeRounds(const Plan &P, uint32_t Rank) {
+  std::vector<uint32_t> Out;
+  for (const Round &Rd : P.Programs[Rank].Rounds)
+    Out.push_back(Rd.Index);
+  return Out;
+}
+
+} // namespace collplan::test
+
+#endif // COLLPLAN_TESTS_ALGORITHMS_COMPILEHELPER_H

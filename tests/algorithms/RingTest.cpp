@@ -1,0 +1,94 @@
+//===- RingTest.cpp - Ring against the worked example of ring.md §4a ------===//
+
+#include "CompileHelper.h"
+#include "PlanSimulator.h"
+
+#include "doctest/doctest.h"
+
+#include <cstdio>
+
+using namespace collplan;
+using namespace collplan::test;
+
+namespace {
+
+// ../shared/spec/ring.md §4a, p = 4: "i->j:cX" is rank i sending chunk X to
+// rank j; three reduce-scatter steps, then three allgather steps.
+const char *const RingTable[6] = {
+    "0->3:c1 1->0:c2 2->1:c3 3->2:c0", "0->3:c2 1->0:c3 2->1:c0 3->2:c1",
+    "0->3:c3 1->0:c0 2->1:c1 3->2:c2", "0->3:c0 1->0:c1 2->1:c2 3->2:c3",
+    "0->3:c1 1->0:c2 2->1:c3 3->2:c0", "0->3:c2 1->0:c3 2->1:c0 3->2:c1",
+};
+
+struct Transfer {
+  unsigned From, To, Chunk;
+};
+
+std::vector<Transfer> parseStep(const char *Text) {
+  std::vector<Transfer> Out;
+  Transfer T;
+  int Used = 0;
+  while (std::sscanf(Text, "%u->%u:c%u%n", &T.From, &T.To, &T.Chunk, &Used) ==
+         3) {
+    Out.push_back(T);
+    Text += Used;
+  }
+  return Out;
+}
+
+} // namespace
+
+TEST_CASE("ring allreduce at P = 4 follows ring.md §4a send by send") {
+  Plan P = compileFlat("ring", Collective::Allreduce, 4);
+  REQUIRE(P.Programs.size() == 4);
+  CHECK(P.Header.Blocks == 4);
+  for (uint32_t Step = 0; Step < 6; ++Step) {
+    std::vector<Transfer> Table = parseStep(RingTable[Step]);
+    REQUIRE(Table.size() == 4);
+    Combine Mode = Step < 3 ? Combine::Reduce : Combine::Replace;
+    for (const Transfer &T : Table) {
+      CAPTURE(Step);
+      CAPTURE(T.From);
+      // The sender's only send, and the receiver's only receive, carry it.
+      llvm::ArrayRef<Op> From = opsAt(P, T.From, Step);
+      llvm::ArrayRef<Op> To = opsAt(P, T.To, Step);
+      std::vector<Op> Sends, Recvs;
+      for (const Op &O : From)
+        if (O.Kind == OpKind::Send)
+          Sends.push_back(O);
+      for (const Op &O : To)
+        if (O.Kind == OpKind::Recv)
+          Recvs.push_back(O);
+      REQUIRE(Sends.size() == 1);
+      REQUIRE(Recvs.size() == 1);
+      CHECK(Sends[0].Peer == T.To);
+      CHECK(Sends[0].Blocks == BlockSet::single(T.Chunk));
+      CHECK(Recvs[0].Peer == T.From);
+      CHECK(Recvs[0].Blocks == BlockSet::single(T.Chunk));
+      CHECK(Recvs[0].Mode == Mode);
+    }
+  }
+  CHECK(roundCount(P) == 6);
+  SimulationResult S = simulate(P);
+  for (const std::string &E : S.Errors)
+    FAIL_CHECK(E);
+}
+
+TEST_CASE("ring reduce-scatter and allgather are the two halves of §4a") {
+  Plan RS = compileFlat("ring", Collective::ReduceScatter, 4);
+  Plan AG = compileFlat("ring", Collective::Allgather, 4);
+  for (uint32_t Step = 0; Step < 3; ++Step)
+    for (const Transfer &T : parseStep(RingTable[Step])) {
+      llvm::ArrayRef<Op> Ops = opsAt(RS, T.From, Step);
+      REQUIRE(!Ops.empty());
+      CHECK(Ops[0].Blocks == BlockSet::single(T.Chunk));
+    }
+  for (uint32_t Step = 0; Step < 3; ++Step)
+    for (const Transfer &T : parseStep(RingTable[Step + 3])) {
+      llvm::ArrayRef<Op> Ops = opsAt(AG, T.From, Step);
+      REQUIRE(!Ops.empty());
+      CHECK(Ops[0].Blocks == BlockSet::single(T.Chunk));
+    }
+  CHECK(simulate(RS).Errors.empty());
+  CHECK(simulate(AG).Errors.empty());
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# End-to-end tests of the collplan CLI: exit codes, messages, files written
+# whole or not at all, machine-readable output. Usage: cli_test.sh COLLPLAN
+set -u
+COLLPLAN=$1
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+passed=0
+failed=0
+
+# expect CODE DESCRIPTION -- COMMAND...: runs COMMAND, checks its exit code.
+expect() {
+  local code=$1 what=$2
+  shift 3
+  "$@" >"$WORK/out" 2>"$WORK/err"
+  local got=$?
+  if [ "$got" -eq "$code" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $what: exit $got, expected $code"
+    sed 's/^/  | /' "$WORK/err" | head -5
+  fi
+}
+# check DESCRIPTION COMMAND...: a condition that must hold.
+check() {
+  local what=$1
+  shift
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $what"
+  fi
+}
+json_get() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
+
+expect 0 "version" -- "$COLLPLAN" --version
+check "version names collplan" grep -q collplan "$WORK/out"
+expect 2 "no subcommand" -- "$COLLPLAN"
+expect 2 "unknown flag" -- "$COLLPLAN" compile --ranks 4 --frobnicate
+check "unknown flag shows the compile help" grep -q -- "--collective" "$WORK/err"
+expect 2 "P = 0" -- "$COLLPLAN" compile --ranks 0
+check "P = 0 is named" grep -q "at least 1" "$WORK/err"
+expect 2 "unknown algorithm" -- "$COLLPLAN" compile --ranks 4 --algorithm nope
+check "unknown algorithm lists the known ones" grep -q "ring" "$WORK/err"
+expect 2 "unknown collective" -- "$COLLPLAN" compile --ranks 4 --collective scan
+expect 2 "bad byte size" -- "$COLLPLAN" compile --ranks 4 --bytes 12Q
+expect 2 "bad topology" -- "$COLLPLAN" compile --topology torus:4x0
+expect 2 "contradicting ppn" -- "$COLLPLAN" compile --topology nodes:4x4 --ppn 2
+expect 3 "unsupported collective" -- "$COLLPLAN" compile --ranks 4 \
+  --collective broadcast --algorithm ring
+expect 3 "unknown parameter" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \
+  --param frob=1
+expect 2 "unknown output extension" -- "$COLLPLAN" compile --ranks 4 -o "$WORK/x.txt"
+check "nothing written for a bad extension" test ! -e "$WORK/x.txt"
+
+# A plan written, read back and verified in every format.
+for ext in yaml json cplan; do
+  expect 0 "compile ring .$ext" -- "$COLLPLAN" compile --ranks 6 --algorithm ring \
+    -o "$WORK/ring.$ext"
+  expect 0 "verify ring .$ext" -- "$COLLPLAN" verify "$WORK/ring.$ext"
+  expect 0 "show ring .$ext" -- "$COLLPLAN" show "$WORK/ring.$ext" --rank 2
+  check "show lists rank 2's rounds" grep -q "rank 2" "$WORK/out"
+done
+check "formats agree" cmp -s <("$COLLPLAN" show "$WORK/ring.yaml") \
+  <("$COLLPLAN" show "$WORK/ring.cplan")
+expect 0 "deterministic output" -- "$COLLPLAN" compile --ranks 6 --algorithm ring \
+  -o "$WORK/ring2.yaml"
+check "same inputs give byte-identical plans" cmp -s "$WORK/ring.yaml" "$WORK/ring2.yaml"
+
+# verify: JSON output, exit 1 for an invalid plan, 2 for an unreadable one.
+expect 0 "verify json" -- "$COLLPLAN" verify --format json "$WORK/ring.yaml"
+check "verify json says valid" test "$(json_get "$WORK/out" "d[0]['valid']")" = True
+check "verify json has stats" test "$(json_get "$WORK/out" "d[0]['stats']['ranks']")" = 6
+head -c 200 "$WORK/ring.cplan" >"$WORK/truncated.cplan"
+expect 2 "verify a truncated file" -- "$COLLPLAN" verify "$WORK/truncated.cplan"
+expect 2 "verify a missing file" -- "$COLLPLAN" verify "$WORK/missing.yaml"
+check "the missing file is named" grep -q "missing.yaml" "$WORK/out"
+# Drop rank 0's last round from the JSON form: structurally sound, but the
+# collective is broken, so the plan is invalid (exit 1), not unreadable.
+python3 - "$WORK/ring.json" "$WORK/broken.json" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+progs = plan["programs"]
+progs[0]["rounds"].pop()
+json.dump(plan, open(sys.argv[2], "w"))
+PY
+expect 1 "verify a broken plan" -- "$COLLPLAN" verify --format json "$WORK/broken.json"
+check "broken plan: errors are located" test \
+  "$(json_get "$WORK/out" "len(d[0]['errors']) > 0 and d[0]['valid'] == False")" = True
+expect 2 "unreadable beats invalid" -- "$COLLPLAN" verify "$WORK/broken.json" \
+  "$WORK/missing.yaml"
+
+# Files are written whole or not at all.
+expect 4 "unwritable directory" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \
+  -o "$WORK/no/such/dir/plan.yaml"
+cp "$WORK/ring.yaml" "$WORK/keep.yaml"
+expect 3 "non-commutative operator refused" -- "$COLLPLAN" compile --ranks 4 \
+  --algorithm ring --non-commutative -o "$WORK/keep.yaml"
+check "a failed compile leaves the old file untouched" cmp -s "$WORK/ring.yaml" "$WORK/keep.yaml"
+check "no temporary files left behind" test "$(ls "$WORK" | grep -c tmp)" = 0
+
+# compile and cost in JSON.
+expect 0 "compile json summary" -- "$COLLPLAN" compile --ranks 12 --format json
+check "auto picks a verified plan no faster than the bound" test \
+  "$(json_get "$WORK/out" "d['verified'] and d['predicted_time'] >= d['lower_bound']")" = True
+expect 0 "cost json" -- "$COLLPLAN" cost "$WORK/ring.yaml" --bytes 1MiB --per-round --format json
+check "cost has one entry per round" test \
+  "$(json_get "$WORK/out" "len(d['per_round']) == d['rounds'] == 10")" = True
+expect 0 "list json" -- "$COLLPLAN" list --format json
+check "list names ring with its collectives" test \
+  "$(json_get "$WORK/out" "'reduce-scatter' in [a for a in d if a['name']=='ring'][0]['collectives']")" = True
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

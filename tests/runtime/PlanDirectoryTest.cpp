@@ -1,0 +1,74 @@
+//===- PlanDirectoryTest.cpp - How the interposer finds its plans ---------===//
+
+#include "compiler/algorithms/Algorithm.h"
+#include "compiler/serialize/PlanFile.h"
+#include "runtime/interposer/PlanDirectory.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <doctest/doctest.h>
+
+using namespace collplan;
+using namespace collplan::runtime;
+
+TEST_CASE("plan file names") {
+  std::optional<PlanKey> K = parsePlanFileName("allreduce-p8-0-65536.cplan");
+  REQUIRE(K);
+  CHECK(K->Kind == Collective::Allreduce);
+  CHECK(K->Ranks == 8);
+  CHECK(K->MinBytes == 0);
+  CHECK(K->MaxBytes == 65536);
+  CHECK(!K->Op);
+  K = parsePlanFileName("reduce-scatter-p3-1024-inf-bxor.yaml");
+  REQUIRE(K);
+  CHECK(K->Kind == Collective::ReduceScatter);
+  CHECK(K->MaxBytes == UINT64_MAX);
+  CHECK(K->Op == ReduceOp::Bxor);
+  CHECK(!parsePlanFileName("allreduce-p8-0-65536.txt"));
+  CHECK(!parsePlanFileName("allreduce-p0-0-10.cplan"));
+  CHECK(!parsePlanFileName("allreduce-p8-100-10.cplan")); // Empty range.
+  CHECK(!parsePlanFileName("allreduce-p8-0-10-avg.cplan"));
+  CHECK(!parsePlanFileName("scan-p8-0-10.cplan"));
+  CHECK(!parsePlanFileName("README"));
+}
+
+TEST_CASE("the most specific matching plan wins") {
+  llvm::SmallString<128> Dir;
+  REQUIRE(!llvm::sys::fs::createUniqueDirectory("collplan-plans", Dir));
+  auto Write = [&](const char *Name, const char *Algorithm, uint32_t P) {
+    CompileRequest Req;
+    Req.Topo = Topology::flat(P);
+    llvm::Expected<Plan> Pl = compilePlan(*findAlgorithm(Algorithm), Req);
+    REQUIRE(bool(Pl));
+    llvm::SmallString<128> Path(Dir);
+    llvm::sys::path::append(Path, Name);
+    REQUIRE(!writePlanFile(*Pl, Path, *formatForPath(Path)));
+  };
+  Write("allreduce-p4-0-inf.cplan", "ring", 4);
+  Write("allreduce-p4-0-4096.json", "recursive-doubling", 4);
+  Write("allreduce-p4-0-inf-max.yaml", "rabenseifner", 4);
+  Write("allreduce-p5-0-inf.cplan", "ring", 4); // Lies about its P.
+  llvm::Expected<PlanDirectory> D = PlanDirectory::open(Dir.str().str());
+  REQUIRE(bool(D));
+  CHECK(D->size() == 4);
+  std::vector<std::string> Warnings;
+  auto Warn = [&](const std::string &W) { Warnings.push_back(W); };
+  auto Any = [](const Plan &) { return true; };
+  auto Algo = [&](uint64_t Bytes, std::optional<ReduceOp> Op, uint32_t P) {
+    PlanEntry *E = D->find(Collective::Allreduce, P, Bytes, Op, Any, Warn);
+    return E ? E->Loaded->Header.Algorithm : std::string("none");
+  };
+  CHECK(Algo(100, ReduceOp::Sum, 4) == "recursive-doubling");
+  CHECK(Algo(4096, ReduceOp::Sum, 4) == "ring");
+  CHECK(Algo(100, ReduceOp::Max, 4) == "rabenseifner");
+  CHECK(Algo(100, ReduceOp::Sum, 8) == "none");
+  CHECK(Warnings.empty());
+  CHECK(Algo(100, ReduceOp::Sum, 5) == "none");
+  REQUIRE(Warnings.size() == 1);
+  CHECK(Warnings[0].find("not what its name says") != std::string::npos);
+  PlanEntry *E = D->find(Collective::Allreduce, 4, 10, ReduceOp::Sum, Any, Warn);
+  REQUIRE(E);
+  CHECK(E->Hash == planHash(*E->Loaded));
+  llvm::sys::fs::remove_directories(Dir);
+}

@@ -1,0 +1,254 @@
+//===- TcpTest.cpp - The executor over TCP in forked processes ------------===//
+//
+// Real processes on loopback sockets through the local launcher: every
+// algorithm x collective for a few P compared with the test oracle, and the
+// failure modes the transport promises to turn into errors within a bounded
+// time: a killed peer, a stalled peer, a peer that never arrives, ranks
+// holding different plans.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Oracle.h"
+
+#include "compiler/algorithms/Algorithm.h"
+#include "runtime/Executor.h"
+#include "runtime/launcher/LocalLauncher.h"
+#include "runtime/tcp/TcpTransport.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <thread>
+#include <unistd.h>
+
+using namespace collplan;
+using namespace collplan::runtime;
+using namespace collplan::runtime::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+Plan compile(const char *Algorithm, Collective K, uint32_t P,
+             std::vector<uint64_t> Weights = {}) {
+  CompileRequest Req;
+  Req.Kind = K;
+  Req.Topo = Topology::flat(P);
+  Req.Weights = std::move(Weights);
+  if (hasRoot(K))
+    Req.Root = P - 1;
+  llvm::Expected<Plan> Pl = compilePlan(*findAlgorithm(Algorithm), Req);
+  REQUIRE(bool(Pl));
+  return std::move(*Pl);
+}
+
+/// Runs Pl in one child: Count elements of T under Op, compared with the
+/// oracle. Reports "ok" or what went wrong.
+int runAndCompare(const Plan &Pl, const TcpConfig &Config, uint64_t Count,
+                  Datatype T, ReduceOp Op, std::string &Report) {
+  llvm::Expected<std::unique_ptr<TcpTransport>> Tr =
+      TcpTransport::connect(Config);
+  if (!Tr) {
+    Report = llvm::toString(Tr.takeError());
+    return 5;
+  }
+  uint32_t R = Config.Rank;
+  const PlanHeader &H = Pl.Header;
+  Executor Ex(H, Pl.Programs[R], R);
+  std::vector<char> In = oracleInputBuffer(H, R, Count, T, Op);
+  std::vector<char> Out(Count * sizeOf(T));
+  CallArgs A;
+  A.Input = In.data();
+  A.Output = Out.data();
+  A.Count = Count;
+  A.Type = T;
+  A.Op = Operator::predefined(Op);
+  for (int Call = 0; Call < 2; ++Call)
+    if (llvm::Error E = Ex.run(**Tr, A)) {
+      Report = llvm::toString(std::move(E));
+      return 5;
+    }
+  std::vector<char> Want = oracleOutput(H, R, Count, T, Op);
+  Out.resize(Want.size());
+  if (Out != Want && !(H.Kind == Collective::Reduce && R != *H.Root)) {
+    Report = "wrong result";
+    return 1;
+  }
+  Report = "ok";
+  return 0;
+}
+
+std::string describe(const std::vector<RankOutcome> &Outcomes) {
+  std::string S;
+  for (size_t R = 0; R < Outcomes.size(); ++R)
+    S += "rank " + std::to_string(R) + " exit " +
+         std::to_string(Outcomes[R].ExitCode) + ": " + Outcomes[R].Report +
+         "\n";
+  return S;
+}
+
+} // namespace
+
+TEST_CASE("every algorithm and collective over TCP matches the oracle") {
+  uint32_t Variant = 0;
+  for (uint32_t P : {2u, 3u, 5u})
+    for (const Algorithm *A : allAlgorithms())
+      for (Collective K : A->collectives()) {
+        CompileRequest Req;
+        Req.Kind = K;
+        Req.Topo = Topology::flat(P);
+        if (hasRoot(K))
+          Req.Root = Variant % P;
+        if (K == Collective::Allgatherv)
+          for (uint32_t R = 0; R < P; ++R)
+            Req.Weights.push_back(R + 1);
+        llvm::Expected<Plan> Pl = compilePlan(*A, Req);
+        if (!Pl) {
+          llvm::consumeError(Pl.takeError());
+          continue;
+        }
+        ++Variant;
+        Datatype T = allDatatypes()[Variant % allDatatypes().size()];
+        ReduceOp Op = allReduceOps()[Variant % allReduceOps().size()];
+        if (!supports(T, Op))
+          Op = ReduceOp::Sum;
+        uint64_t Count = Variant % 2 ? 100003 : 37;
+        auto Outcomes = launchLocal(
+            P, 10s, 60s, [&](const TcpConfig &C, std::string &Report) {
+              return runAndCompare(*Pl, C, Count, T, Op, Report);
+            });
+        REQUIRE(bool(Outcomes));
+        INFO(A->name().str() << " " << collectiveName(K).str() << " P=" << P
+                             << "\n"
+                             << describe(*Outcomes));
+        for (const RankOutcome &O : *Outcomes)
+          CHECK(O.ExitCode == 0);
+      }
+}
+
+TEST_CASE("a killed peer ends the others' round with an error, not a hang") {
+  Plan Pl = compile("ring", Collective::Allreduce, 3);
+  auto Start = std::chrono::steady_clock::now();
+  auto Outcomes = launchLocal(
+      3, 20s, 60s, [&](const TcpConfig &C, std::string &Report) {
+        if (C.Rank == 1) {
+          auto T = TcpTransport::connect(C);
+          std::this_thread::sleep_for(200ms);
+          raise(SIGKILL);
+        }
+        return runAndCompare(Pl, C, 1 << 20, Datatype::Float, ReduceOp::Sum,
+                             Report);
+      });
+  REQUIRE(bool(Outcomes));
+  double Seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - Start)
+                       .count();
+  INFO(describe(*Outcomes));
+  CHECK((*Outcomes)[1].ExitCode == 128 + SIGKILL);
+  for (uint32_t R : {0u, 2u}) {
+    CHECK((*Outcomes)[R].ExitCode == 5);
+    CHECK((*Outcomes)[R].Report.find("rank 1") != std::string::npos);
+  }
+  CHECK(Seconds < 10); // Closed sockets are noticed at once, not at 20 s.
+}
+
+TEST_CASE("a stalled peer gives a timeout error within the configured time") {
+  Plan Pl = compile("ring", Collective::Allreduce, 3);
+  auto Start = std::chrono::steady_clock::now();
+  auto Outcomes = launchLocal(
+      3, 1s, 8s, [&](const TcpConfig &C, std::string &Report) {
+        if (C.Rank == 2) {
+          auto T = TcpTransport::connect(C);
+          std::this_thread::sleep_for(30s); // The launcher kills it at 8 s.
+          return 0;
+        }
+        return runAndCompare(Pl, C, 1000, Datatype::Int32, ReduceOp::Sum,
+                             Report);
+      });
+  REQUIRE(bool(Outcomes));
+  INFO(describe(*Outcomes));
+  for (uint32_t R : {0u, 1u}) {
+    CHECK((*Outcomes)[R].ExitCode == 5);
+    CHECK((*Outcomes)[R].Report.find("no progress for 1000 ms") !=
+          std::string::npos);
+  }
+  CHECK((*Outcomes)[2].ExitCode == 128 + SIGKILL);
+  double Seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - Start)
+                       .count();
+  CHECK(Seconds < 12);
+}
+
+TEST_CASE("a peer that never arrives fails the rendezvous within the timeout") {
+  Plan Pl = compile("ring", Collective::Allreduce, 3);
+  auto Start = std::chrono::steady_clock::now();
+  auto Outcomes = launchLocal(
+      3, 1s, 20s, [&](const TcpConfig &C, std::string &Report) {
+        if (C.Rank == 2)
+          return 0; // Never connects.
+        return runAndCompare(Pl, C, 10, Datatype::Int32, ReduceOp::Sum,
+                             Report);
+      });
+  REQUIRE(bool(Outcomes));
+  INFO(describe(*Outcomes));
+  CHECK((*Outcomes)[0].ExitCode == 5);
+  CHECK((*Outcomes)[0].Report.find("waited for 1 more rank") !=
+        std::string::npos);
+  CHECK((*Outcomes)[1].ExitCode == 5);
+  double Seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - Start)
+                       .count();
+  CHECK(Seconds < 10);
+}
+
+TEST_CASE("ranks holding different plans fail naming both hashes") {
+  auto Outcomes = launchLocal(
+      4, 5s, 20s, [&](const TcpConfig &C, std::string &Report) {
+        auto T = TcpTransport::connect(C);
+        if (!T) {
+          Report = llvm::toString(T.takeError());
+          return 5;
+        }
+        uint64_t Hash = C.Rank == 3 ? 0xabcdef : 0x123456;
+        llvm::Error E = checkSameHash(**T, Hash);
+        Report = E ? llvm::toString(std::move(E)) : "agreed";
+        return E ? 5 : 0;
+      });
+  REQUIRE(bool(Outcomes));
+  INFO(describe(*Outcomes));
+  for (const RankOutcome &O : *Outcomes) {
+    CHECK(O.ExitCode == 5);
+    CHECK(O.Report.find("0000000000abcdef") != std::string::npos);
+    CHECK(O.Report.find("0000000000123456") != std::string::npos);
+  }
+}
+
+TEST_CASE("the environment describes a rank") {
+  setenv("COLLPLAN_RANK", "2", 1);
+  setenv("COLLPLAN_SIZE", "4", 1);
+  setenv("COLLPLAN_ADDR", "127.0.0.1:29611", 1);
+  setenv("COLLPLAN_TIMEOUT", "7", 1);
+  llvm::Expected<TcpConfig> C = tcpConfigFromEnvironment();
+  REQUIRE(bool(C));
+  CHECK(C->Rank == 2);
+  CHECK(C->Size == 4);
+  CHECK(C->Host == "127.0.0.1");
+  CHECK(C->Port == 29611);
+  CHECK(C->Timeout == 7s);
+  setenv("COLLPLAN_RANK", "4", 1);
+  llvm::Expected<TcpConfig> Bad = tcpConfigFromEnvironment();
+  REQUIRE(!Bad);
+  CHECK(llvm::toString(Bad.takeError()).find("COLLPLAN_RANK=4") !=
+        std::string::npos);
+  setenv("COLLPLAN_RANK", "1", 1);
+  setenv("COLLPLAN_ADDR", "127.0.0.1", 1);
+  llvm::Expected<TcpConfig> NoPort = tcpConfigFromEnvironment();
+  REQUIRE(!NoPort);
+  CHECK(llvm::toString(NoPort.takeError()).find("COLLPLAN_ADDR") !=
+        std::string::npos);
+  unsetenv("COLLPLAN_RANK");
+  unsetenv("COLLPLAN_SIZE");
+  unsetenv("COLLPLAN_ADDR");
+  unsetenv("COLLPLAN_TIMEOUT");
+}

@@ -1,0 +1,35 @@
+#!/bin/sh
+# run_interposer.sh COLLPLAN LIBRARY APP WORKDIR P
+# Compiles a plan directory for P ranks with COLLPLAN, runs the unmodified
+# MPI program APP under mpirun with LIBRARY preloaded, and checks that it
+# succeeded and that every collective really ran from a plan (the
+# COLLPLAN_VERBOSE log names each plan file).
+set -eu
+COLLPLAN=$1 LIB=$2 APP=$3 WORK=$4 P=$5
+PLANS=$WORK/plans
+rm -rf "$WORK" && mkdir -p "$PLANS"
+W=$(seq 1 "$P" | paste -sd, -)
+"$COLLPLAN" compile -c allreduce -a ring -P "$P" -o "$PLANS/allreduce-p$P-0-inf.cplan" >/dev/null
+"$COLLPLAN" compile -c reduce-scatter -a ring -P "$P" -o "$PLANS/reduce-scatter-p$P-0-inf.yaml" >/dev/null
+"$COLLPLAN" compile -c allgather -a ring -P "$P" -o "$PLANS/allgather-p$P-0-inf.json" >/dev/null
+"$COLLPLAN" compile -c allgatherv -a recursive-doubling -P "$P" --weights "$W" -o "$PLANS/allgatherv-p$P-0-inf.cplan" >/dev/null
+"$COLLPLAN" compile -c broadcast -a binomial -P "$P" --root 0 -o "$PLANS/broadcast-p$P-0-inf.cplan" >/dev/null
+# A plan for another size must be ignored.
+"$COLLPLAN" compile -c allreduce -a ring -P $((P + 1)) -o "$PLANS/allreduce-p$((P + 1))-0-inf.cplan" >/dev/null
+
+mpirun --oversubscribe -n "$P" -x LD_PRELOAD="$LIB" -x COLLPLAN_PLANS="$PLANS" \
+  -x COLLPLAN_VERBOSE=1 "$APP" 2>"$WORK/log" >"$WORK/out" || {
+  cat "$WORK/out" "$WORK/log"; echo "FAIL: the program failed"; exit 1; }
+cat "$WORK/out"
+for F in MPI_Allreduce:allreduce-p$P-0-inf.cplan \
+         MPI_Reduce_scatter_block:reduce-scatter-p$P-0-inf.yaml \
+         MPI_Allgather:allgather-p$P-0-inf.json \
+         MPI_Allgatherv:allgatherv-p$P-0-inf.cplan \
+         MPI_Bcast:broadcast-p$P-0-inf.cplan; do
+  FN=${F%%:*} FILE=${F#*:}
+  N=$(grep -c "rank [0-9]*: $FN of .*plan $PLANS/$FILE" "$WORK/log" || true)
+  if [ "$N" -lt "$P" ]; then
+    cat "$WORK/log"; echo "FAIL: $FN did not run from $FILE on every rank"; exit 1
+  fi
+done
+echo "every collective ran from its plan on all $P ranks"

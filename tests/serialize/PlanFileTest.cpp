@@ -1,0 +1,176 @@
+//===- PlanFileTest.cpp - Round trips, determinism and the plan hash ------===//
+
+#include "PlanSamples.h"
+
+#include "compiler/serialize/PlanFile.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/JSON.h"
+
+#include <doctest/doctest.h>
+
+using namespace collplan;
+using namespace collplan::test;
+
+static constexpr PlanFormat AllFormats[] = {PlanFormat::Yaml, PlanFormat::Json,
+                                            PlanFormat::Binary};
+
+static Plan roundTrip(const Plan &P, PlanFormat F) {
+  std::string Bytes = encodePlan(P, F);
+  llvm::Expected<Plan> Back = decodePlan(Bytes, "mem");
+  REQUIRE_MESSAGE(bool(Back), llvm::toString(Back.takeError()));
+  // Re-encoding what was read gives the same bytes.
+  CHECK(encodePlan(*Back, F) == Bytes);
+  return std::move(*Back);
+}
+
+TEST_CASE("a hand-built plan with every field survives all three formats") {
+  Plan P = handBuiltPlan();
+  REQUIRE(checkStructure(P).empty());
+  for (PlanFormat F : AllFormats) {
+    CAPTURE(formatName(F));
+    checkSamePlan(P, roundTrip(P, F));
+  }
+}
+
+TEST_CASE("compiled ring plans survive all three formats") {
+  for (Collective C : {Collective::Allreduce, Collective::ReduceScatter,
+                       Collective::Allgather})
+    for (uint32_t N : {1u, 2u, 3u, 7u, 16u})
+      for (PlanFormat F : AllFormats) {
+        CAPTURE(N);
+        CAPTURE(formatName(F));
+        Plan P = compiledPlan("ring", C, Topology::flat(N));
+        checkSamePlan(P, roundTrip(P, F));
+      }
+  Plan P = compiledPlan("ring", Collective::Allreduce,
+                        Topology::nodes(4, 3, RankMapping::RoundRobin));
+  for (PlanFormat F : AllFormats)
+    checkSamePlan(P, roundTrip(P, F));
+}
+
+TEST_CASE("encoding is deterministic") {
+  for (PlanFormat F : AllFormats) {
+    CAPTURE(formatName(F));
+    // Two plans built apart, parameters inserted in different orders.
+    Plan A = handBuiltPlan(), B = handBuiltPlan();
+    B.Header.Params.clear();
+    for (auto It = A.Header.Params.rbegin(); It != A.Header.Params.rend(); ++It)
+      B.Header.Params.emplace(It->first, It->second);
+    CHECK(encodePlan(A, F) == encodePlan(B, F));
+    CHECK(encodePlan(A, F) == encodePlan(A, F));
+  }
+}
+
+TEST_CASE("YAML writes one operation per line in flow style") {
+  Plan P = compiledPlan("ring", Collective::Allreduce, Topology::flat(3));
+  std::string Yaml = encodePlan(P, PlanFormat::Yaml);
+  // ring.md §3.2: at step 1 rank 0 sends chunk 1 to rank 2 and reduces chunk 2
+  // from rank 1.
+  CHECK(
+      Yaml.find("- {kind: send, peer: 2, buffer: data, blocks: [[1, 2]]}\n") !=
+      std::string::npos);
+  CHECK(Yaml.find("- {kind: recv, peer: 1, buffer: data, combine: reduce, "
+                  "blocks: [[2, 3]]}\n") != std::string::npos);
+  size_t Ops = 0;
+  for (const Program &Prog : P.Programs)
+    for (const Round &Rd : Prog.Rounds)
+      Ops += Rd.Ops.size();
+  llvm::SmallVector<llvm::StringRef, 64> Lines;
+  llvm::StringRef(Yaml).split(Lines, '\n');
+  CHECK(llvm::count_if(Lines, [](llvm::StringRef L) {
+          return L.ltrim().startswith("- {kind: ");
+        }) == long(Ops));
+  CHECK(
+      llvm::StringRef(Yaml).startswith("format: collplan-plan\nversion: 1\n"));
+}
+
+TEST_CASE("JSON writes one operation per line and parses as JSON") {
+  Plan P = compiledPlan("ring", Collective::Allgather, Topology::flat(4));
+  std::string Json = encodePlan(P, PlanFormat::Json);
+  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Json);
+  REQUIRE_MESSAGE(bool(V), llvm::toString(V.takeError()));
+  const llvm::json::Object *O = V->getAsObject();
+  REQUIRE(O);
+  CHECK(O->getString("format") ==
+        llvm::Optional<llvm::StringRef>(llvm::StringRef("collplan-plan")));
+  CHECK(O->getInteger("ranks") == llvm::Optional<int64_t>(4));
+  CHECK(Json.find("{\"kind\":\"send\",\"peer\":3,\"buffer\":\"data\","
+                  "\"blocks\":[[0,1]]}") != std::string::npos);
+}
+
+TEST_CASE("the format follows the file extension") {
+  CHECK(formatForPath("a/b.yaml") == PlanFormat::Yaml);
+  CHECK(formatForPath("b.YML") == PlanFormat::Yaml);
+  CHECK(formatForPath("x.json") == PlanFormat::Json);
+  CHECK(formatForPath("/tmp/p.cplan") == PlanFormat::Binary);
+  CHECK(!formatForPath("plan.txt"));
+  CHECK(!formatForPath("plan"));
+  CHECK(formatName(PlanFormat::Binary) == "binary");
+}
+
+/// FNV-1a, written out here from its definition (Fowler, Noll, Vo).
+static uint64_t fnv1a(llvm::StringRef Bytes) {
+  uint64_t H = 14695981039346656037ULL;
+  for (unsigned char C : Bytes)
+    H = (H ^ C) * 1099511628211ULL;
+  return H;
+}
+
+TEST_CASE("the plan hash is FNV-1a of the binary form and sees every field") {
+  Plan P = handBuiltPlan();
+  CHECK(planHash(P) == fnv1a(encodePlan(P, PlanFormat::Binary)));
+  CHECK(planHash(P) == planHash(handBuiltPlan()));
+  uint64_t Base = planHash(P);
+  auto Differs = [&](auto Mutate) {
+    Plan Q = handBuiltPlan();
+    Mutate(Q);
+    return planHash(Q) != Base;
+  };
+  CHECK(Differs([](Plan &Q) { Q.Header.Kind = Collective::Broadcast; }));
+  CHECK(Differs([](Plan &Q) { Q.Header.Algorithm = "other"; }));
+  CHECK(Differs([](Plan &Q) { Q.Header.Params["segments"] = "5"; }));
+  CHECK(Differs([](Plan &Q) { Q.Header.Weights[3] += 1; }));
+  CHECK(Differs([](Plan &Q) { Q.Header.Root = 1; }));
+  CHECK(Differs([](Plan &Q) { Q.Header.Buffers[1] = "tmq"; }));
+  CHECK(Differs([](Plan &Q) { Q.Header.RequiresCommutative = true; }));
+  CHECK(Differs([](Plan &Q) {
+    Q.Header.Topo = Topology::torus({3, 2}, 2, RankMapping::RoundRobin);
+  }));
+  CHECK(Differs([](Plan &Q) { Q.Programs[5].Rounds[1].Ops[2].Peer ^= 1; }));
+  CHECK(Differs([](Plan &Q) { Q.Programs[0].Rounds[2].Index += 1; }));
+  CHECK(Differs(
+      [](Plan &Q) { Q.Programs[7].Rounds[0].Ops[1].Mode = Combine::Replace; }));
+  CHECK(Differs(
+      [](Plan &Q) { Q.Programs[11].Rounds[1].Ops[0].Blocks.insert(23, 24); }));
+}
+
+TEST_CASE("the plan hash prints as 16 lowercase hex digits") {
+  CHECK(planHashHex(0) == "0000000000000000");
+  CHECK(planHashHex(0x1f) == "000000000000001f");
+  CHECK(planHashHex(0xfedcba9876543210ULL) == "fedcba9876543210");
+}
+
+TEST_CASE("every format rejects a newer version by name") {
+  Plan P = compiledPlan("ring", Collective::Allreduce, Topology::flat(2));
+  std::string Yaml = encodePlan(P, PlanFormat::Yaml);
+  std::string Json = encodePlan(P, PlanFormat::Json);
+  std::string Binary = encodePlan(P, PlanFormat::Binary);
+  auto Replace = [](std::string S, llvm::StringRef From, llvm::StringRef To) {
+    size_t At = S.find(From.str());
+    REQUIRE(At != std::string::npos);
+    return S.replace(At, From.size(), To.str());
+  };
+  Yaml = Replace(Yaml, "version: 1", "version: 2");
+  Json = Replace(Json, "\"version\": 1", "\"version\": 2");
+  REQUIRE(Binary[8] == 1); // The version follows the 8-byte magic.
+  Binary[8] = 2;
+  for (const std::string &Bytes : {Yaml, Json, Binary}) {
+    llvm::Expected<Plan> Back = decodePlan(Bytes, "future.plan");
+    REQUIRE(!Back);
+    std::string Message = llvm::toString(Back.takeError());
+    CHECK(llvm::StringRef(Message).startswith("future.plan: "));
+    CHECK(Message.find("version 2 is newer than this collplan supports (1)") !=
+          std::string::npos);
+  }
+}

@@ -1,0 +1,225 @@
+//===- plan_bench.cpp - Time and memory to compile + verify plans ---------===//
+//
+// Prints, for each algorithm and P, the wall time to compile and to verify a
+// plan and the peak resident memory of doing both. Every case runs in a child
+// process so its peak memory is its own (wait4's ru_maxrss).
+//
+//   plan_bench [--collective allreduce] [--algorithms ring,rabenseifner]
+//              [--ranks 1024,4096] [--bytes 1MiB] [--param k=v]
+//              [--verify-mode auto|exact|hashed] [--format text|json]
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/algorithms/Algorithm.h"
+#include "compiler/verify/Verifier.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace collplan;
+
+namespace {
+
+/// Plans with more operations than this are not built: ring at P = 65536
+/// has 2P(P-1) ~ 8.6e9 operations, far beyond this machine's memory.
+constexpr uint64_t MaxOps = 400'000'000;
+
+struct CaseResult {
+  bool Ran = false;
+  std::string Skipped;
+  double CompileSeconds = 0, VerifySeconds = 0;
+  uint64_t Rounds = 0, Messages = 0, BlockTransfers = 0;
+  bool Valid = false;
+  VerifyMode Mode = VerifyMode::Auto;
+  double PeakMiB = 0;
+};
+
+double since(std::chrono::steady_clock::time_point T) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - T)
+      .count();
+}
+
+/// Runs in the child: compile, verify, write the figures to Fd.
+void runCase(const Algorithm &A, const CompileRequest &Req, VerifyMode Mode,
+             int Fd) {
+  CaseResult R;
+  llvm::Expected<PlanHeader> Header = A.prepare(Req);
+  if (!Header) {
+    R.Skipped = llvm::toString(Header.takeError());
+  } else {
+    uint64_t Ops = 0;
+    for (const Round &Rd : A.buildRank(*Header, 0).Rounds)
+      Ops += Rd.Ops.size();
+    if (Ops * Header->Ranks > MaxOps)
+      R.Skipped = "about " + std::to_string(Ops * Header->Ranks) +
+                  " operations, over the " + std::to_string(MaxOps) +
+                  " this benchmark builds";
+  }
+  if (R.Skipped.empty()) {
+    auto T0 = std::chrono::steady_clock::now();
+    llvm::Expected<Plan> P = compilePlan(A, Req);
+    R.CompileSeconds = since(T0);
+    if (!P) {
+      R.Skipped = llvm::toString(P.takeError());
+    } else {
+      VerifyOptions VO;
+      VO.Mode = Mode;
+      auto T1 = std::chrono::steady_clock::now();
+      VerifyResult V = verifyPlan(*P, VO);
+      R.VerifySeconds = since(T1);
+      R.Ran = true;
+      R.Valid = V.Valid;
+      R.Rounds = V.Stats.Rounds;
+      R.Messages = V.Stats.Messages;
+      R.BlockTransfers = V.Stats.BlockTransfers;
+      R.Mode = V.Stats.ModeUsed;
+    }
+  }
+  std::string Line = std::to_string(R.Ran) + "\t" + std::to_string(R.Valid) +
+                     "\t" + std::to_string(R.CompileSeconds) + "\t" +
+                     std::to_string(R.VerifySeconds) + "\t" +
+                     std::to_string(R.Rounds) + "\t" +
+                     std::to_string(R.Messages) + "\t" +
+                     std::to_string(R.BlockTransfers) + "\t" +
+                     std::to_string(int(R.Mode)) + "\t" + R.Skipped;
+  (void)!write(Fd, Line.data(), Line.size());
+}
+
+CaseResult runIsolated(const Algorithm &A, const CompileRequest &Req,
+                       VerifyMode Mode) {
+  int Pipe[2];
+  CaseResult R;
+  if (pipe(Pipe) != 0) {
+    R.Skipped = "pipe failed";
+    return R;
+  }
+  pid_t Child = fork();
+  if (Child == 0) {
+    close(Pipe[0]);
+    runCase(A, Req, Mode, Pipe[1]);
+    _exit(0);
+  }
+  close(Pipe[1]);
+  std::string Text;
+  char Buf[4096];
+  ssize_t N;
+  while ((N = read(Pipe[0], Buf, sizeof(Buf))) > 0)
+    Text.append(Buf, size_t(N));
+  close(Pipe[0]);
+  int Status = 0;
+  struct rusage Usage {};
+  wait4(Child, &Status, 0, &Usage);
+  R.PeakMiB = Usage.ru_maxrss / 1024.0;
+  llvm::SmallVector<llvm::StringRef, 9> F;
+  llvm::StringRef(Text).split(F, '\t', 8);
+  if (!WIFEXITED(Status) || WEXITSTATUS(Status) != 0 || F.size() < 9) {
+    R.Skipped = "the case crashed or ran out of memory";
+    return R;
+  }
+  R.Ran = F[0] == "1";
+  R.Valid = F[1] == "1";
+  R.CompileSeconds = std::stod(F[2].str());
+  R.VerifySeconds = std::stod(F[3].str());
+  F[4].getAsInteger(10, R.Rounds);
+  F[5].getAsInteger(10, R.Messages);
+  F[6].getAsInteger(10, R.BlockTransfers);
+  int ModeNumber = 0;
+  F[7].getAsInteger(10, ModeNumber);
+  R.Mode = VerifyMode(ModeNumber);
+  R.Skipped = F[8].str();
+  return R;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  CLI::App App{"Wall time and peak memory to compile + verify plans"};
+  std::string CollectiveName = "allreduce";
+  std::vector<std::string> Algorithms = {"ring", "recursive-doubling",
+                                         "rabenseifner"};
+  std::vector<uint32_t> RankCounts = {1024, 4096, 16384, 65536};
+  std::vector<std::string> Params;
+  std::string Format = "text", ModeName = "auto";
+  uint64_t Bytes = 1 << 20;
+  App.add_option("--collective", CollectiveName)->capture_default_str();
+  App.add_option("--algorithms", Algorithms)->delimiter(',');
+  App.add_option("--ranks", RankCounts)->delimiter(',');
+  App.add_option("--bytes", Bytes)->capture_default_str();
+  App.add_option("--param", Params, "NAME=VALUE, repeatable");
+  App.add_option("--verify-mode", ModeName)
+      ->check(CLI::IsMember({"auto", "exact", "hashed"}));
+  App.add_option("--format", Format)->check(CLI::IsMember({"text", "json"}));
+  CLI11_PARSE(App, Argc, Argv);
+
+  std::optional<Collective> Kind = parseCollective(CollectiveName);
+  if (!Kind) {
+    llvm::errs() << "plan_bench: unknown collective " << CollectiveName << "\n";
+    return 2;
+  }
+  VerifyMode Mode = ModeName == "exact"    ? VerifyMode::Exact
+                    : ModeName == "hashed" ? VerifyMode::Hashed
+                                           : VerifyMode::Auto;
+  bool Json = Format == "json";
+  if (!Json)
+    llvm::outs() << "algorithm                  P  rounds  compile_s   verify_s    mode   peak_MiB  result\n";
+  llvm::json::Array Rows;
+  for (const std::string &Name : Algorithms) {
+    const Algorithm *A = findAlgorithm(Name);
+    if (!A) {
+      llvm::errs() << "plan_bench: unknown algorithm " << Name << "\n";
+      return 2;
+    }
+    for (uint32_t P : RankCounts) {
+      CompileRequest Req;
+      Req.Kind = *Kind;
+      Req.Topo = Topology::flat(P);
+      Req.Bytes = Bytes;
+      for (const std::string &KV : Params) {
+        auto [K, V] = llvm::StringRef(KV).split('=');
+        Req.Params[K.str()] = V.str();
+      }
+      if (hasRoot(*Kind))
+        Req.Root = 0;
+      CaseResult R = runIsolated(*A, Req, Mode);
+      std::string Result = !R.Ran      ? "skipped: " + R.Skipped
+                           : R.Valid ? "valid"
+                                     : "INVALID";
+      if (Json) {
+        Rows.push_back(llvm::json::Object{
+            {"algorithm", Name},
+            {"ranks", int64_t(P)},
+            {"ran", R.Ran},
+            {"valid", R.Valid},
+            {"rounds", int64_t(R.Rounds)},
+            {"compile_seconds", R.CompileSeconds},
+            {"verify_seconds", R.VerifySeconds},
+            {"verify_mode", verifyModeName(R.Mode)},
+            {"peak_mib", R.PeakMiB},
+            {"block_transfers", int64_t(R.BlockTransfers)},
+            {"note", R.Skipped}});
+      } else {
+        llvm::outs() << llvm::format(
+            "%-20s %7u %7llu %10.3f %10.3f %7s %10.1f  %s\n", Name.c_str(), P,
+            (unsigned long long)R.Rounds, R.CompileSeconds, R.VerifySeconds,
+            R.Ran ? verifyModeName(R.Mode).str().c_str() : "-", R.PeakMiB,
+            Result.c_str());
+      }
+      llvm::outs().flush();
+    }
+  }
+  if (Json)
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(Rows)))
+                 << "\n";
+  return 0;
+}

@@ -198,10 +198,9 @@ llvm::Error Executor::runRounds(Transport &T, char *Data,
 
     if (!Sends.empty() || !Receives.empty())
       if (llvm::Error E = T.exchange(Sends, Receives))
-        return llvm::joinErrors(
-            createStringError(inconvertibleErrorCode(),
-                              "rank %u, round %u:", Rank, Rd.Index),
-            std::move(E));
+        return createStringError(inconvertibleErrorCode(), "round %u: %s",
+                                 Rd.Index,
+                                 llvm::toString(std::move(E)).c_str());
 
     for (const PendingReduce &PR : Reduces) {
       const char *In = Staging.data() + PR.StagingOffset;

@@ -24,12 +24,14 @@
 // (spec §3.6), so it is the default group for powers of two.
 //
 // Choosing r: every r in 0..L is compiled and priced with evaluateCost while
-// P * (L + 1) stays under ExactSearchLimit. Beyond that only rank 0's program
-// is built and its rounds are priced as alpha + beta * bytes + gamma *
+// P * (L + 1) stays under ExactSearchLimit, and always when nodes hold several
+// ranks (intra-node alpha/beta break the symmetry). Beyond that only rank 0's
+// program is built and its rounds are priced as alpha + beta * bytes + gamma *
 // reduced-bytes with uniform blocks of Bytes / P: every rank runs a congruent
 // program (rotated or XOR-relabelled) in lockstep, so that sum is exactly what
 // evaluateCost returns on a flat topology when P divides Bytes, and differs by
-// under one block's bytes per round otherwise.
+// under one block's bytes per round otherwise (PermutationSweepTest checks the
+// choice against evaluateCost at P = 2047 and 2048).
 //
 //===----------------------------------------------------------------------===//
 
@@ -492,6 +494,9 @@ std::string PermutationAlgorithm::explain(const CompileRequest &Request,
                        paperEstimate(S.P, R, M, Request.Cost) * 1e3,
                        Costs[R] * 1e3)
        << (R == S.R ? "  <- chosen" : "") << "\n";
+  if (S.P == 2)
+    OS << "paper (44) has no gamma term at P = 2; the plan combines m bytes "
+          "(spec §7.4)\n";
   double Star = paperOptimum(S.P, M, Request.Cost);
   if (std::isnan(Star))
     OS << "paper (37): undefined for P <= 2\n";

@@ -146,10 +146,17 @@ TEST_CASE("a killed peer ends the others' round with an error, not a hang") {
                        .count();
   INFO(describe(*Outcomes));
   CHECK((*Outcomes)[1].ExitCode == 128 + SIGKILL);
+  // Survivors fail; rank 1's neighbour names it (the other may see rank 0
+  // leave first, as it fails and closes its sockets).
   for (uint32_t R : {0u, 2u}) {
     CHECK((*Outcomes)[R].ExitCode == 5);
-    CHECK((*Outcomes)[R].Report.find("rank 1") != std::string::npos);
+    CHECK((*Outcomes)[R].Report.find("connection to rank") !=
+          std::string::npos);
   }
+  CHECK(((*Outcomes)[0].Report.find("connection to rank 1") !=
+             std::string::npos ||
+         (*Outcomes)[2].Report.find("connection to rank 1") !=
+             std::string::npos));
   CHECK(Seconds < 10); // Closed sockets are noticed at once, not at 20 s.
 }
 
@@ -212,8 +219,9 @@ TEST_CASE("ranks holding different plans fail naming both hashes") {
         }
         uint64_t Hash = C.Rank == 3 ? 0xabcdef : 0x123456;
         llvm::Error E = checkSameHash(**T, Hash);
-        Report = E ? llvm::toString(std::move(E)) : "agreed";
-        return E ? 5 : 0;
+        bool Failed = bool(E);
+        Report = Failed ? llvm::toString(std::move(E)) : "agreed";
+        return Failed ? 5 : 0;
       });
   REQUIRE(bool(Outcomes));
   INFO(describe(*Outcomes));

@@ -93,8 +93,9 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
             llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress =
                 nullptr);
 
-/// A header with the request's collective, ranks, topology, root and weights
-/// filled in and Algorithm = A.name(): the start of every prepare().
+/// A header with the request's collective, ranks, topology and root filled in
+/// and Algorithm = A.name(): the start of every prepare(). Weights are left to
+/// the algorithm, which maps the request's per-rank weights onto its blocks.
 PlanHeader headerFor(const Algorithm &A, const CompileRequest &Request);
 
 /// Rejects a request the algorithm cannot serve: an unsupported collective, a

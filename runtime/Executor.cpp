@@ -39,8 +39,7 @@ bool violatesCommutativity(const PlanHeader &Header, const Operator &Op) {
   return Header.RequiresCommutative && !Op.Commutative;
 }
 
-Executor::Executor(const PlanHeader &Header, const Program &Prog,
-                   uint32_t Rank)
+Executor::Executor(const PlanHeader &Header, const Program &Prog, uint32_t Rank)
     : Header(Header), Prog(Prog), Rank(Rank) {}
 
 uint64_t Executor::localCount(uint64_t Count) const {
@@ -62,10 +61,10 @@ llvm::Error Executor::checkCall(Transport &T, const CallArgs &Args) const {
                              Rank, T.rank());
   if (reduces(Header.Kind)) {
     if (!Args.Op.User && !supports(Args.Type, Args.Op.Kind))
-      return createStringError(
-          inconvertibleErrorCode(), "operator %s is not defined on %s",
-          reduceOpName(Args.Op.Kind).str().c_str(),
-          datatypeName(Args.Type).str().c_str());
+      return createStringError(inconvertibleErrorCode(),
+                               "operator %s is not defined on %s",
+                               reduceOpName(Args.Op.Kind).str().c_str(),
+                               datatypeName(Args.Type).str().c_str());
     if (violatesCommutativity(Header, Args.Op))
       return createStringError(
           inconvertibleErrorCode(),
@@ -78,8 +77,8 @@ llvm::Error Executor::checkCall(Transport &T, const CallArgs &Args) const {
     return createStringError(inconvertibleErrorCode(),
                              "%llu elements do not fit in memory",
                              (unsigned long long)Args.Count);
-  bool OutputNeeded = !(Header.Kind == Collective::Reduce &&
-                        Header.Root && *Header.Root != Rank && Args.Input);
+  bool OutputNeeded = !(Header.Kind == Collective::Reduce && Header.Root &&
+                        *Header.Root != Rank && Args.Input);
   if (Args.Count > 0 && OutputNeeded && !Args.Output)
     return createStringError(inconvertibleErrorCode(),
                              "no output buffer for %llu elements",
@@ -98,7 +97,8 @@ llvm::Error Executor::run(Transport &T, const CallArgs &Args) {
   BlockSet Owned;
   if (hasOwnedBlocks(Header.Kind))
     Owned = Header.ownedBy(Rank);
-  uint64_t OwnedBegin = Owned.empty() ? 0 : Layout.begin(Owned.ranges()[0].Begin);
+  uint64_t OwnedBegin =
+      Owned.empty() ? 0 : Layout.begin(Owned.ranges()[0].Begin);
   size_t OwnedBytes = size_t(Layout.size(Owned)) * ES;
 
   // Choose the data buffer and put the rank's contribution into it.
@@ -188,8 +188,7 @@ llvm::Error Executor::runRounds(Transport &T, char *Data,
         StagingUsed += Bytes;
         Reduces.push_back(std::move(PR));
       } else {
-        appendSegments(Layout, O.Blocks, BufferBase(O.Buffer), ES,
-                       M.Segments);
+        appendSegments(Layout, O.Blocks, BufferBase(O.Buffer), ES, M.Segments);
         if (M.Segments.empty())
           continue; // Empty on both sides: the peer skips it too.
       }

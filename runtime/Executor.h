@@ -1,4 +1,5 @@
-//===- Executor.h - Runs one rank's program on a user buffer -----*- C++ -*-===//
+//===- Executor.h - Runs one rank's program on a user buffer -----*- C++
+//-*-===//
 //
 // The executor maps a plan's blocks onto a vector of Count elements
 // (BlockLayout), then runs the rank's rounds with the semantics documented at

@@ -25,8 +25,8 @@ constexpr TypeInfo Types[] = {
     {Datatype::Float, "float", 4},   {Datatype::Double, "double", 8},
 };
 
-constexpr const char *OpNames[] = {"sum",  "prod", "min",  "max",  "band",
-                                   "bor",  "bxor", "land", "lor",  "lxor"};
+constexpr const char *OpNames[] = {"sum", "prod", "min",  "max", "band",
+                                   "bor", "bxor", "land", "lor", "lxor"};
 
 // Signed overflow is undefined in C++; MPI libraries wrap. Doing the
 // arithmetic in the unsigned type of the same width wraps by definition.
@@ -111,9 +111,9 @@ std::optional<Datatype> parseDatatype(llvm::StringRef Name) {
 
 llvm::ArrayRef<Datatype> allDatatypes() {
   static constexpr Datatype All[] = {
-      Datatype::Int8,   Datatype::Int16,  Datatype::Int32, Datatype::Int64,
-      Datatype::UInt8,  Datatype::UInt16, Datatype::UInt32,
-      Datatype::UInt64, Datatype::Float,  Datatype::Double};
+      Datatype::Int8,  Datatype::Int16,  Datatype::Int32,  Datatype::Int64,
+      Datatype::UInt8, Datatype::UInt16, Datatype::UInt32, Datatype::UInt64,
+      Datatype::Float, Datatype::Double};
   return All;
 }
 

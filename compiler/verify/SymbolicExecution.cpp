@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace collplan {
 namespace verify {
@@ -125,8 +127,11 @@ public:
       : H(H), X(X), MaxErrors(MaxErrors), S(S), CB(X.ChunkBlocks),
         NumBuffers(H.Buffers.size()), Errors(Errors) {}
 
-  void run() {
-    for (uint64_t Chunk = 0; Chunk + 1 < X.ChunkBegin.size(); ++Chunk) {
+  /// Replays chunks First, First + Stride, ...: chunks are independent, so
+  /// threads split them.
+  void run(uint64_t First, uint64_t Stride) {
+    for (uint64_t Chunk = First; Chunk + 1 < X.ChunkBegin.size();
+         Chunk += Stride) {
       C0 = Chunk * CB;
       N = std::min(CB, H.Blocks - C0);
       ChunkErrors = 0;
@@ -305,10 +310,27 @@ private:
   }
 };
 
-template <class Store>
+/// Replays every chunk on Threads threads, each with its own store from
+/// MakeStore(); diagnostics are gathered per thread and appended in thread
+/// order (the caller sorts them).
+template <class MakeStoreFn>
 void replayWith(const PlanHeader &H, const ReplayIndex &X, size_t MaxErrors,
-                Store &&S, std::vector<Diagnostic> &Errors) {
-  Replay<std::remove_reference_t<Store>>(H, X, MaxErrors, S, Errors).run();
+                unsigned Threads, MakeStoreFn MakeStore,
+                std::vector<Diagnostic> &Errors) {
+  std::vector<std::vector<Diagnostic>> Found(Threads);
+  auto Work = [&](unsigned T) {
+    auto S = MakeStore();
+    Replay<decltype(S)>(H, X, MaxErrors, S, Found[T]).run(T, Threads);
+  };
+  std::vector<std::thread> Pool;
+  for (unsigned T = 1; T < Threads; ++T)
+    Pool.emplace_back(Work, T);
+  Work(0);
+  for (std::thread &Th : Pool)
+    Th.join();
+  for (std::vector<Diagnostic> &F : Found)
+    Errors.insert(Errors.end(), std::make_move_iterator(F.begin()),
+                  std::make_move_iterator(F.end()));
 }
 
 /// Chunks aim at this much state so it stays in a last-level cache while
@@ -332,7 +354,9 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
                          std::vector<Diagnostic> &Errors) {
   const PlanHeader &H = P.Header;
   ReplayIndex X(P, Matched);
-  uint64_t MaxCB = chunkBlocks(H, Mode, Options.MemoryBudget);
+  // One thread per core, each with its own store: the budget is shared.
+  unsigned Threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  uint64_t MaxCB = chunkBlocks(H, Mode, Options.MemoryBudget / Threads);
   uint64_t CB = std::min(MaxCB, chunkBlocks(H, Mode, CacheTarget));
   // The per-chunk lists cost 4 bytes per (step, chunk touched): coarser
   // chunks when they would outgrow a quarter of the budget.
@@ -340,13 +364,16 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
          X.touches(CB) * sizeof(uint32_t) > Options.MemoryBudget / 4)
     CB = std::min(MaxCB, CB * 2);
   X.bucket(CB, H.Blocks);
+  Threads = unsigned(std::min<uint64_t>(Threads, X.ChunkBegin.size() - 1));
+  Threads = std::max(Threads, 1u);
   uint32_t Buffers = H.Buffers.size();
   if (Mode == VerifyMode::Exact)
-    replayWith(H, X, Options.MaxErrors, ExactStore(H.Ranks, Buffers, CB),
-               Errors);
+    replayWith(H, X, Options.MaxErrors, Threads,
+               [&] { return ExactStore(H.Ranks, Buffers, CB); }, Errors);
   else
-    replayWith(H, X, Options.MaxErrors,
-               HashedStore(H.Ranks, Buffers, CB, Options.Seed), Errors);
+    replayWith(H, X, Options.MaxErrors, Threads,
+               [&] { return HashedStore(H.Ranks, Buffers, CB, Options.Seed); },
+               Errors);
 }
 
 } // namespace verify

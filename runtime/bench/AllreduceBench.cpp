@@ -38,8 +38,8 @@ int main(int Argc, char **Argv) {
   if (!Pl || Pl->Header.Ranks != uint32_t(P) ||
       Pl->Header.Kind != Collective::Allreduce) {
     if (Rank == 0)
-      std::fprintf(stderr, "%s: not an allreduce plan for P = %d%s\n",
-                   Argv[1], P,
+      std::fprintf(stderr, "%s: not an allreduce plan for P = %d%s\n", Argv[1],
+                   P,
                    Pl ? "" : (": " + llvm::toString(Pl.takeError())).c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
@@ -59,7 +59,8 @@ int main(int Argc, char **Argv) {
   for (uint64_t Bytes : Sizes) {
     uint64_t Count = Bytes / sizeof(float);
     std::vector<float> In(Count, float(Rank + 1)), Out(Count);
-    int Iterations = int(std::clamp<uint64_t>((256u << 20) / (Bytes + 1), 5, 500));
+    int Iterations =
+        int(std::clamp<uint64_t>((64u << 20) / (Bytes + 1), 3, 50));
     CallArgs A;
     A.Input = In.data();
     A.Output = Out.data();
@@ -67,19 +68,20 @@ int main(int Argc, char **Argv) {
     A.Type = Datatype::Float;
     std::vector<double> Ours, Theirs;
     // Rounds of (ours, theirs), each a batch of Iterations calls.
-    for (int Rep = 0; Rep < 7; ++Rep) {
+    for (int Rep = 0; Rep < 6; ++Rep) {
       for (int Which = 0; Which < 2; ++Which) {
         MPI_Barrier(MPI_COMM_WORLD);
         double Start = MPI_Wtime();
         for (int I = 0; I < Iterations; ++I) {
           if (Which == 0) {
             if (llvm::Error E = Ex.run(T, A)) {
-              std::fprintf(stderr, "%s\n", llvm::toString(std::move(E)).c_str());
+              std::fprintf(stderr, "%s\n",
+                           llvm::toString(std::move(E)).c_str());
               MPI_Abort(MPI_COMM_WORLD, 1);
             }
           } else {
-            MPI_Allreduce(In.data(), Out.data(), int(Count), MPI_FLOAT,
-                          MPI_SUM, MPI_COMM_WORLD);
+            MPI_Allreduce(In.data(), Out.data(), int(Count), MPI_FLOAT, MPI_SUM,
+                          MPI_COMM_WORLD);
           }
         }
         double Local = (MPI_Wtime() - Start) / Iterations, Max = 0;

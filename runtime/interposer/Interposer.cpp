@@ -53,8 +53,7 @@ int worldRank() {
 }
 
 void log(const std::string &Message) {
-  std::fprintf(stderr, "collplan: rank %d: %s\n", worldRank(),
-               Message.c_str());
+  std::fprintf(stderr, "collplan: rank %d: %s\n", worldRank(), Message.c_str());
 }
 
 /// Logs once per distinct message at verbosity 1, always at 2.
@@ -92,10 +91,14 @@ std::optional<Datatype> datatypeOf(MPI_Datatype T, bool Reducing) {
   // The fixed-width types, then C's named types by their size here.
   auto Sized = [](size_t Size, bool Signed) {
     switch (Size) {
-    case 1: return Signed ? Datatype::Int8 : Datatype::UInt8;
-    case 2: return Signed ? Datatype::Int16 : Datatype::UInt16;
-    case 4: return Signed ? Datatype::Int32 : Datatype::UInt32;
-    default: return Signed ? Datatype::Int64 : Datatype::UInt64;
+    case 1:
+      return Signed ? Datatype::Int8 : Datatype::UInt8;
+    case 2:
+      return Signed ? Datatype::Int16 : Datatype::UInt16;
+    case 4:
+      return Signed ? Datatype::Int32 : Datatype::UInt32;
+    default:
+      return Signed ? Datatype::Int64 : Datatype::UInt64;
     }
   };
   const Entry Table[] = {
@@ -227,8 +230,8 @@ bool runFromPlan(const Call &C, const CallArgs &Args, int &Result) {
   if (!Ex)
     Ex = std::make_unique<Executor>(P.Header, P.Programs[S.Transport->rank()],
                                     S.Transport->rank());
-  logOnce(What + ": plan " + E->Path + " (" + P.Header.Algorithm +
-          ", hash " + planHashHex(E->Hash) + ")");
+  logOnce(What + ": plan " + E->Path + " (" + P.Header.Algorithm + ", hash " +
+          planHashHex(E->Hash) + ")");
   if (llvm::Error Err = Ex->run(*S.Transport, Args))
     return Fail(llvm::toString(std::move(Err)));
   Result = MPI_SUCCESS;
@@ -240,7 +243,7 @@ bool runFromPlan(const Call &C, const CallArgs &Args, int &Result) {
 extern "C" {
 
 COLLPLAN_EXPORT int MPI_Allreduce(const void *SendBuf, void *RecvBuf, int Count,
-                  MPI_Datatype Type, MPI_Op Op, MPI_Comm Comm) {
+                                  MPI_Datatype Type, MPI_Op Op, MPI_Comm Comm) {
   std::optional<Datatype> T = datatypeOf(Type, true);
   std::optional<ReduceOp> O = reduceOpOf(Op);
   if (T && O && Count >= 0 && supports(*T, *O)) {
@@ -260,8 +263,8 @@ COLLPLAN_EXPORT int MPI_Allreduce(const void *SendBuf, void *RecvBuf, int Count,
 }
 
 COLLPLAN_EXPORT int MPI_Reduce_scatter_block(const void *SendBuf, void *RecvBuf,
-                             int RecvCount, MPI_Datatype Type, MPI_Op Op,
-                             MPI_Comm Comm) {
+                                             int RecvCount, MPI_Datatype Type,
+                                             MPI_Op Op, MPI_Comm Comm) {
   std::optional<Datatype> T = datatypeOf(Type, true);
   std::optional<ReduceOp> O = reduceOpOf(Op);
   int Size = 1;
@@ -269,8 +272,11 @@ COLLPLAN_EXPORT int MPI_Reduce_scatter_block(const void *SendBuf, void *RecvBuf,
   if (T && O && RecvCount >= 0 && supports(*T, *O)) {
     uint64_t N = uint64_t(RecvCount) * uint64_t(Size);
     // Equal blocks give every rank exactly RecvCount elements.
-    Call C{"MPI_Reduce_scatter_block", Collective::ReduceScatter, Comm,
-           N * sizeOf(*T), O,
+    Call C{"MPI_Reduce_scatter_block",
+           Collective::ReduceScatter,
+           Comm,
+           N * sizeOf(*T),
+           O,
            [](const Plan &P) { return P.Header.Weights.empty(); }};
     CallArgs A;
     A.Input = SendBuf == MPI_IN_PLACE ? nullptr : SendBuf;
@@ -282,13 +288,13 @@ COLLPLAN_EXPORT int MPI_Reduce_scatter_block(const void *SendBuf, void *RecvBuf,
     if (runFromPlan(C, A, Result))
       return Result;
   }
-  return PMPI_Reduce_scatter_block(SendBuf, RecvBuf, RecvCount, Type, Op,
-                                   Comm);
+  return PMPI_Reduce_scatter_block(SendBuf, RecvBuf, RecvCount, Type, Op, Comm);
 }
 
-COLLPLAN_EXPORT int MPI_Allgather(const void *SendBuf, int SendCount, MPI_Datatype SendType,
-                  void *RecvBuf, int RecvCount, MPI_Datatype RecvType,
-                  MPI_Comm Comm) {
+COLLPLAN_EXPORT int MPI_Allgather(const void *SendBuf, int SendCount,
+                                  MPI_Datatype SendType, void *RecvBuf,
+                                  int RecvCount, MPI_Datatype RecvType,
+                                  MPI_Comm Comm) {
   bool InPlace = SendBuf == MPI_IN_PLACE;
   std::optional<Datatype> T = datatypeOf(RecvType, false);
   int Size = 1;
@@ -296,7 +302,10 @@ COLLPLAN_EXPORT int MPI_Allgather(const void *SendBuf, int SendCount, MPI_Dataty
   if (T && RecvCount >= 0 &&
       (InPlace || (SendType == RecvType && SendCount == RecvCount))) {
     uint64_t N = uint64_t(RecvCount) * uint64_t(Size);
-    Call C{"MPI_Allgather", Collective::Allgather, Comm, N * sizeOf(*T),
+    Call C{"MPI_Allgather",
+           Collective::Allgather,
+           Comm,
+           N * sizeOf(*T),
            std::nullopt,
            [](const Plan &P) { return P.Header.Weights.empty(); }};
     CallArgs A;
@@ -312,15 +321,17 @@ COLLPLAN_EXPORT int MPI_Allgather(const void *SendBuf, int SendCount, MPI_Dataty
                         RecvType, Comm);
 }
 
-COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount, MPI_Datatype SendType,
-                   void *RecvBuf, const int RecvCounts[], const int Displs[],
-                   MPI_Datatype RecvType, MPI_Comm Comm) {
+COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount,
+                                   MPI_Datatype SendType, void *RecvBuf,
+                                   const int RecvCounts[], const int Displs[],
+                                   MPI_Datatype RecvType, MPI_Comm Comm) {
   bool InPlace = SendBuf == MPI_IN_PLACE;
   std::optional<Datatype> T = datatypeOf(RecvType, false);
   int Size = 1, Rank = 0;
   PMPI_Comm_size(Comm, &Size);
   PMPI_Comm_rank(Comm, &Rank);
-  if (T && (InPlace || (SendType == RecvType && SendCount == RecvCounts[Rank]))) {
+  if (T &&
+      (InPlace || (SendType == RecvType && SendCount == RecvCounts[Rank]))) {
     uint64_t N = 0;
     for (int R = 0; R < Size; ++R)
       N += uint64_t(std::max(RecvCounts[R], 0));
@@ -335,8 +346,8 @@ COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount, MPI_Datat
       }
       return true;
     };
-    Call C{"MPI_Allgatherv", Collective::Allgatherv, Comm, N * sizeOf(*T),
-           std::nullopt, Fits};
+    Call C{"MPI_Allgatherv", Collective::Allgatherv, Comm,
+           N * sizeOf(*T),   std::nullopt,           Fits};
     CallArgs A;
     A.Input = InPlace ? nullptr : SendBuf;
     A.Output = RecvBuf;
@@ -350,12 +361,15 @@ COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount, MPI_Datat
                          Displs, RecvType, Comm);
 }
 
-COLLPLAN_EXPORT int MPI_Bcast(void *Buffer, int Count, MPI_Datatype Type, int Root,
-              MPI_Comm Comm) {
+COLLPLAN_EXPORT int MPI_Bcast(void *Buffer, int Count, MPI_Datatype Type,
+                              int Root, MPI_Comm Comm) {
   std::optional<Datatype> T = datatypeOf(Type, false);
   if (T && Count >= 0 && Root >= 0) {
-    Call C{"MPI_Bcast", Collective::Broadcast, Comm,
-           uint64_t(Count) * sizeOf(*T), std::nullopt,
+    Call C{"MPI_Bcast",
+           Collective::Broadcast,
+           Comm,
+           uint64_t(Count) * sizeOf(*T),
+           std::nullopt,
            [Root](const Plan &P) { return P.Header.Root == uint32_t(Root); }};
     CallArgs A;
     A.Output = Buffer;

@@ -23,7 +23,8 @@ std::optional<PlanKey> parsePlanFileName(llvm::StringRef FileName) {
   bool Found = false;
   for (Collective C : allCollectives()) {
     llvm::StringRef Name = collectiveName(C);
-    if (Stem.startswith(Name) && Stem.drop_front(Name.size()).startswith("-p")) {
+    if (Stem.startswith(Name) &&
+        Stem.drop_front(Name.size()).startswith("-p")) {
       Key.Kind = C;
       Stem = Stem.drop_front(Name.size() + 2);
       Found = true;

@@ -1,4 +1,5 @@
-//===- PlanDirectory.h - Finding the plan for a collective call --*- C++ -*-===//
+//===- PlanDirectory.h - Finding the plan for a collective call --*- C++
+//-*-===//
 //
 // The interposer reads plans from the directory named by COLLPLAN_PLANS. A
 // plan's file name says which calls it serves:

@@ -1,4 +1,5 @@
-//===- LocalLauncher.h - P processes on this machine over TCP ----*- C++ -*-===//
+//===- LocalLauncher.h - P processes on this machine over TCP ----*- C++
+//-*-===//
 //
 // `collplan run -n P` forks P processes that meet over loopback TCP. The
 // launcher opens rank 0's listening socket before forking (no race for a
@@ -31,8 +32,8 @@ struct RankOutcome {
 };
 
 /// What each child runs: returns its exit code and fills Report.
-using RankBody = std::function<int(const TcpConfig &Config,
-                                   std::string &Report)>;
+using RankBody =
+    std::function<int(const TcpConfig &Config, std::string &Report)>;
 
 /// Runs Body in Ranks forked processes. Timeout is each rank's TCP timeout;
 /// the launcher itself kills (SIGKILL, by pid) children still running

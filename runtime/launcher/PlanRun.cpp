@@ -17,10 +17,9 @@ llvm::Expected<RankReport> runPlanRank(const Plan &P, uint64_t Hash,
                                    "the plan is for P = %u but %u ranks run",
                                    P.Header.Ranks, T.size());
   if (reduces(P.Header.Kind) && !supports(S.Type, S.Op))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "operator %s is not defined on %s",
-                                   reduceOpName(S.Op).str().c_str(),
-                                   datatypeName(S.Type).str().c_str());
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(), "operator %s is not defined on %s",
+        reduceOpName(S.Op).str().c_str(), datatypeName(S.Type).str().c_str());
   if (llvm::Error E = checkSameHash(T, Hash))
     return E;
 

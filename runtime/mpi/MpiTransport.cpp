@@ -77,8 +77,8 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
   for (const Message &M : Sends)
     if (llvm::Error E = Post(M, Contiguous(M, true), true))
       return E;
-  int Code = MPI_Waitall(int(Requests.size()), Requests.data(),
-                         MPI_STATUSES_IGNORE);
+  int Code =
+      MPI_Waitall(int(Requests.size()), Requests.data(), MPI_STATUSES_IGNORE);
   if (Code != MPI_SUCCESS)
     return mpiError(Code, "MPI_Waitall", Rank);
   for (size_t I = 0; I < Receives.size(); ++I) {

@@ -1,4 +1,5 @@
-//===- MpiTransport.h - The transport over an MPI communicator ---*- C++ -*-===//
+//===- MpiTransport.h - The transport over an MPI communicator ---*- C++
+//-*-===//
 //
 // One round is one batch of MPI_Irecv / MPI_Isend and an MPI_Waitall on the
 // given communicator. MPI's non-overtaking rule between a pair of ranks on

@@ -108,8 +108,8 @@ llvm::Expected<uint64_t> envNumber(const char *Name, uint64_t Max,
   uint64_t N = 0;
   if (llvm::StringRef(V).getAsInteger(10, N) || N > Max)
     return createStringError(inconvertibleErrorCode(),
-                             "%s=%s: expected an integer in [0, %llu]", Name,
-                             V, (unsigned long long)Max);
+                             "%s=%s: expected an integer in [0, %llu]", Name, V,
+                             (unsigned long long)Max);
   return N;
 }
 
@@ -162,9 +162,8 @@ llvm::Expected<int> listenOn(const std::string &Host, uint16_t &Port) {
   setsockopt(Fd, SOL_SOCKET, SO_REUSEADDR, &One, sizeof(One));
   if (bind(Fd, reinterpret_cast<sockaddr *>(&*A), sizeof(*A)) != 0 ||
       listen(Fd, 1024) != 0) {
-    llvm::Error E = errnoError(("listening on " + Host + ":" +
-                                std::to_string(Port))
-                                   .c_str());
+    llvm::Error E = errnoError(
+        ("listening on " + Host + ":" + std::to_string(Port)).c_str());
     close(Fd);
     return E;
   }

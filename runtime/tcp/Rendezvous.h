@@ -1,4 +1,5 @@
-//===- Rendezvous.h - How TCP ranks find each other --------------*- C++ -*-===//
+//===- Rendezvous.h - How TCP ranks find each other --------------*- C++
+//-*-===//
 //
 // Like torchrun's MASTER_ADDR/MASTER_PORT, ranks meet at an address taken
 // from the environment:

@@ -22,8 +22,8 @@ std::string peerName(uint32_t Peer) {
 }
 
 /// Waits until Fd is ready for Events or the deadline passes.
-llvm::Error waitFor(int Fd, short Events, const Deadline &Until,
-                    uint32_t Peer, const char *Doing) {
+llvm::Error waitFor(int Fd, short Events, const Deadline &Until, uint32_t Peer,
+                    const char *Doing) {
   while (true) {
     pollfd P{Fd, Events, 0};
     int N = poll(&P, 1, Until.remainingMs());
@@ -33,18 +33,17 @@ llvm::Error waitFor(int Fd, short Events, const Deadline &Until,
       continue;
     if (N < 0)
       return errnoError("poll");
-    return createStringError(inconvertibleErrorCode(),
-                             "timed out after %lld ms %s %s",
-                             (long long)Until.total().count(), Doing,
-                             peerName(Peer).c_str());
+    return createStringError(
+        inconvertibleErrorCode(), "timed out after %lld ms %s %s",
+        (long long)Until.total().count(), Doing, peerName(Peer).c_str());
   }
 }
 
 } // namespace
 
 int Deadline::remainingMs() const {
-  auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
-      End - Clock::now());
+  auto Left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(End - Clock::now());
   return Left.count() < 0 ? 0 : int(Left.count());
 }
 
@@ -72,8 +71,8 @@ llvm::Error sendAll(int Fd, const void *Data, size_t Bytes,
   return llvm::Error::success();
 }
 
-llvm::Error receiveAll(int Fd, void *Data, size_t Bytes,
-                       const Deadline &Until, uint32_t Peer) {
+llvm::Error receiveAll(int Fd, void *Data, size_t Bytes, const Deadline &Until,
+                       uint32_t Peer) {
   char *P = static_cast<char *>(Data);
   while (Bytes) {
     if (llvm::Error E = waitFor(Fd, POLLIN, Until, Peer, "receiving from"))
@@ -97,8 +96,8 @@ llvm::Error receiveAll(int Fd, void *Data, size_t Bytes,
 
 llvm::Expected<int> acceptWithin(int Listener, const Deadline &Until) {
   while (true) {
-    if (llvm::Error E =
-            waitFor(Listener, POLLIN, Until, ~0u, "waiting for a connection from"))
+    if (llvm::Error E = waitFor(Listener, POLLIN, Until, ~0u,
+                                "waiting for a connection from"))
       return E;
     int Fd = accept4(Listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (Fd >= 0)

@@ -1,4 +1,5 @@
-//===- SocketIo.h - Blocking socket I/O with a deadline ----------*- C++ -*-===//
+//===- SocketIo.h - Blocking socket I/O with a deadline ----------*- C++
+//-*-===//
 //
 // The rendezvous talks in small blocking messages, but must never wait
 // forever for a peer that does not come: every call here polls with the time
@@ -39,8 +40,8 @@ llvm::Error errnoError(const char *What);
 /// in errors (~0u: not yet known).
 llvm::Error sendAll(int Fd, const void *Data, size_t Bytes,
                     const Deadline &Until, uint32_t Peer);
-llvm::Error receiveAll(int Fd, void *Data, size_t Bytes,
-                       const Deadline &Until, uint32_t Peer);
+llvm::Error receiveAll(int Fd, void *Data, size_t Bytes, const Deadline &Until,
+                       uint32_t Peer);
 /// Accepts one connection on Listener before Until.
 llvm::Expected<int> acceptWithin(int Listener, const Deadline &Until);
 

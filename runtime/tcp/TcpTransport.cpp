@@ -120,8 +120,8 @@ llvm::Error TcpTransport::exchange(llvm::ArrayRef<Message> Sends,
       }
       while (P.receiving()) {
         const Segment &S = P.In[P.InMsg]->Segments[P.InSeg];
-        ssize_t N = recv(P.Fd, S.Data + P.InOff, S.Bytes - P.InOff,
-                         MSG_DONTWAIT);
+        ssize_t N =
+            recv(P.Fd, S.Data + P.InOff, S.Bytes - P.InOff, MSG_DONTWAIT);
         if (N > 0) {
           P.InOff += size_t(N);
           Progress = true;

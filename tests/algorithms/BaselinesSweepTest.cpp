@@ -105,3 +105,28 @@ TEST_CASE("binomial verifies for P = 1..256 from roots 0, 1, P/2, P-1") {
       }
   }
 }
+
+TEST_CASE("log-round baselines stay a few intervals per rank at P = 65535") {
+  // DESIGN.md rule 2: a rank's program is O(log P) rounds of interval sets,
+  // whatever P; 65535 = 2^16 - 1 folds 32767 pairs.
+  const uint32_t N = 65535;
+  for (auto [Name, Kind] : {std::pair<llvm::StringRef, Collective>{
+                                "rabenseifner", Collective::Allreduce},
+                            {"recursive-doubling", Collective::Allreduce},
+                            {"recursive-doubling", Collective::Allgather},
+                            {"binomial", Collective::Broadcast}}) {
+    CAPTURE(Name.str());
+    Plan P = compileFlat(Name, Kind, N,
+                         hasRoot(Kind) ? std::optional(N - 1) : std::nullopt);
+    REQUIRE(P.Programs.size() == N);
+    size_t MaxRounds = 0, MaxRanges = 0;
+    for (const Program &Prog : P.Programs) {
+      MaxRounds = std::max(MaxRounds, Prog.Rounds.size());
+      for (const Round &Rd : Prog.Rounds)
+        for (const Op &O : Rd.Ops)
+          MaxRanges = std::max(MaxRanges, O.Blocks.ranges().size());
+    }
+    CHECK(MaxRounds <= 2 * 15 + 2);
+    CHECK(MaxRanges <= 2);
+  }
+}

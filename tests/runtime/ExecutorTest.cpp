@@ -122,11 +122,10 @@ TEST_CASE("every algorithm x collective x P runs correctly on threads") {
             Op = ReduceOp::Sum;
           Case C{T, Op, Count, Variant % 2 == 0};
           std::string Failure = runCase(*Pl, C);
-          INFO(A->name().str() << " " << collectiveName(K).str() << " P=" << P
-                               << " count=" << Count << " "
-                               << datatypeName(T).str() << " "
-                               << reduceOpName(Op).str()
-                               << (C.InPlace ? " in place" : ""));
+          INFO(A->name().str()
+               << " " << collectiveName(K).str() << " P=" << P
+               << " count=" << Count << " " << datatypeName(T).str() << " "
+               << reduceOpName(Op).str() << (C.InPlace ? " in place" : ""));
           CHECK_MESSAGE(Failure.empty(), Failure);
           ++Runs;
         }

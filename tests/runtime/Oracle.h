@@ -69,8 +69,8 @@ template <typename T> T oracleCombine(T A, T B, ReduceOp Op) {
 }
 
 /// Bytes of element I of rank R as type T.
-template <typename T> void oracleStore(ReduceOp Op, uint32_t R, uint64_t I,
-                                       char *Out) {
+template <typename T>
+void oracleStore(ReduceOp Op, uint32_t R, uint64_t I, char *Out) {
   T V = T(int64_t(oracleValue(Op, R, I)));
   if constexpr (!std::is_integral_v<T>)
     V = T(oracleValue(Op, R, I));
@@ -92,16 +92,26 @@ void oracleReduce(ReduceOp Op, uint32_t P, uint64_t I, char *Out) {
 /// Calls F with a value of the C++ type of T.
 template <typename Fn> void forType(Datatype T, Fn F) {
   switch (T) {
-  case Datatype::Int8: return F(int8_t());
-  case Datatype::Int16: return F(int16_t());
-  case Datatype::Int32: return F(int32_t());
-  case Datatype::Int64: return F(int64_t());
-  case Datatype::UInt8: return F(uint8_t());
-  case Datatype::UInt16: return F(uint16_t());
-  case Datatype::UInt32: return F(uint32_t());
-  case Datatype::UInt64: return F(uint64_t());
-  case Datatype::Float: return F(float());
-  case Datatype::Double: return F(double());
+  case Datatype::Int8:
+    return F(int8_t());
+  case Datatype::Int16:
+    return F(int16_t());
+  case Datatype::Int32:
+    return F(int32_t());
+  case Datatype::Int64:
+    return F(int64_t());
+  case Datatype::UInt8:
+    return F(uint8_t());
+  case Datatype::UInt16:
+    return F(uint16_t());
+  case Datatype::UInt32:
+    return F(uint32_t());
+  case Datatype::UInt64:
+    return F(uint64_t());
+  case Datatype::Float:
+    return F(float());
+  case Datatype::Double:
+    return F(double());
   }
 }
 
@@ -137,8 +147,7 @@ inline std::vector<char> oracleInputBuffer(const PlanHeader &H, uint32_t R,
 
 /// The expected output of rank R (empty for a non-root of reduce).
 inline std::vector<char> oracleOutput(const PlanHeader &H, uint32_t R,
-                                      uint64_t Count, Datatype T,
-                                      ReduceOp Op) {
+                                      uint64_t Count, Datatype T, ReduceOp Op) {
   size_t ES = sizeOf(T);
   BlockLayout L(H, Count);
   std::vector<char> Out;
@@ -173,8 +182,7 @@ inline std::vector<char> oracleOutput(const PlanHeader &H, uint32_t R,
     break;
   case Collective::Broadcast:
     for (uint64_t I = 0; I < Count; ++I)
-      Push([&](uint64_t I, char *O) { oracleInput(T, Op, *H.Root, I, O); },
-           I);
+      Push([&](uint64_t I, char *O) { oracleInput(T, Op, *H.Root, I, O); }, I);
     break;
   }
   return Out;

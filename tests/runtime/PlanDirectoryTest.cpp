@@ -1,8 +1,8 @@
 //===- PlanDirectoryTest.cpp - How the interposer finds its plans ---------===//
 
+#include "runtime/interposer/PlanDirectory.h"
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/serialize/PlanFile.h"
-#include "runtime/interposer/PlanDirectory.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -67,7 +67,8 @@ TEST_CASE("the most specific matching plan wins") {
   CHECK(Algo(100, ReduceOp::Sum, 5) == "none");
   REQUIRE(Warnings.size() == 1);
   CHECK(Warnings[0].find("not what its name says") != std::string::npos);
-  PlanEntry *E = D->find(Collective::Allreduce, 4, 10, ReduceOp::Sum, Any, Warn);
+  PlanEntry *E =
+      D->find(Collective::Allreduce, 4, 10, ReduceOp::Sum, Any, Warn);
   REQUIRE(E);
   CHECK(E->Hash == planHash(*E->Loaded));
   llvm::sys::fs::remove_directories(Dir);

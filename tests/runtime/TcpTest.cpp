@@ -119,9 +119,9 @@ TEST_CASE("every algorithm and collective over TCP matches the oracle") {
               return runAndCompare(*Pl, C, Count, T, Op, Report);
             });
         REQUIRE(bool(Outcomes));
-        INFO(A->name().str() << " " << collectiveName(K).str() << " P=" << P
-                             << "\n"
-                             << describe(*Outcomes));
+        INFO(A->name().str()
+             << " " << collectiveName(K).str() << " P=" << P << "\n"
+             << describe(*Outcomes));
         for (const RankOutcome &O : *Outcomes)
           CHECK(O.ExitCode == 0);
       }
@@ -130,8 +130,8 @@ TEST_CASE("every algorithm and collective over TCP matches the oracle") {
 TEST_CASE("a killed peer ends the others' round with an error, not a hang") {
   Plan Pl = compile("ring", Collective::Allreduce, 3);
   auto Start = std::chrono::steady_clock::now();
-  auto Outcomes = launchLocal(
-      3, 20s, 60s, [&](const TcpConfig &C, std::string &Report) {
+  auto Outcomes =
+      launchLocal(3, 20s, 60s, [&](const TcpConfig &C, std::string &Report) {
         if (C.Rank == 1) {
           auto T = TcpTransport::connect(C);
           std::this_thread::sleep_for(200ms);
@@ -141,9 +141,9 @@ TEST_CASE("a killed peer ends the others' round with an error, not a hang") {
                              Report);
       });
   REQUIRE(bool(Outcomes));
-  double Seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - Start)
-                       .count();
+  double Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   INFO(describe(*Outcomes));
   CHECK((*Outcomes)[1].ExitCode == 128 + SIGKILL);
   // Survivors fail; rank 1's neighbour names it (the other may see rank 0
@@ -153,18 +153,17 @@ TEST_CASE("a killed peer ends the others' round with an error, not a hang") {
     CHECK((*Outcomes)[R].Report.find("connection to rank") !=
           std::string::npos);
   }
-  CHECK(((*Outcomes)[0].Report.find("connection to rank 1") !=
-             std::string::npos ||
-         (*Outcomes)[2].Report.find("connection to rank 1") !=
-             std::string::npos));
+  CHECK((
+      (*Outcomes)[0].Report.find("connection to rank 1") != std::string::npos ||
+      (*Outcomes)[2].Report.find("connection to rank 1") != std::string::npos));
   CHECK(Seconds < 10); // Closed sockets are noticed at once, not at 20 s.
 }
 
 TEST_CASE("a stalled peer gives a timeout error within the configured time") {
   Plan Pl = compile("ring", Collective::Allreduce, 3);
   auto Start = std::chrono::steady_clock::now();
-  auto Outcomes = launchLocal(
-      3, 1s, 8s, [&](const TcpConfig &C, std::string &Report) {
+  auto Outcomes =
+      launchLocal(3, 1s, 8s, [&](const TcpConfig &C, std::string &Report) {
         if (C.Rank == 2) {
           auto T = TcpTransport::connect(C);
           std::this_thread::sleep_for(30s); // The launcher kills it at 8 s.
@@ -181,21 +180,20 @@ TEST_CASE("a stalled peer gives a timeout error within the configured time") {
           std::string::npos);
   }
   CHECK((*Outcomes)[2].ExitCode == 128 + SIGKILL);
-  double Seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - Start)
-                       .count();
+  double Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   CHECK(Seconds < 12);
 }
 
 TEST_CASE("a peer that never arrives fails the rendezvous within the timeout") {
   Plan Pl = compile("ring", Collective::Allreduce, 3);
   auto Start = std::chrono::steady_clock::now();
-  auto Outcomes = launchLocal(
-      3, 1s, 20s, [&](const TcpConfig &C, std::string &Report) {
+  auto Outcomes =
+      launchLocal(3, 1s, 20s, [&](const TcpConfig &C, std::string &Report) {
         if (C.Rank == 2)
           return 0; // Never connects.
-        return runAndCompare(Pl, C, 10, Datatype::Int32, ReduceOp::Sum,
-                             Report);
+        return runAndCompare(Pl, C, 10, Datatype::Int32, ReduceOp::Sum, Report);
       });
   REQUIRE(bool(Outcomes));
   INFO(describe(*Outcomes));
@@ -203,15 +201,15 @@ TEST_CASE("a peer that never arrives fails the rendezvous within the timeout") {
   CHECK((*Outcomes)[0].Report.find("waited for 1 more rank") !=
         std::string::npos);
   CHECK((*Outcomes)[1].ExitCode == 5);
-  double Seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - Start)
-                       .count();
+  double Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   CHECK(Seconds < 10);
 }
 
 TEST_CASE("ranks holding different plans fail naming both hashes") {
-  auto Outcomes = launchLocal(
-      4, 5s, 20s, [&](const TcpConfig &C, std::string &Report) {
+  auto Outcomes =
+      launchLocal(4, 5s, 20s, [&](const TcpConfig &C, std::string &Report) {
         auto T = TcpTransport::connect(C);
         if (!T) {
           Report = llvm::toString(T.takeError());

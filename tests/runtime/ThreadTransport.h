@@ -37,8 +37,7 @@ public:
   bool take(uint32_t From, uint32_t To, std::vector<char> &Out) {
     std::unique_lock<std::mutex> L(M);
     auto &Box = Boxes[size_t(From) * P + To];
-    if (!CV.wait_for(L, std::chrono::seconds(10),
-                     [&] { return !Box.empty(); }))
+    if (!CV.wait_for(L, std::chrono::seconds(10), [&] { return !Box.empty(); }))
       return false;
     Out = std::move(Box.front());
     Box.pop_front();
@@ -61,8 +60,7 @@ private:
 
 class ThreadTransport final : public Transport {
 public:
-  ThreadTransport(Mailboxes &Boxes, uint32_t Rank)
-      : Boxes(Boxes), Rank(Rank) {}
+  ThreadTransport(Mailboxes &Boxes, uint32_t Rank) : Boxes(Boxes), Rank(Rank) {}
   uint32_t rank() const override { return Rank; }
   uint32_t size() const override { return Boxes.size(); }
 
@@ -78,13 +76,12 @@ public:
       std::vector<char> Bytes;
       if (!Boxes.take(M.Peer, Rank, Bytes))
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       "timed out waiting for rank %u",
-                                       M.Peer);
+                                       "timed out waiting for rank %u", M.Peer);
       if (Bytes.size() != M.bytes())
         return llvm::createStringError(
             llvm::inconvertibleErrorCode(),
-            "rank %u expected %zu bytes from rank %u, got %zu", Rank,
-            M.bytes(), M.Peer, Bytes.size());
+            "rank %u expected %zu bytes from rank %u, got %zu", Rank, M.bytes(),
+            M.Peer, Bytes.size());
       const char *In = Bytes.data();
       for (const Segment &S : M.Segments) {
         std::memcpy(S.Data, In, S.Bytes);

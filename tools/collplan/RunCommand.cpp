@@ -56,8 +56,8 @@ ParsedOutcome parseReport(const RankOutcome &O) {
   auto [Status, Rest] = R.split('\t');
   auto [Seconds, Text] = Rest.split('\t');
   if (Status.empty()) {
-    P.Text = "exited with code " + std::to_string(O.ExitCode) +
-             " without a report";
+    P.Text =
+        "exited with code " + std::to_string(O.ExitCode) + " without a report";
     return P;
   }
   P.Status = Status.str();
@@ -153,11 +153,11 @@ int runCommand(const RunOptions &O) {
     Outcomes.push_back(One);
     FirstRank = Config->Rank;
   } else {
-    llvm::Expected<std::vector<RankOutcome>> All = launchLocal(
-        Ranks, Timeout, std::chrono::milliseconds(0),
-        [&](const TcpConfig &Config, std::string &Report) {
-          return runRank(*P, Hash, S, Config, Report);
-        });
+    llvm::Expected<std::vector<RankOutcome>> All =
+        launchLocal(Ranks, Timeout, std::chrono::milliseconds(0),
+                    [&](const TcpConfig &Config, std::string &Report) {
+                      return runRank(*P, Hash, S, Config, Report);
+                    });
     if (!All) {
       printError(llvm::toString(All.takeError()));
       return ExitRuntimeError;
@@ -180,7 +180,7 @@ int runCommand(const RunOptions &O) {
     Sum += R.Seconds;
   }
   double Mean = Sum / double(Parsed.size());
-  const char *CheckText = !O.Check             ? "skipped"
+  const char *CheckText = !O.Check              ? "skipped"
                           : Exit == ExitSuccess ? "passed"
                           : Exit == ExitInvalid ? "failed"
                                                 : "not completed";
@@ -223,8 +223,8 @@ int runCommand(const RunOptions &O) {
        << P->Header.Algorithm << " on P = " << Ranks << " (plan "
        << planHashHex(Hash) << "), TCP transport\n";
     OS << "  " << formatBytes(double(S.Count * sizeOf(S.Type))) << " ("
-       << S.Count << " x " << O.Type << ", " << O.Op << "), "
-       << S.Iterations << " calls after " << S.Warmup << " warm-up\n";
+       << S.Count << " x " << O.Type << ", " << O.Op << "), " << S.Iterations
+       << " calls after " << S.Warmup << " warm-up\n";
     if (Exit == ExitSuccess || Exit == ExitInvalid)
       OS << "  time per call   max " << formatSeconds(Max) << ", min "
          << formatSeconds(Min) << ", mean " << formatSeconds(Mean)
@@ -255,8 +255,7 @@ void addRunCommand(CLI::App &App, int &Exit) {
                 "reference");
   Cmd->add_option("--iterations", O->Iterations, "timed calls")
       ->default_val(10);
-  Cmd->add_option("--warmup", O->Warmup, "untimed calls first")
-      ->default_val(2);
+  Cmd->add_option("--warmup", O->Warmup, "untimed calls first")->default_val(2);
   addBytesOption(*Cmd, O->Bytes, "size of the whole vector");
   Cmd->add_option("--datatype", O->Type,
                   "int8..int64, uint8..uint64, float, double")

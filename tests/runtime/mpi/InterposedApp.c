@@ -50,8 +50,8 @@ int main(int argc, char **argv) {
     Full[I] = I * (Rank + 1);
   MPI_Reduce_scatter_block(Full, Mine, K, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   for (int I = 0; I < K; ++I)
-    expect(Mine[I] == (Rank * K + I) * P * (P + 1) / 2,
-           "reduce_scatter_block", Rank, I);
+    expect(Mine[I] == (Rank * K + I) * P * (P + 1) / 2, "reduce_scatter_block",
+           Rank, I);
 
   /* Allgather of K floats per rank. */
   float *Part = malloc(K * sizeof(float)), *All = malloc(K * P * sizeof(float));
@@ -69,7 +69,8 @@ int main(int argc, char **argv) {
     Displs[R] = Total;
     Total += R + 1;
   }
-  int *Mine2 = malloc((Rank + 1) * sizeof(int)), *Gathered = malloc(Total * sizeof(int));
+  int *Mine2 = malloc((Rank + 1) * sizeof(int)),
+      *Gathered = malloc(Total * sizeof(int));
   for (int I = 0; I <= Rank; ++I)
     Mine2[I] = Rank * 10 + I;
   MPI_Allgatherv(Mine2, Rank + 1, MPI_INT, Gathered, Counts, Displs, MPI_INT,

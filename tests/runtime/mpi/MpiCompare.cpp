@@ -31,32 +31,52 @@ namespace {
 
 MPI_Datatype mpiType(Datatype T) {
   switch (T) {
-  case Datatype::Int8: return MPI_INT8_T;
-  case Datatype::Int16: return MPI_INT16_T;
-  case Datatype::Int32: return MPI_INT32_T;
-  case Datatype::Int64: return MPI_INT64_T;
-  case Datatype::UInt8: return MPI_UINT8_T;
-  case Datatype::UInt16: return MPI_UINT16_T;
-  case Datatype::UInt32: return MPI_UINT32_T;
-  case Datatype::UInt64: return MPI_UINT64_T;
-  case Datatype::Float: return MPI_FLOAT;
-  case Datatype::Double: return MPI_DOUBLE;
+  case Datatype::Int8:
+    return MPI_INT8_T;
+  case Datatype::Int16:
+    return MPI_INT16_T;
+  case Datatype::Int32:
+    return MPI_INT32_T;
+  case Datatype::Int64:
+    return MPI_INT64_T;
+  case Datatype::UInt8:
+    return MPI_UINT8_T;
+  case Datatype::UInt16:
+    return MPI_UINT16_T;
+  case Datatype::UInt32:
+    return MPI_UINT32_T;
+  case Datatype::UInt64:
+    return MPI_UINT64_T;
+  case Datatype::Float:
+    return MPI_FLOAT;
+  case Datatype::Double:
+    return MPI_DOUBLE;
   }
   return MPI_BYTE;
 }
 
 MPI_Op mpiOp(ReduceOp Op) {
   switch (Op) {
-  case ReduceOp::Sum: return MPI_SUM;
-  case ReduceOp::Prod: return MPI_PROD;
-  case ReduceOp::Min: return MPI_MIN;
-  case ReduceOp::Max: return MPI_MAX;
-  case ReduceOp::Band: return MPI_BAND;
-  case ReduceOp::Bor: return MPI_BOR;
-  case ReduceOp::Bxor: return MPI_BXOR;
-  case ReduceOp::Land: return MPI_LAND;
-  case ReduceOp::Lor: return MPI_LOR;
-  case ReduceOp::Lxor: return MPI_LXOR;
+  case ReduceOp::Sum:
+    return MPI_SUM;
+  case ReduceOp::Prod:
+    return MPI_PROD;
+  case ReduceOp::Min:
+    return MPI_MIN;
+  case ReduceOp::Max:
+    return MPI_MAX;
+  case ReduceOp::Band:
+    return MPI_BAND;
+  case ReduceOp::Bor:
+    return MPI_BOR;
+  case ReduceOp::Bxor:
+    return MPI_BXOR;
+  case ReduceOp::Land:
+    return MPI_LAND;
+  case ReduceOp::Lor:
+    return MPI_LOR;
+  case ReduceOp::Lxor:
+    return MPI_LXOR;
   }
   return MPI_SUM;
 }
@@ -167,23 +187,22 @@ int main(int Argc, char **Argv) {
           Args.Input = nullptr;
           size_t Offset = 0;
           if (K == Collective::Allgather || K == Collective::Allgatherv)
-            Offset = BlockLayout(H, Count).begin(
-                         H.ownedBy(Rank).ranges()[0].Begin) *
-                     ES;
+            Offset =
+                BlockLayout(H, Count).begin(H.ownedBy(Rank).ranges()[0].Begin) *
+                ES;
           std::copy(Input.begin(), Input.end(), Output.begin() + Offset);
         }
-        std::string What = A->name().str() + " " + collectiveName(K).str() +
-                           " P=" + std::to_string(P) +
-                           " count=" + std::to_string(Count) + " " +
-                           datatypeName(T).str() + " " +
-                           reduceOpName(Op).str() + (InPlace ? " in-place" : "");
+        std::string What =
+            A->name().str() + " " + collectiveName(K).str() +
+            " P=" + std::to_string(P) + " count=" + std::to_string(Count) +
+            " " + datatypeName(T).str() + " " + reduceOpName(Op).str() +
+            (InPlace ? " in-place" : "");
         ++Runs;
         if (llvm::Error E = Ex.run(Transport, Args)) {
           Fail(What + ": " + llvm::toString(std::move(E)));
           MPI_Abort(MPI_COMM_WORLD, 1); // The others would wait forever.
         }
-        std::vector<char> Want =
-            referenceResult(H, Rank, Input, Count, T, Op);
+        std::vector<char> Want = referenceResult(H, Rank, Input, Count, T, Op);
         Output.resize(Want.size());
         if (Output != Want) {
           size_t I = 0;

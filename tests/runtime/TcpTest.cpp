@@ -174,11 +174,18 @@ TEST_CASE("a stalled peer gives a timeout error within the configured time") {
       });
   REQUIRE(bool(Outcomes));
   INFO(describe(*Outcomes));
+  // The stalled rank's neighbour times out; the other survivor may time out
+  // too or, if the neighbour exits first, see its connection close.
+  auto TimedOut = [&](uint32_t R) {
+    return (*Outcomes)[R].Report.find("no progress for 1000 ms") !=
+           std::string::npos;
+  };
   for (uint32_t R : {0u, 1u}) {
     CHECK((*Outcomes)[R].ExitCode == 5);
-    CHECK((*Outcomes)[R].Report.find("no progress for 1000 ms") !=
-          std::string::npos);
+    CHECK((TimedOut(R) || (*Outcomes)[R].Report.find("connection to rank") !=
+                              std::string::npos));
   }
+  CHECK((TimedOut(0) || TimedOut(1)));
   CHECK((*Outcomes)[2].ExitCode == 128 + SIGKILL);
   double Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)

@@ -8,6 +8,9 @@
 //              [--ranks 1024,4096] [--bytes 1MiB] [--param k=v]
 //              [--verify-mode auto|exact|hashed] [--format text|json]
 //
+// A parameter value "L" stands for ceil(log2 P) of each case, so
+// `--algorithms permutation --param r=L` benchmarks the latency-optimal end.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/algorithms/Algorithm.h"
@@ -17,6 +20,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
@@ -187,7 +191,8 @@ int main(int Argc, char **Argv) {
       Req.Bytes = Bytes;
       for (const std::string &KV : Params) {
         auto [K, V] = llvm::StringRef(KV).split('=');
-        Req.Params[K.str()] = V.str();
+        Req.Params[K.str()] =
+            V == "L" ? std::to_string(llvm::Log2_64_Ceil(P)) : V.str();
       }
       if (hasRoot(*Kind))
         Req.Root = 0;

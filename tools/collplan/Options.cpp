@@ -73,7 +73,7 @@ CLI::Option *addFormatOption(CLI::App &Cmd, OutputFormat &Format) {
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, OutputFormat>{{"text", OutputFormat::Text},
                                               {"json", OutputFormat::Json}}))
-      ->default_str("text");
+      ->option_text("text|json (default text)");
 }
 
 CLI::Option *addVerifyModeOption(CLI::App &Cmd, const std::string &Name,
@@ -86,7 +86,7 @@ CLI::Option *addVerifyModeOption(CLI::App &Cmd, const std::string &Name,
           {"auto", VerifyMode::Auto},
           {"exact", VerifyMode::Exact},
           {"hashed", VerifyMode::Hashed}}))
-      ->default_str("auto");
+      ->option_text("auto|exact|hashed (default auto)");
 }
 
 std::string formatSeconds(double Seconds) {

@@ -29,12 +29,15 @@ constexpr const char *OpNames[] = {"sum", "prod", "min",  "max", "band",
                                    "bor", "bxor", "land", "lor", "lxor"};
 
 // Signed overflow is undefined in C++; MPI libraries wrap. Doing the
-// arithmetic in the unsigned type of the same width wraps by definition.
+// arithmetic in an unsigned type wraps by definition. Types narrower than
+// int use unsigned int: their unsigned type would be promoted to (signed)
+// int, and 65535 * 65535 overflows it.
 template <typename T, bool = std::is_integral_v<T>> struct ArithOf {
   using Type = T;
 };
 template <typename T> struct ArithOf<T, true> {
-  using Type = std::make_unsigned_t<T>;
+  using Type = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
+                                  std::make_unsigned_t<T>>;
 };
 template <typename T> using Arith = typename ArithOf<T>::Type;
 

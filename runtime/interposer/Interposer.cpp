@@ -327,10 +327,13 @@ COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount,
                                    MPI_Datatype RecvType, MPI_Comm Comm) {
   bool InPlace = SendBuf == MPI_IN_PLACE;
   std::optional<Datatype> T = datatypeOf(RecvType, false);
-  int Size = 1, Rank = 0;
+  int Size = 1, Rank = 0, Inter = 0;
   PMPI_Comm_size(Comm, &Size);
   PMPI_Comm_rank(Comm, &Rank);
-  if (T &&
+  // On an intercommunicator RecvCounts has the remote group's size: do not
+  // read it by local ranks (runFromPlan would refuse the call anyway).
+  PMPI_Comm_test_inter(Comm, &Inter);
+  if (T && !Inter &&
       (InPlace || (SendType == RecvType && SendCount == RecvCounts[Rank]))) {
     uint64_t N = 0;
     for (int R = 0; R < Size; ++R)

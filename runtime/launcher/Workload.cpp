@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <sstream>
+#include <type_traits>
 
 namespace collplan::runtime {
 
@@ -56,7 +57,10 @@ template <typename T> T valueOf(ReduceOp Op, uint64_t H) {
 
 template <typename T> T combine(T A, T B, ReduceOp Op) {
   if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    // Unsigned and at least as wide as int, so it wraps, never promoted to
+    // a signed int that would overflow (uint16 65535 * 65535).
+    using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
+                                 std::make_unsigned_t<T>>;
     switch (Op) {
     case ReduceOp::Sum:
       return T(U(U(A) + U(B)));

@@ -6,11 +6,14 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -53,30 +56,68 @@ void tune(int Fd) {
   setsockopt(Fd, IPPROTO_TCP, TCP_NODELAY, &One, sizeof(One));
 }
 
-/// Connects to Host:Port, retrying while nobody listens yet.
+/// One connection attempt that gives up when Until passes: a blocking
+/// connect() would wait for the kernel's SYN retries (minutes) when the
+/// listener drops the handshake (accept queue full, filtered address). Returns
+/// the connected socket in blocking mode, or -1 with errno set.
+int connectOnce(const sockaddr_in &A, const Deadline &Until) {
+  int Fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (Fd < 0)
+    return -1;
+  int Err = 0;
+  if (::connect(Fd, reinterpret_cast<const sockaddr *>(&A), sizeof(A)) != 0) {
+    Err = errno;
+    while (Err == EINPROGRESS || Err == EINTR) {
+      pollfd P{Fd, POLLOUT, 0};
+      int N = poll(&P, 1, Until.remainingMs());
+      if (N < 0 && errno == EINTR)
+        continue;
+      if (N < 0) {
+        Err = errno;
+        break;
+      }
+      if (N == 0) {
+        Err = ETIMEDOUT;
+        break;
+      }
+      socklen_t Len = sizeof(Err);
+      if (getsockopt(Fd, SOL_SOCKET, SO_ERROR, &Err, &Len) != 0)
+        Err = errno;
+      break;
+    }
+  }
+  if (Err != 0) {
+    close(Fd);
+    errno = Err;
+    return -1;
+  }
+  fcntl(Fd, F_SETFL, fcntl(Fd, F_GETFL) & ~O_NONBLOCK);
+  return Fd;
+}
+
+/// Connects to Host:Port, retrying while nobody listens yet, until Until.
 llvm::Expected<int> connectWithRetry(const std::string &Host, uint16_t Port,
-                                     Deadline Until, uint32_t Peer) {
+                                     const Deadline &Until, uint32_t Peer) {
   llvm::Expected<sockaddr_in> A = addressOf(Host, Port);
   if (!A)
     return A.takeError();
-  int LastErrno = 0;
   while (true) {
-    int Fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (Fd < 0)
-      return errnoError("socket");
-    if (::connect(Fd, reinterpret_cast<sockaddr *>(&*A), sizeof(*A)) == 0) {
+    int Fd = connectOnce(*A, Until);
+    if (Fd >= 0) {
       tune(Fd);
       return Fd;
     }
-    LastErrno = errno;
-    close(Fd);
+    int LastErrno = errno;
+    if (LastErrno == EMFILE || LastErrno == ENFILE)
+      return errnoError("socket");
     if (Until.expired())
       return createStringError(
           inconvertibleErrorCode(),
           "could not connect to rank %u at %s:%u within %lld ms: %s", Peer,
           Host.c_str(), unsigned(Port), (long long)Until.total().count(),
           std::strerror(LastErrno));
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(
+        std::min(20, std::max(1, Until.remainingMs()))));
   }
 }
 
@@ -97,7 +138,7 @@ llvm::Error checkHello(const Hello &H, const TcpConfig &C) {
   return llvm::Error::success();
 }
 
-llvm::Expected<uint64_t> envNumber(const char *Name, uint64_t Max,
+llvm::Expected<uint64_t> envNumber(const char *Name, uint64_t Min, uint64_t Max,
                                    std::optional<uint64_t> Default) {
   const char *V = std::getenv(Name);
   if (!V || !*V) {
@@ -106,10 +147,10 @@ llvm::Expected<uint64_t> envNumber(const char *Name, uint64_t Max,
     return createStringError(inconvertibleErrorCode(), "%s is not set", Name);
   }
   uint64_t N = 0;
-  if (llvm::StringRef(V).getAsInteger(10, N) || N > Max)
-    return createStringError(inconvertibleErrorCode(),
-                             "%s=%s: expected an integer in [0, %llu]", Name, V,
-                             (unsigned long long)Max);
+  if (llvm::StringRef(V).getAsInteger(10, N) || N < Min || N > Max)
+    return createStringError(
+        inconvertibleErrorCode(), "%s=%s: expected an integer in [%llu, %llu]",
+        Name, V, (unsigned long long)Min, (unsigned long long)Max);
   return N;
 }
 
@@ -117,10 +158,10 @@ llvm::Expected<uint64_t> envNumber(const char *Name, uint64_t Max,
 
 llvm::Expected<TcpConfig> tcpConfigFromEnvironment() {
   TcpConfig C;
-  llvm::Expected<uint64_t> Size = envNumber("COLLPLAN_SIZE", 1 << 20, {});
+  llvm::Expected<uint64_t> Size = envNumber("COLLPLAN_SIZE", 0, 1 << 20, {});
   if (!Size)
     return Size.takeError();
-  llvm::Expected<uint64_t> Rank = envNumber("COLLPLAN_RANK", 1 << 20, {});
+  llvm::Expected<uint64_t> Rank = envNumber("COLLPLAN_RANK", 0, 1 << 20, {});
   if (!Rank)
     return Rank.takeError();
   if (*Size == 0 || *Rank >= *Size)
@@ -129,8 +170,9 @@ llvm::Expected<TcpConfig> tcpConfigFromEnvironment() {
                              "COLLPLAN_SIZE=%llu",
                              (unsigned long long)*Rank,
                              (unsigned long long)*Size);
+  // 0 would fail every wait at once: at least a second.
   llvm::Expected<uint64_t> Timeout =
-      envNumber("COLLPLAN_TIMEOUT", 86400, uint64_t(30));
+      envNumber("COLLPLAN_TIMEOUT", 1, 86400, uint64_t(30));
   if (!Timeout)
     return Timeout.takeError();
   C.Size = uint32_t(*Size);
@@ -198,7 +240,7 @@ llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &C) {
   // Accepts Count ranks that introduce themselves with a rank in [Lo, P).
   auto AcceptRanks = [&](uint32_t Count, uint32_t Lo,
                          std::vector<uint32_t> *Ports) -> llvm::Error {
-    for (uint32_t I = 0; I < Count; ++I) {
+    for (uint32_t I = 0; I < Count;) {
       llvm::Expected<int> Fd = acceptWithin(Listener, Until);
       if (!Fd)
         return llvm::joinErrors(
@@ -211,7 +253,15 @@ llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &C) {
       Hello H;
       if (llvm::Error E = receiveAll(*Fd, &H, sizeof(H), Until, ~0u)) {
         close(*Fd);
-        return E;
+        if (Until.expired())
+          return E;
+        // Closed before a whole hello: a port probe (nc -z), not a rank.
+        llvm::consumeError(std::move(E));
+        continue;
+      }
+      if (H.Magic != HelloMagic) {
+        close(*Fd); // A stranger, not a collplan rank: ignore it.
+        continue;
       }
       if (llvm::Error E = checkHello(H, C)) {
         close(*Fd);
@@ -227,6 +277,7 @@ llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &C) {
       Sockets[H.Rank] = *Fd;
       if (Ports)
         (*Ports)[H.Rank] = H.Port;
+      ++I;
     }
     return llvm::Error::success();
   };

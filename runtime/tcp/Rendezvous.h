@@ -8,13 +8,15 @@
 //   COLLPLAN_ADDR     host:port where rank 0 listens (loopback, e.g.
 //                     127.0.0.1:29500)
 //   COLLPLAN_TIMEOUT  seconds to wait for a peer to arrive or to make
-//                     progress before failing (default 30)
+//                     progress before failing, 1..86400 (default 30)
 // Rank 0 listens at COLLPLAN_ADDR; every other rank opens its own listener on
 // an ephemeral port, connects to rank 0 (retrying until the timeout) and says
 // who it is and where it listens; rank 0 answers with every rank's port. Then
 // rank i connects to ranks 1..i-1 and accepts ranks i+1..P-1, so each pair
 // has exactly one connection. Every hello carries a magic number, the
-// protocol version and P, so strangers and mismatched jobs are refused.
+// protocol version and P: connections without the magic (port probes,
+// strangers) are closed and ignored; ranks of another protocol version or
+// another P fail the rendezvous with a message.
 //
 //===----------------------------------------------------------------------===//
 

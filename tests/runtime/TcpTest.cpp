@@ -3,8 +3,9 @@
 // Real processes on loopback sockets through the local launcher: every
 // algorithm x collective for a few P compared with the test oracle, and the
 // failure modes the transport promises to turn into errors within a bounded
-// time: a killed peer, a stalled peer, a peer that never arrives, ranks
-// holding different plans.
+// time: a killed peer, a stalled peer, a peer that never arrives, a listener
+// that drops the handshake, ranks holding different plans; and port probes
+// at the rendezvous, which must not end the job.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <thread>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 using namespace collplan;
@@ -214,6 +219,90 @@ TEST_CASE("a peer that never arrives fails the rendezvous within the timeout") {
   CHECK(Seconds < 10);
 }
 
+TEST_CASE("connecting to a listener that drops the handshake gives up in "
+          "time") {
+  // A listener with a full accept queue drops new SYNs: a blocking connect()
+  // would hang for the kernel's SYN retries (about two minutes), far past
+  // the 1 s the rank was given.
+  int Listener = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(Listener >= 0);
+  sockaddr_in A{};
+  A.sin_family = AF_INET;
+  A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(bind(Listener, reinterpret_cast<sockaddr *>(&A), sizeof(A)) == 0);
+  REQUIRE(listen(Listener, 0) == 0);
+  socklen_t Len = sizeof(A);
+  getsockname(Listener, reinterpret_cast<sockaddr *>(&A), &Len);
+  std::vector<int> Fillers;
+  for (int I = 0; I < 4; ++I) {
+    int Fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    connect(Fd, reinterpret_cast<sockaddr *>(&A), sizeof(A));
+    Fillers.push_back(Fd);
+  }
+  std::this_thread::sleep_for(100ms);
+  auto Start = std::chrono::steady_clock::now();
+  // In a child the launcher kills at 40 s, so a hang fails the test.
+  auto Outcomes =
+      launchLocal(1, 1s, 40s, [&](const TcpConfig &, std::string &Report) {
+        TcpConfig C;
+        C.Rank = 1;
+        C.Size = 2;
+        C.Port = ntohs(A.sin_port);
+        C.Timeout = 1s;
+        auto T = TcpTransport::connect(C);
+        if (T)
+          return 0;
+        Report = llvm::toString(T.takeError());
+        return 5;
+      });
+  double Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  for (int Fd : Fillers)
+    close(Fd);
+  close(Listener);
+  REQUIRE(bool(Outcomes));
+  INFO(describe(*Outcomes));
+  CHECK((*Outcomes)[0].ExitCode == 5);
+  // (A kernel that completed the handshake anyway would leave the rank
+  // waiting for rank 0's answer instead, also bounded by the timeout.)
+  CHECK((*Outcomes)[0].Report.find("rank 0") != std::string::npos);
+  CHECK(Seconds < 30); // 1 s asked; generous for a loaded machine.
+}
+
+TEST_CASE("a port probe or a stranger at the rendezvous does not end the job") {
+  // Scripts wait for rank 0's port with `nc -z` (connect, close at once);
+  // other programs may knock on it. Neither is a rank: ignore them.
+  Plan Pl = compile("ring", Collective::Allreduce, 3);
+  auto Outcomes =
+      launchLocal(3, 10s, 60s, [&](const TcpConfig &C, std::string &Report) {
+        if (C.Rank == 1) {
+          sockaddr_in A{};
+          A.sin_family = AF_INET;
+          A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+          A.sin_port = htons(C.Port);
+          int Probe = socket(AF_INET, SOCK_STREAM, 0);
+          if (connect(Probe, reinterpret_cast<sockaddr *>(&A), sizeof(A)) != 0)
+            return 9;
+          close(Probe);
+          int Stranger = socket(AF_INET, SOCK_STREAM, 0);
+          if (connect(Stranger, reinterpret_cast<sockaddr *>(&A), sizeof(A)) !=
+              0)
+            return 9;
+          const char Junk[] = "GET / HTTP/1.0\r\nHost: collplan\r\n\r\n";
+          if (write(Stranger, Junk, sizeof(Junk)) != ssize_t(sizeof(Junk)))
+            return 9;
+          close(Stranger);
+        }
+        return runAndCompare(Pl, C, 1000, Datatype::Int32, ReduceOp::Sum,
+                             Report);
+      });
+  REQUIRE(bool(Outcomes));
+  INFO(describe(*Outcomes));
+  for (const RankOutcome &O : *Outcomes)
+    CHECK(O.ExitCode == 0);
+}
+
 TEST_CASE("ranks holding different plans fail naming both hashes") {
   auto Outcomes =
       launchLocal(4, 5s, 20s, [&](const TcpConfig &C, std::string &Report) {
@@ -255,6 +344,12 @@ TEST_CASE("the environment describes a rank") {
   CHECK(llvm::toString(Bad.takeError()).find("COLLPLAN_RANK=4") !=
         std::string::npos);
   setenv("COLLPLAN_RANK", "1", 1);
+  setenv("COLLPLAN_TIMEOUT", "0", 1); // Would fail every wait at once.
+  llvm::Expected<TcpConfig> Zero = tcpConfigFromEnvironment();
+  REQUIRE(!Zero);
+  CHECK(llvm::toString(Zero.takeError()).find("COLLPLAN_TIMEOUT=0") !=
+        std::string::npos);
+  setenv("COLLPLAN_TIMEOUT", "7", 1);
   setenv("COLLPLAN_ADDR", "127.0.0.1", 1);
   llvm::Expected<TcpConfig> NoPort = tcpConfigFromEnvironment();
   REQUIRE(!NoPort);

@@ -125,6 +125,18 @@ int runCommand(const RunOptions &O) {
     return ExitUsage;
   }
 
+  // The limits COLLPLAN_TIMEOUT has (a zero or negative timeout fails every
+  // wait at once); NaN fails the comparisons too.
+  if (!(O.TimeoutSeconds >= 0.001 && O.TimeoutSeconds <= 86400)) {
+    printError("--timeout " + std::to_string(O.TimeoutSeconds) +
+               ": expected seconds in [0.001, 86400]");
+    return ExitUsage;
+  }
+  if (O.Check && O.Warmup + uint64_t(O.Iterations) == 0) {
+    printError("--check needs at least one call (--iterations or --warmup)");
+    return ExitUsage;
+  }
+
   RunSettings S;
   S.Type = *Type;
   S.Op = *Op;

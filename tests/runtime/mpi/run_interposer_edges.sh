@@ -1,0 +1,49 @@
+#!/bin/sh
+# run_interposer_edges.sh COLLPLAN LIBRARY APP WORKDIR
+# Runs InterposedEdgeApp on 4 ranks with LIBRARY preloaded and a plan
+# directory with two allreduce plans for different byte ranges, plans for
+# the 2-rank communicators the app splits off, and a file whose plan is for
+# another P than its name says (which must be ignored, not hang). Checks the
+# results (the app does), which plan served which call, and the fallbacks.
+set -eu
+COLLPLAN=$1 LIB=$2 APP=$3 WORK=$4
+PLANS=$WORK/plans
+rm -rf "$WORK" && mkdir -p "$PLANS"
+"$COLLPLAN" compile -c allreduce -a ring -P 4 -o "$PLANS/allreduce-p4-0-4096.cplan" >/dev/null
+"$COLLPLAN" compile -c allreduce -a rabenseifner -P 4 -o "$PLANS/allreduce-p4-4096-inf-sum.yaml" >/dev/null
+"$COLLPLAN" compile -c reduce-scatter -a permutation -P 4 -o "$PLANS/reduce-scatter-p4-0-inf.cplan" >/dev/null
+"$COLLPLAN" compile -c allgather -a ring -P 4 -o "$PLANS/allgather-p4-0-inf.cplan" >/dev/null
+"$COLLPLAN" compile -c allgatherv -a circulant -P 4 --weights 1,2,3,4 --param blocks=3 -o "$PLANS/allgatherv-p4-0-inf.cplan" >/dev/null
+"$COLLPLAN" compile -c broadcast -a circulant -P 4 --root 1 --param blocks=5 -o "$PLANS/broadcast-p4-0-inf.cplan" >/dev/null
+"$COLLPLAN" compile -c allreduce -a recursive-doubling -P 2 -o "$PLANS/allreduce-p2-0-inf.json" >/dev/null
+# The intercommunicator's local group has 3 ranks: never used there.
+"$COLLPLAN" compile -c allgatherv -a recursive-doubling -P 3 --weights 1,1,1 -o "$PLANS/allgatherv-p3-0-inf.cplan" >/dev/null
+# Named for P = 2, holds a plan for P = 3.
+"$COLLPLAN" compile -c allgather -a ring -P 3 -o "$PLANS/allgather-p2-0-inf.cplan" >/dev/null
+
+# A hang is a failure: bound the run (generously; the machine may be busy).
+timeout -k 10 90 mpirun --oversubscribe -n 4 -x LD_PRELOAD="$LIB" \
+  -x COLLPLAN_PLANS="$PLANS" -x COLLPLAN_VERBOSE=1 "$APP" \
+  2>"$WORK/log" >"$WORK/out" || {
+  cat "$WORK/out" "$WORK/log"; echo "FAIL: the program failed or hung"; exit 1; }
+cat "$WORK/out"
+fail() { cat "$WORK/log"; echo "FAIL: $1"; exit 1; }
+expect_plan() { # FUNCTION FILE MINIMUM-LINES
+  N=$(grep -c "rank [0-9]*: $1 of .*plan $PLANS/$2 " "$WORK/log" || true)
+  [ "$N" -ge "$3" ] || fail "$1 did not run from $2 ($N lines)"
+}
+expect_plan MPI_Allreduce allreduce-p4-0-4096.cplan 4
+expect_plan MPI_Allreduce allreduce-p4-4096-inf-sum.yaml 4
+expect_plan MPI_Allreduce allreduce-p2-0-inf.json 4
+expect_plan MPI_Reduce_scatter_block reduce-scatter-p4-0-inf.cplan 4
+expect_plan MPI_Allgather allgather-p4-0-inf.cplan 4
+expect_plan MPI_Allgatherv allgatherv-p4-0-inf.cplan 4
+expect_plan MPI_Bcast broadcast-p4-0-inf.cplan 4
+grep -q "ignoring $PLANS/allgather-p2-0-inf.cplan" "$WORK/log" ||
+  fail "the plan for the wrong P was not reported"
+grep -q "MPI_Bcast of 800 bytes on 4 ranks: no plan fits" "$WORK/log" ||
+  fail "the broadcast from rank 0 did not fall back"
+if grep -q "MPI_Allgatherv of .* on 3 ranks: plan" "$WORK/log"; then
+  fail "a plan served an intercommunicator"
+fi
+echo "interposer edge cases: all checks passed"

@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cstring>
 
+// Every call goes to the PMPI_ entry points: the interposer runs plans
+// through this transport, and a profiling tool stacked beside it should see
+// the application's collective, not collplan's point-to-point traffic.
+
 namespace collplan::runtime {
 
 namespace {
@@ -15,7 +19,7 @@ constexpr size_t MaxPiece = size_t(1) << 30;
 llvm::Error mpiError(int Code, const char *What, uint32_t Peer) {
   char Text[MPI_MAX_ERROR_STRING];
   int Length = 0;
-  MPI_Error_string(Code, Text, &Length);
+  PMPI_Error_string(Code, Text, &Length);
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  "%s with rank %u failed: %.*s", What, Peer,
                                  Length, static_cast<const char *>(Text));
@@ -25,8 +29,8 @@ llvm::Error mpiError(int Code, const char *What, uint32_t Peer) {
 
 MpiTransport::MpiTransport(MPI_Comm Comm, int Tag) : Comm(Comm), Tag(Tag) {
   int R = 0, S = 1;
-  MPI_Comm_rank(Comm, &R);
-  MPI_Comm_size(Comm, &S);
+  PMPI_Comm_rank(Comm, &R);
+  PMPI_Comm_size(Comm, &S);
   Rank = uint32_t(R);
   Size = uint32_t(S);
 }
@@ -56,10 +60,10 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
     for (size_t Off = 0; Off < Bytes; Off += MaxPiece) {
       int N = int(std::min(MaxPiece, Bytes - Off));
       MPI_Request Req;
-      int Code = IsSend ? MPI_Isend(Data + Off, N, MPI_BYTE, int(M.Peer), Tag,
-                                    Comm, &Req)
-                        : MPI_Irecv(Data + Off, N, MPI_BYTE, int(M.Peer), Tag,
-                                    Comm, &Req);
+      int Code = IsSend ? PMPI_Isend(Data + Off, N, MPI_BYTE, int(M.Peer), Tag,
+                                     Comm, &Req)
+                        : PMPI_Irecv(Data + Off, N, MPI_BYTE, int(M.Peer), Tag,
+                                     Comm, &Req);
       if (Code != MPI_SUCCESS)
         return mpiError(Code, IsSend ? "MPI_Isend" : "MPI_Irecv", M.Peer);
       Requests.push_back(Req);
@@ -78,7 +82,7 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
     if (llvm::Error E = Post(M, Contiguous(M, true), true))
       return E;
   int Code =
-      MPI_Waitall(int(Requests.size()), Requests.data(), MPI_STATUSES_IGNORE);
+      PMPI_Waitall(int(Requests.size()), Requests.data(), MPI_STATUSES_IGNORE);
   if (Code != MPI_SUCCESS)
     return mpiError(Code, "MPI_Waitall", Rank);
   for (size_t I = 0; I < Receives.size(); ++I) {

@@ -16,6 +16,8 @@
 #include "compiler/verify/ContributionStore.h"
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -128,10 +130,12 @@ public:
         NumBuffers(H.Buffers.size()), Errors(Errors) {}
 
   /// Replays chunks First, First + Stride, ...: chunks are independent, so
-  /// threads split them.
-  void run(uint64_t First, uint64_t Stride) {
-    for (uint64_t Chunk = First; Chunk + 1 < X.ChunkBegin.size();
-         Chunk += Stride) {
+  /// threads split them. Done counts the chunks finished by every thread;
+  /// Progress, if any, is called with it after each chunk.
+  void run(uint64_t First, uint64_t Stride, std::atomic<uint64_t> &Done,
+           const std::function<void(uint64_t, uint64_t)> *Progress) {
+    uint64_t Total = X.ChunkBegin.size() - 1;
+    for (uint64_t Chunk = First; Chunk < Total; Chunk += Stride) {
       C0 = Chunk * CB;
       N = std::min(CB, H.Blocks - C0);
       ChunkErrors = 0;
@@ -139,6 +143,9 @@ public:
       for (uint64_t E = X.ChunkBegin[Chunk]; E < X.ChunkBegin[Chunk + 1]; ++E)
         step(X.Steps[X.Entries[E]]);
       checkEndState();
+      uint64_t Finished = ++Done;
+      if (Progress)
+        (*Progress)(Finished, Total);
       // Later chunks could only add more of the same; the caller sorts.
       if (Errors.size() >= MaxErrors)
         break;
@@ -314,13 +321,18 @@ private:
 /// MakeStore(); diagnostics are gathered per thread and appended in thread
 /// order (the caller sorts them).
 template <class MakeStoreFn>
-void replayWith(const PlanHeader &H, const ReplayIndex &X, size_t MaxErrors,
-                unsigned Threads, MakeStoreFn MakeStore,
-                std::vector<Diagnostic> &Errors) {
+void replayWith(const PlanHeader &H, const ReplayIndex &X,
+                const VerifyOptions &Options, unsigned Threads,
+                MakeStoreFn MakeStore, std::vector<Diagnostic> &Errors) {
   std::vector<std::vector<Diagnostic>> Found(Threads);
+  std::atomic<uint64_t> Done{0};
   auto Work = [&](unsigned T) {
     auto S = MakeStore();
-    Replay<decltype(S)>(H, X, MaxErrors, S, Found[T]).run(T, Threads);
+    // Only the calling thread reports progress.
+    const auto *Progress =
+        T == 0 && Options.Progress ? &Options.Progress : nullptr;
+    Replay<decltype(S)>(H, X, Options.MaxErrors, S, Found[T])
+        .run(T, Threads, Done, Progress);
   };
   std::vector<std::thread> Pool;
   for (unsigned T = 1; T < Threads; ++T)
@@ -368,12 +380,14 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
   Threads = std::max(Threads, 1u);
   uint32_t Buffers = H.Buffers.size();
   if (Mode == VerifyMode::Exact)
-    replayWith(H, X, Options.MaxErrors, Threads,
-               [&] { return ExactStore(H.Ranks, Buffers, CB); }, Errors);
+    replayWith(
+        H, X, Options, Threads,
+        [&] { return ExactStore(H.Ranks, Buffers, CB); }, Errors);
   else
-    replayWith(H, X, Options.MaxErrors, Threads,
-               [&] { return HashedStore(H.Ranks, Buffers, CB, Options.Seed); },
-               Errors);
+    replayWith(
+        H, X, Options, Threads,
+        [&] { return HashedStore(H.Ranks, Buffers, CB, Options.Seed); },
+        Errors);
 }
 
 } // namespace verify

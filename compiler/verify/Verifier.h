@@ -1,4 +1,5 @@
-//===- Verifier.h - Symbolic execution of a plan -----------------*- C++ -*-===//
+//===- Verifier.h - Symbolic execution of a plan -----------------*- C++
+//-*-===//
 //
 // DESIGN.md "Verification": the verifier trusts no generator. It matches
 // every send with its receive round by round, then executes the plan
@@ -14,6 +15,7 @@
 #include "compiler/ir/Plan.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace collplan {
@@ -33,13 +35,16 @@ struct VerifyOptions {
   uint64_t MemoryBudget = uint64_t(512) << 20;
   /// Seed of the hashed mode's random contribution hashes.
   uint64_t Seed = 0x9e3779b97f4a7c15ULL;
+  /// If set, told now and then how many of the symbolic replay's chunks of
+  /// blocks are done, from the calling thread: long runs show progress.
+  std::function<void(uint64_t Done, uint64_t Total)> Progress;
 };
 
 struct VerifyStats {
   uint32_t Ranks = 0;
-  uint64_t Rounds = 0;   ///< Distinct global round indices.
+  uint64_t Rounds = 0; ///< Distinct global round indices.
   uint64_t Blocks = 0;
-  uint64_t Messages = 0; ///< Matched send/recv pairs.
+  uint64_t Messages = 0;       ///< Matched send/recv pairs.
   uint64_t BlockTransfers = 0; ///< Sum of blocks over all messages.
   VerifyMode ModeUsed = VerifyMode::Exact;
 };

@@ -1,4 +1,5 @@
-//===- Commands.h - The subcommands of the collplan CLI ----------*- C++ -*-===//
+//===- Commands.h - The subcommands of the collplan CLI ----------*- C++
+//-*-===//
 //
 // The CLI is a thin layer over the libraries (DESIGN.md rule 4): each
 // subcommand lives in its own file, parses its options with CLI11 and calls
@@ -18,11 +19,11 @@ namespace collplan::cli {
 /// Exit codes, documented in the README and in `collplan --help`.
 enum ExitCode : int {
   ExitSuccess = 0,
-  ExitInvalid = 1,      ///< A plan failed verification or a run's check.
-  ExitUsage = 2,        ///< Bad command line, unreadable or malformed input.
+  ExitInvalid = 1,       ///< A plan failed verification or a run's check.
+  ExitUsage = 2,         ///< Bad command line, unreadable or malformed input.
   ExitCannotCompile = 3, ///< The request is impossible for the algorithm.
-  ExitIoError = 4,      ///< An output file could not be written.
-  ExitRuntimeError = 5, ///< Running a plan failed (peer died, timeout, ...).
+  ExitIoError = 4,       ///< An output file could not be written.
+  ExitRuntimeError = 5,  ///< Running a plan failed (peer died, timeout, ...).
 };
 
 /// Prints "collplan: error: Message" to stderr.

@@ -54,8 +54,7 @@ struct Failure {
 };
 
 double secondsSince(std::chrono::steady_clock::time_point Start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       Start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
       .count();
 }
 
@@ -66,8 +65,7 @@ std::optional<Failure> parseWeights(const CompileOptions &O,
   if (!O.WeightsFile.empty()) {
     auto Buffer = llvm::MemoryBuffer::getFile(O.WeightsFile);
     if (!Buffer)
-      return Failure{ExitUsage, "cannot read --weights-file '" +
-                                    O.WeightsFile +
+      return Failure{ExitUsage, "cannot read --weights-file '" + O.WeightsFile +
                                     "': " + Buffer.getError().message()};
     Text = (*Buffer)->getBuffer().str();
   }
@@ -82,8 +80,8 @@ std::optional<Failure> parseWeights(const CompileOptions &O,
         continue;
       uint64_t V = 0;
       if (W.getAsInteger(10, V))
-        return Failure{ExitUsage,
-                       "weight '" + W.str() + "' is not a non-negative integer"};
+        return Failure{ExitUsage, "weight '" + W.str() +
+                                      "' is not a non-negative integer"};
       if (Out.size() >= MaxRanks)
         return Failure{ExitUsage, "more weights than the rank limit"};
       Out.push_back(V);
@@ -124,7 +122,8 @@ std::optional<Failure> buildRequest(const CompileOptions &O,
 void printSummary(const CompileOptions &O, const Plan &P,
                   const std::optional<VerifyResult> &Verified,
                   double VerifySeconds, double CompileSeconds,
-                  const CostReport &Cost, const std::vector<Candidate> &Ranked) {
+                  const CostReport &Cost,
+                  const std::vector<Candidate> &Ranked) {
   const PlanHeader &H = P.Header;
   if (O.Format == OutputFormat::Json) {
     llvm::json::OStream J(llvm::outs(), 2);
@@ -187,10 +186,10 @@ void printSummary(const CompileOptions &O, const Plan &P,
   else
     OS << "; not verified (--no-verify)";
   OS << "\n  predicted time for " << formatBytes(double(O.Bytes.Value)) << ": "
-     << formatSeconds(Cost.Time) << "   lower bound: "
-     << formatSeconds(Cost.LowerBound) << " (x"
-     << llvm::format("%.2f", Cost.LowerBound > 0 ? Cost.Time / Cost.LowerBound
-                                                 : 1.0)
+     << formatSeconds(Cost.Time)
+     << "   lower bound: " << formatSeconds(Cost.LowerBound) << " (x"
+     << llvm::format("%.2f",
+                     Cost.LowerBound > 0 ? Cost.Time / Cost.LowerBound : 1.0)
      << ")\n";
   if (!O.Output.empty())
     OS << "  wrote " << O.Output << "\n";
@@ -210,10 +209,10 @@ int runCompile(const CompileOptions &O) {
   }
 
   auto Start = std::chrono::steady_clock::now();
+  auto Building = progressReporter("building ranks");
   auto Progress = [&](uint32_t Built, uint32_t Total) {
-    if (!O.Quiet && Total >= 8192)
-      llvm::errs() << "collplan: built " << Built << "/" << Total
-                   << " ranks\n";
+    if (!O.Quiet)
+      Building(Built, Total);
   };
   Plan P;
   std::vector<Candidate> Ranked;
@@ -274,6 +273,8 @@ int runCompile(const CompileOptions &O) {
   if (!O.NoVerify) {
     VerifyOptions VO;
     VO.Mode = O.Mode;
+    if (!O.Quiet)
+      VO.Progress = progressReporter("verifying");
     auto VerifyStart = std::chrono::steady_clock::now();
     Verified = verifyPlan(P, VO);
     VerifySeconds = secondsSince(VerifyStart);
@@ -323,8 +324,9 @@ void addCompileCommand(CLI::App &App, int &Exit) {
   Cmd->add_option("--mapping", O->Mapping,
                   "rank to node mapping: block or round-robin")
       ->capture_default_str();
-  Cmd->add_option("--root", O->Root, "root rank of broadcast and reduce "
-                                     "(default 0)");
+  Cmd->add_option("--root", O->Root,
+                  "root rank of broadcast and reduce "
+                  "(default 0)");
   addBytesOption(*Cmd, O->Bytes,
                  "message size the cost model and tuned parameters use");
   addCostOptions(*Cmd, O->Cost);

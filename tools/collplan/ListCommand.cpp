@@ -27,8 +27,8 @@ void listText() {
       OS << " " << collectiveName(C);
     OS << "\n    topologies:  " << Topologies << "\n";
     for (const ParamInfo &P : A->params())
-      OS << "    --param " << P.Name << "=...  " << P.Help << " (default: "
-         << P.Default << ")\n";
+      OS << "    --param " << P.Name << "=...  " << P.Help
+         << " (default: " << P.Default << ")\n";
     OS << "\n";
   }
   OS << "'auto' (the default for compile) picks the algorithm the cost model "

@@ -3,22 +3,25 @@
 #include "tools/collplan/Options.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 namespace collplan::cli {
 
 llvm::Expected<uint64_t> parseByteSize(const std::string &Text) {
   llvm::StringRef S = llvm::StringRef(Text).trim();
   size_t Digits = S.find_first_not_of("0123456789");
-  llvm::StringRef Number = S.substr(0, Digits), Suffix = S.substr(
-                                                    std::min(Digits, S.size()));
+  llvm::StringRef Number = S.substr(0, Digits),
+                  Suffix = S.substr(std::min(Digits, S.size()));
   static const struct {
     const char *Name;
     unsigned Shift;
-  } Units[] = {{"", 0},   {"B", 0},    {"K", 10},  {"KiB", 10}, {"M", 20},
-               {"MiB", 20}, {"G", 30}, {"GiB", 30}};
+  } Units[] = {{"", 0},   {"B", 0},    {"K", 10}, {"KiB", 10},
+               {"M", 20}, {"MiB", 20}, {"G", 30}, {"GiB", 30}};
   uint64_t N = 0;
   if (!Number.getAsInteger(10, N))
     for (const auto &U : Units)
@@ -68,11 +71,9 @@ void addCostOptions(CLI::App &Cmd, CostParams &Params) {
 }
 
 CLI::Option *addFormatOption(CLI::App &Cmd, OutputFormat &Format) {
-  return Cmd
-      .add_option("--format", Format, "output format: text or json")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, OutputFormat>{{"text", OutputFormat::Text},
-                                              {"json", OutputFormat::Json}}))
+  return Cmd.add_option("--format", Format, "output format: text or json")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, OutputFormat>{
+          {"text", OutputFormat::Text}, {"json", OutputFormat::Json}}))
       ->option_text("text|json (default text)");
 }
 
@@ -82,11 +83,26 @@ CLI::Option *addVerifyModeOption(CLI::App &Cmd, const std::string &Name,
       .add_option(Name, Mode,
                   "auto (exact for small P, hashed above), exact (bitsets) "
                   "or hashed")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, VerifyMode>{
-          {"auto", VerifyMode::Auto},
-          {"exact", VerifyMode::Exact},
-          {"hashed", VerifyMode::Hashed}}))
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, VerifyMode>{{"auto", VerifyMode::Auto},
+                                            {"exact", VerifyMode::Exact},
+                                            {"hashed", VerifyMode::Hashed}}))
       ->option_text("auto|exact|hashed (default auto)");
+}
+
+std::function<void(uint64_t, uint64_t)> progressReporter(std::string What) {
+  using Clock = std::chrono::steady_clock;
+  auto Start = Clock::now();
+  auto Last = std::make_shared<Clock::time_point>(Start);
+  return [What = std::move(What), Start, Last](uint64_t Done, uint64_t Total) {
+    auto Now = Clock::now();
+    if (Now - Start < std::chrono::seconds(2) ||
+        Now - *Last < std::chrono::seconds(2) || Total == 0)
+      return;
+    *Last = Now;
+    llvm::errs() << "collplan: " << What << ": " << (100 * Done / Total)
+                 << "%\n";
+  };
 }
 
 std::string formatSeconds(double Seconds) {

@@ -1,4 +1,5 @@
-//===- Options.h - Options several subcommands share -------------*- C++ -*-===//
+//===- Options.h - Options several subcommands share -------------*- C++
+//-*-===//
 
 #ifndef COLLPLAN_TOOLS_OPTIONS_H
 #define COLLPLAN_TOOLS_OPTIONS_H
@@ -11,6 +12,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace collplan::cli {
@@ -36,6 +38,12 @@ CLI::Option *addFormatOption(CLI::App &Cmd, OutputFormat &Format);
 /// --NAME auto|exact|hashed.
 CLI::Option *addVerifyModeOption(CLI::App &Cmd, const std::string &Name,
                                  VerifyMode &Mode);
+
+/// Prints "collplan: <What>: N%" on stderr at most every two seconds, once
+/// the run has taken two seconds: progress on long runs, silence on short
+/// ones.
+std::function<void(uint64_t Done, uint64_t Total)>
+progressReporter(std::string What);
 
 /// Seconds in engineering units: "12.3 us", "4.56 ms".
 std::string formatSeconds(double Seconds);

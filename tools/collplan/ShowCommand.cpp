@@ -53,16 +53,16 @@ int runShow(const ShowOptions &O) {
   }
   const PlanHeader &H = P->Header;
   if (O.Rank && *O.Rank >= H.Ranks) {
-    printError("--rank " + std::to_string(*O.Rank) + " is not a rank of P = " +
-               std::to_string(H.Ranks));
+    printError("--rank " + std::to_string(*O.Rank) +
+               " is not a rank of P = " + std::to_string(H.Ranks));
     return ExitUsage;
   }
   llvm::raw_ostream &OS = llvm::outs();
   OS << collectiveName(H.Kind) << " with " << H.Algorithm;
   for (const auto &[K, V] : H.Params)
     OS << " " << K << "=" << V;
-  OS << "; P = " << H.Ranks << ", topology " << H.Topo.str() << ", "
-     << H.Blocks << " blocks";
+  OS << "; P = " << H.Ranks << ", topology " << H.Topo.str() << ", " << H.Blocks
+     << " blocks";
   if (H.Root)
     OS << ", root " << *H.Root;
   OS << "\n  round  operations (reduce = combine into the named buffer)\n";

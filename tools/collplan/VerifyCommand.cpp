@@ -73,10 +73,9 @@ void printText(const std::vector<FileVerdict> &Verdicts) {
   for (const FileVerdict &V : Verdicts) {
     const VerifyStats &S = V.Result.Stats;
     if (V.Result.Valid) {
-      llvm::outs() << V.File << ": valid (" << S.Ranks << " ranks, "
-                   << S.Rounds << " rounds, " << S.Blocks << " blocks, "
-                   << S.Messages << " messages; "
-                   << verifyModeName(S.ModeUsed) << ")\n";
+      llvm::outs() << V.File << ": valid (" << S.Ranks << " ranks, " << S.Rounds
+                   << " rounds, " << S.Blocks << " blocks, " << S.Messages
+                   << " messages; " << verifyModeName(S.ModeUsed) << ")\n";
       continue;
     }
     llvm::outs() << V.File << ": " << (V.Readable ? "INVALID" : "UNREADABLE")
@@ -100,6 +99,7 @@ int runVerify(const VerifyCommandOptions &O) {
       V.Result.Errors.push_back({{}, llvm::toString(P.takeError())});
       Exit = ExitUsage;
     } else {
+      VO.Progress = progressReporter("verifying " + File);
       V.Result = verifyPlan(*P, VO);
       if (!V.Result.Valid && Exit == ExitSuccess)
         Exit = ExitInvalid;

@@ -33,8 +33,7 @@ llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request) {
                              collectiveName(Request.Kind).str().c_str());
   uint32_t P = Request.ranks();
   if (P == 0)
-    return createStringError(inconvertibleErrorCode(),
-                             "P must be at least 1");
+    return createStringError(inconvertibleErrorCode(), "P must be at least 1");
   if (Request.Root && !hasRoot(Request.Kind))
     return createStringError(inconvertibleErrorCode(),
                              "%s has no root; drop --root",
@@ -51,9 +50,17 @@ llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request) {
   if (Request.Kind != Collective::Allgatherv && !Request.Weights.empty())
     return createStringError(inconvertibleErrorCode(),
                              "--weights applies to allgatherv only");
+  for (size_t R = 0; R < Request.Weights.size(); ++R)
+    if (Request.Weights[R] > maxBlockWeight(P))
+      return createStringError(inconvertibleErrorCode(),
+                               "weight %llu of rank %zu is too large: at "
+                               "most %llu for P = %u",
+                               (unsigned long long)Request.Weights[R], R,
+                               (unsigned long long)maxBlockWeight(P), P);
   std::vector<ParamInfo> Known = A.params();
   for (const auto &[Name, Value] : Request.Params)
-    if (llvm::none_of(Known, [&](const ParamInfo &I) { return I.Name == Name; }))
+    if (llvm::none_of(Known,
+                      [&](const ParamInfo &I) { return I.Name == Name; }))
       return createStringError(inconvertibleErrorCode(),
                                "algorithm '%s' has no parameter '%s' (see "
                                "'collplan list')",
@@ -87,11 +94,44 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
     return Header.takeError();
   Plan Result;
   Result.Header = std::move(*Header);
-  Result.Programs.reserve(Result.Header.Ranks);
   uint32_t P = Result.Header.Ranks;
-  for (uint32_t R = 0; R < P; ++R) {
+  // An algorithm that cuts a rank's weight into several blocks may round a
+  // block up past what a plan file can hold (checkRequest bounds the ranks'
+  // weights, not the blocks').
+  for (uint64_t W : Result.Header.Weights)
+    if (W > maxBlockWeight(Result.Header.Blocks))
+      return createStringError(
+          inconvertibleErrorCode(),
+          "the weights are too large: a block of the %s "
+          "plan would weigh %llu, more than the %llu a "
+          "plan of %llu blocks allows",
+          A.name().str().c_str(), (unsigned long long)W,
+          (unsigned long long)maxBlockWeight(Result.Header.Blocks),
+          (unsigned long long)Result.Header.Blocks);
+  if (!Request.CommutativeOperator && Result.Header.RequiresCommutative)
+    return createStringError(inconvertibleErrorCode(),
+                             "the %s plan combines contributions out of rank "
+                             "order and needs a commutative operator; this "
+                             "operator is not",
+                             A.name().str().c_str());
+  // Rank 0's program stands for every rank's size: refuse a plan that cannot
+  // fit before running out of memory building it (ring at large P has P^2
+  // operations).
+  Program First = A.buildRank(Result.Header, 0);
+  uint64_t Estimate = First.numOps() * P;
+  if (Estimate > MaxPlanOps)
+    return createStringError(
+        inconvertibleErrorCode(),
+        "the %s plan for P = %u would hold about %llu operations, more than "
+        "the limit of %llu; choose an algorithm with fewer rounds (see "
+        "'collplan list')",
+        A.name().str().c_str(), P, (unsigned long long)Estimate,
+        (unsigned long long)MaxPlanOps);
+  Result.Programs.reserve(P);
+  Result.Programs.push_back(std::move(First));
+  for (uint32_t R = 1; R < P; ++R) {
     Result.Programs.push_back(A.buildRank(Result.Header, R));
-    if (Progress && (R + 1) % 4096 == 0)
+    if (Progress)
       Progress(R + 1, P);
   }
   return Result;

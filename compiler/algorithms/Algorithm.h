@@ -1,4 +1,5 @@
-//===- Algorithm.h - The interface every algorithm family implements -*- C++ -*-===//
+//===- Algorithm.h - The interface every algorithm family implements -*- C++
+//-*-===//
 //
 // An algorithm turns a CompileRequest into a PlanHeader once (prepare), then
 // builds any single rank's program from that header alone (buildRank). That
@@ -39,6 +40,9 @@ struct CompileRequest {
   std::map<std::string, std::string> Params;
   /// Allgatherv: per-rank element counts (weights); empty otherwise.
   std::vector<uint64_t> Weights;
+  /// Whether the reduction operator is commutative. When it is not, plans
+  /// that combine contributions out of rank order are refused.
+  bool CommutativeOperator = true;
 
   uint32_t ranks() const { return Topo.ranks(); }
 };
@@ -86,8 +90,15 @@ llvm::ArrayRef<const Algorithm *> allAlgorithms();
 /// The algorithm called Name, or null.
 const Algorithm *findAlgorithm(llvm::StringRef Name);
 
+/// Plans with more operations than this are refused before they are built:
+/// at about 70 bytes each in memory (measured: ring allreduce at P = 8192,
+/// just under the limit, peaks at 19 GB) a larger one would exhaust a 24 GiB
+/// machine. Ring allreduce reaches it past P = 8192.
+constexpr uint64_t MaxPlanOps = uint64_t(1) << 28;
+
 /// prepare() then buildRank() for every rank: the whole plan. Progress, if
-/// given, is told how many ranks are built, now and then.
+/// given, is told how many ranks are built after each rank. Fails, before
+/// building the others, when rank 0's program times P exceeds MaxPlanOps.
 llvm::Expected<Plan>
 compilePlan(const Algorithm &A, const CompileRequest &Request,
             llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress =

@@ -40,6 +40,13 @@ void Program::add(uint32_t Index, Op Operation) {
   Rounds.back().Ops.push_back(std::move(Operation));
 }
 
+uint64_t Program::numOps() const {
+  uint64_t N = 0;
+  for (const Round &Rd : Rounds)
+    N += Rd.Ops.size();
+  return N;
+}
+
 uint32_t PlanHeader::ownerOf(uint64_t Block) const {
   uint64_t PerRank = Blocks / Ranks;
   return PerRank == 0 ? 0 : uint32_t(Block / PerRank);
@@ -85,13 +92,21 @@ std::vector<Diagnostic> checkStructure(const Plan &P, size_t MaxErrors) {
   if (!H.Weights.empty() && H.Weights.size() != H.Blocks)
     Report({}, "the plan has " + std::to_string(H.Weights.size()) +
                    " weights for " + std::to_string(H.Blocks) + " blocks");
+  for (size_t B = 0; B < H.Weights.size(); ++B)
+    if (H.Weights[B] > maxBlockWeight(H.Blocks)) {
+      Report({}, "block " + std::to_string(B) + " has weight " +
+                     std::to_string(H.Weights[B]) + ", more than the " +
+                     std::to_string(maxBlockWeight(H.Blocks)) + " a plan of " +
+                     std::to_string(H.Blocks) + " blocks allows");
+      break;
+    }
   if (H.Buffers.empty() || H.Buffers.size() > 0xffff)
     Report({}, "the plan must declare between 1 and 65535 buffers");
   if (hasRoot(H.Kind) && (!H.Root || *H.Root >= H.Ranks))
-    Report({}, std::string(collectiveName(H.Kind)) +
-                   " needs a root in [0, P)");
+    Report({}, std::string(collectiveName(H.Kind)) + " needs a root in [0, P)");
   if (hasOwnedBlocks(H.Kind) && H.Ranks && H.Blocks % H.Ranks != 0)
-    Report({}, std::string(collectiveName(H.Kind)) + " needs a block count "
+    Report({}, std::string(collectiveName(H.Kind)) +
+                   " needs a block count "
                    "that is a multiple of P; got " +
                    std::to_string(H.Blocks));
   if (P.Programs.size() != H.Ranks)

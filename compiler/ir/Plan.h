@@ -1,4 +1,5 @@
-//===- Plan.h - The plan IR: per-rank programs of rounds ---------*- C++ -*-===//
+//===- Plan.h - The plan IR: per-rank programs of rounds ---------*- C++
+//-*-===//
 //
 // The one IR every part of collplan reads (DESIGN.md, "The plan IR").
 // Algorithms produce Plans; the verifier, the cost model, the serializers,
@@ -81,6 +82,8 @@ struct Program {
   /// Appends Operation to round Index, opening the round if it is new.
   /// Rounds must be added in non-decreasing index order.
   void add(uint32_t Index, Op Operation);
+  /// The number of operations in all rounds.
+  uint64_t numOps() const;
 };
 
 /// Everything about a plan except the per-rank programs: what an algorithm
@@ -110,6 +113,14 @@ struct PlanHeader {
   /// The blocks rank R owns (see ownerOf).
   BlockSet ownedBy(uint32_t Rank) const;
 };
+
+/// The largest weight a block of a plan with Blocks blocks may have: the
+/// weights' prefix sums (BlockLayout) then stay below 2^62 and cannot
+/// overflow. Writers and readers share this bound, so every plan written can
+/// be read back.
+inline uint64_t maxBlockWeight(uint64_t Blocks) {
+  return (uint64_t(1) << 62) / (Blocks ? Blocks : 1);
+}
 
 struct Plan {
   PlanHeader Header;

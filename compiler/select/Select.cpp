@@ -11,14 +11,6 @@
 
 namespace collplan {
 
-/// Operations in Prog, to estimate a plan's size from one rank.
-static uint64_t countOps(const Program &Prog) {
-  uint64_t N = 0;
-  for (const Round &Rd : Prog.Rounds)
-    N += Rd.Ops.size();
-  return N;
-}
-
 llvm::Expected<Selection> selectAlgorithm(const CompileRequest &Request) {
   Selection Result;
   std::optional<double> BestTime;
@@ -31,8 +23,8 @@ llvm::Expected<Selection> selectAlgorithm(const CompileRequest &Request) {
     CompileRequest Own = Request;
     std::vector<ParamInfo> Known = A->params();
     std::erase_if(Own.Params, [&](const auto &KV) {
-      return llvm::none_of(Known,
-                           [&](const ParamInfo &I) { return I.Name == KV.first; });
+      return llvm::none_of(
+          Known, [&](const ParamInfo &I) { return I.Name == KV.first; });
     });
     if (llvm::Error E = checkRequest(*A, Own)) {
       C.Skipped = llvm::toString(std::move(E));
@@ -47,7 +39,7 @@ llvm::Expected<Selection> selectAlgorithm(const CompileRequest &Request) {
     }
     // Rank 0's program stands for every rank's size: skip plans too large to
     // build just for ranking (ring at large P has P^2 operations).
-    uint64_t Estimate = countOps(A->buildRank(*Header, 0)) * Header->Ranks;
+    uint64_t Estimate = A->buildRank(*Header, 0).numOps() * Header->Ranks;
     if (Estimate > MaxOpsToRank) {
       C.Skipped = "about " + std::to_string(Estimate) +
                   " operations: too large to rank";
@@ -70,10 +62,10 @@ llvm::Expected<Selection> selectAlgorithm(const CompileRequest &Request) {
   if (!BestTime) {
     for (const Candidate &C : Result.Candidates)
       Reasons += "\n  " + C.Algo->name().str() + ": " + C.Skipped;
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(), "no algorithm can compile %s for P = %u%s",
-        collectiveName(Request.Kind).str().c_str(), Request.ranks(),
-        Reasons.c_str());
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "no algorithm can compile %s for P = %u%s",
+                                   collectiveName(Request.Kind).str().c_str(),
+                                   Request.ranks(), Reasons.c_str());
   }
   std::stable_sort(Result.Candidates.begin(), Result.Candidates.end(),
                    [](const Candidate &A, const Candidate &B) {

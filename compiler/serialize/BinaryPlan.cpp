@@ -231,7 +231,7 @@ Expected<PlanHeader> decodeHeader(ByteReader &In) {
   if (NumWeights != 0 && NumWeights != H.Blocks)
     return In.fail("weights", "has " + Twine(NumWeights) + " entries for " +
                                   Twine(H.Blocks) + " blocks");
-  uint64_t MaxWeight = (uint64_t(1) << 62) / H.Blocks;
+  uint64_t MaxWeight = maxBlockWeight(H.Blocks);
   H.Weights.reserve(NumWeights);
   for (uint64_t I = 0; I < NumWeights; ++I) {
     COLLPLAN_TRY(W, In.uleb("weights[" + Twine(I) + "]", 0, MaxWeight));

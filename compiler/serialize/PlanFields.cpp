@@ -529,9 +529,7 @@ Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
       return In.fail("weights", "has " + Twine(Weights->size()) +
                                     " entries for " + Twine(H.Blocks) +
                                     " blocks");
-    // Bound each weight so that their prefix sums (BlockLayout) cannot
-    // overflow 64 bits.
-    uint64_t MaxWeight = (uint64_t(1) << 62) / H.Blocks;
+    uint64_t MaxWeight = maxBlockWeight(H.Blocks);
     H.Weights.reserve(Weights->size());
     for (size_t I = 0; I < Weights->size(); ++I) {
       COLLPLAN_TRY(W, In.number((*Weights)[I], "weights[" + Twine(I) + "]", 0,

@@ -92,3 +92,37 @@ TEST_CASE("ring reduce-scatter and allgather are the two halves of §4a") {
   CHECK(simulate(RS).Errors.empty());
   CHECK(simulate(AG).Errors.empty());
 }
+
+TEST_CASE("a plan too large to hold is refused before it is built") {
+  // Ring allreduce at P = 100000 has 4e10 operations: building it exhausted
+  // memory without a word. compilePlan now estimates from rank 0 and fails.
+  CompileRequest Req;
+  Req.Topo = Topology::flat(100000);
+  llvm::Expected<Plan> Result = compilePlan(*findAlgorithm("ring"), Req);
+  REQUIRE_FALSE(Result);
+  std::string Message = llvm::toString(Result.takeError());
+  CHECK(Message.find("operations") != std::string::npos);
+  CHECK(Message.find("P = 100000") != std::string::npos);
+}
+
+TEST_CASE("weights a plan file cannot hold are refused") {
+  // Their prefix sums overflowed: the plan was written, costed at nonsense
+  // and refused by every reader.
+  CompileRequest Req;
+  Req.Kind = Collective::Allgatherv;
+  Req.Topo = Topology::flat(3);
+  Req.Weights = {UINT64_MAX, UINT64_MAX, 1};
+  for (const char *Name : {"recursive-doubling", "circulant"}) {
+    llvm::Expected<Plan> Result = compilePlan(*findAlgorithm(Name), Req);
+    REQUIRE_FALSE(Result);
+    CHECK(llvm::toString(Result.takeError()).find("too large") !=
+          std::string::npos);
+  }
+  // A circulant block rounded up past the bound is caught after prepare().
+  Req.Weights = {maxBlockWeight(3), 1, 1};
+  Req.Params["blocks"] = "7";
+  llvm::Expected<Plan> Result = compilePlan(*findAlgorithm("circulant"), Req);
+  REQUIRE_FALSE(Result);
+  CHECK(llvm::toString(Result.takeError()).find("too large") !=
+        std::string::npos);
+}

@@ -48,6 +48,17 @@ expect 2 "unknown collective" -- "$COLLPLAN" compile --ranks 4 --collective scan
 expect 2 "bad byte size" -- "$COLLPLAN" compile --ranks 4 --bytes 12Q
 expect 2 "bad topology" -- "$COLLPLAN" compile --topology torus:4x0
 expect 2 "contradicting ppn" -- "$COLLPLAN" compile --topology nodes:4x4 --ppn 2
+expect 2 "NaN cost parameter" -- "$COLLPLAN" compile --ranks 4 --alpha nan
+check "NaN is named" grep -q "finite" "$WORK/err"
+expect 2 "NaN intra-node cost parameter" -- "$COLLPLAN" compile --ranks 4 \
+  --beta-intra nan
+expect 3 "a plan too large to build" -- timeout 60 "$COLLPLAN" compile \
+  --ranks 100000 --algorithm ring
+check "the size is named" grep -q "operations" "$WORK/err"
+expect 3 "weights whose sum overflows" -- "$COLLPLAN" compile --ranks 3 \
+  --collective allgatherv --weights 18446744073709551615,18446744073709551615,1 \
+  -o "$WORK/huge-weights.yaml"
+check "nothing written for overflowing weights" test ! -e "$WORK/huge-weights.yaml"
 expect 3 "unsupported collective" -- "$COLLPLAN" compile --ranks 4 \
   --collective broadcast --algorithm ring
 expect 3 "unknown parameter" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \
@@ -98,6 +109,12 @@ expect 4 "unwritable directory" -- "$COLLPLAN" compile --ranks 4 --algorithm rin
 cp "$WORK/ring.yaml" "$WORK/keep.yaml"
 expect 3 "non-commutative operator refused" -- "$COLLPLAN" compile --ranks 4 \
   --algorithm ring --non-commutative -o "$WORK/keep.yaml"
+check "the refusal says why" grep -q "commutative" "$WORK/err"
+# auto selection skips plans that need commutativity instead of failing.
+expect 0 "auto with a non-commutative operator" -- "$COLLPLAN" compile --ranks 12 \
+  --non-commutative --format json
+check "auto picks a plan that keeps rank order" test \
+  "$(json_get "$WORK/out" "d['requires_commutative'] == False and d['verified']")" = True
 check "a failed compile leaves the old file untouched" cmp -s "$WORK/ring.yaml" "$WORK/keep.yaml"
 check "no temporary files left behind" test "$(ls "$WORK" | grep -c tmp)" = 0
 

@@ -110,6 +110,7 @@ std::optional<Failure> buildRequest(const CompileOptions &O,
   Request.Root = O.Root;
   Request.Bytes = O.Bytes.Value;
   Request.Cost = O.Cost;
+  Request.CommutativeOperator = !O.NonCommutative;
   for (const std::string &KV : O.Params) {
     auto [Key, Value] = llvm::StringRef(KV).split('=');
     if (Key.empty() || Value.empty() || KV.find('=') == std::string::npos)
@@ -244,13 +245,6 @@ int runCompile(const CompileOptions &O) {
     P = std::move(*Compiled);
   }
   double CompileSeconds = secondsSince(Start);
-
-  if (O.NonCommutative && P.Header.RequiresCommutative) {
-    printError("algorithm '" + P.Header.Algorithm +
-               "' combines contributions out of rank order and needs a "
-               "commutative operator; this operator is not");
-    return ExitCannotCompile;
-  }
 
   if (O.Explain) {
     if (!Ranked.empty()) {

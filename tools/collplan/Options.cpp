@@ -52,22 +52,33 @@ CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
       ->type_name("SIZE");
 }
 
+/// CLI::NonNegativeNumber lets "nan" through (every comparison with NaN is
+/// false), and a NaN cost parameter makes every prediction NaN.
+static const CLI::Validator FiniteNonNegative(
+    [](std::string &Text) -> std::string {
+      double V = 0;
+      if (!CLI::detail::lexical_cast(Text, V) || !std::isfinite(V) || V < 0)
+        return "expected a finite non-negative number, got '" + Text + "'";
+      return "";
+    },
+    "NONNEGATIVE");
+
 void addCostOptions(CLI::App &Cmd, CostParams &Params) {
   Cmd.add_option("--alpha", Params.Alpha, "latency per message, seconds")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(FiniteNonNegative);
   Cmd.add_option("--beta", Params.Beta, "transfer time per byte, seconds")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(FiniteNonNegative);
   Cmd.add_option("--gamma", Params.Gamma, "reduction time per byte, seconds")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(FiniteNonNegative);
   Cmd.add_option("--alpha-intra", Params.AlphaIntra,
                  "latency within a node (default: --alpha)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(FiniteNonNegative);
   Cmd.add_option("--beta-intra", Params.BetaIntra,
                  "time per byte within a node (default: --beta)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(FiniteNonNegative);
 }
 
 CLI::Option *addFormatOption(CLI::App &Cmd, OutputFormat &Format) {

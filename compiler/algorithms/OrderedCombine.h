@@ -14,6 +14,7 @@
 #ifndef COLLPLAN_ALGORITHMS_ORDEREDCOMBINE_H
 #define COLLPLAN_ALGORITHMS_ORDEREDCOMBINE_H
 
+#include "compiler/algorithms/PowerOfTwoFold.h"
 #include "compiler/ir/Plan.h"
 
 #include <utility>
@@ -55,6 +56,24 @@ private:
   uint16_t Current = DataBuffer;
   uint16_t Other = ScratchBuffer;
 };
+
+/// The opening of a folded allreduce over All blocks (PowerOfTwoFold): an idle
+/// rank hands its vector to its partner in round 0 and takes the result back
+/// in round Last, and is then done (returns false); a paired rank first
+/// combines its idle partner's vector, which comes from lower ranks.
+inline bool openFoldedAllreduce(const PowerOfTwoFold &Fold, uint32_t Rank,
+                                const BlockSet &All, uint32_t Last,
+                                Program &Prog, OrderedPartial &Partial) {
+  if (Fold.isIdle(Rank)) {
+    Prog.add(0, Op::send(Fold.pairPartner(Rank), All));
+    Prog.add(Last, Op::recv(Fold.pairPartner(Rank), All, Combine::Replace));
+    return false;
+  }
+  if (Fold.isPaired(Rank))
+    Partial.combine(Prog, 0, Fold.pairPartner(Rank), All,
+                    /*IncomingIsHigher=*/false);
+  return true;
+}
 
 } // namespace collplan
 

@@ -54,15 +54,9 @@ public:
     uint32_t L = Fold.levels(), First = Fold.firstExchangeRound();
     BlockSet All = BlockSet::range(0, H.Blocks);
     uint32_t Last = First + 2 * L;
-    if (Fold.isIdle(Rank)) {
-      Prog.add(0, Op::send(Fold.pairPartner(Rank), All));
-      Prog.add(Last, Op::recv(Fold.pairPartner(Rank), All, Combine::Replace));
-      return Prog;
-    }
     OrderedPartial Partial;
-    if (Fold.isPaired(Rank))
-      Partial.combine(Prog, 0, Fold.pairPartner(Rank), All,
-                      /*IncomingIsHigher=*/false);
+    if (!openFoldedAllreduce(Fold, Rank, All, Last, Prog, Partial))
+      return Prog;
 
     // Held[k]: the blocks v is responsible for after k halving rounds.
     uint32_t V = Fold.virtualOf(Rank);

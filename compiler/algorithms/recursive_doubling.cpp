@@ -65,15 +65,9 @@ private:
     PowerOfTwoFold Fold(H.Ranks);
     BlockSet All = BlockSet::range(0, H.Blocks);
     uint32_t Last = Fold.firstExchangeRound() + Fold.levels();
-    if (Fold.isIdle(Rank)) {
-      Prog.add(0, Op::send(Fold.pairPartner(Rank), All));
-      Prog.add(Last, Op::recv(Fold.pairPartner(Rank), All, Combine::Replace));
-      return Prog;
-    }
     OrderedPartial Partial;
-    if (Fold.isPaired(Rank))
-      Partial.combine(Prog, 0, Fold.pairPartner(Rank), All,
-                      /*IncomingIsHigher=*/false);
+    if (!openFoldedAllreduce(Fold, Rank, All, Last, Prog, Partial))
+      return Prog;
     uint32_t V = Fold.virtualOf(Rank);
     for (uint32_t K = 0; K < Fold.levels(); ++K) {
       uint32_t Index = Fold.firstExchangeRound() + K;

@@ -159,29 +159,8 @@ bool supports(Datatype T, ReduceOp Op) {
 
 void reduceInto(void *InOut, const void *In, size_t Count, Datatype T,
                 ReduceOp Op) {
-  switch (T) {
-  case Datatype::Int8:
-    return dispatchOp<int8_t>(InOut, In, Count, Op);
-  case Datatype::Int16:
-    return dispatchOp<int16_t>(InOut, In, Count, Op);
-  case Datatype::Int32:
-    return dispatchOp<int32_t>(InOut, In, Count, Op);
-  case Datatype::Int64:
-    return dispatchOp<int64_t>(InOut, In, Count, Op);
-  case Datatype::UInt8:
-    return dispatchOp<uint8_t>(InOut, In, Count, Op);
-  case Datatype::UInt16:
-    return dispatchOp<uint16_t>(InOut, In, Count, Op);
-  case Datatype::UInt32:
-    return dispatchOp<uint32_t>(InOut, In, Count, Op);
-  case Datatype::UInt64:
-    return dispatchOp<uint64_t>(InOut, In, Count, Op);
-  case Datatype::Float:
-    return dispatchOp<float>(InOut, In, Count, Op);
-  case Datatype::Double:
-    return dispatchOp<double>(InOut, In, Count, Op);
-  }
-  llvm_unreachable("unknown datatype");
+  visitDatatype(
+      T, [&](auto Zero) { dispatchOp<decltype(Zero)>(InOut, In, Count, Op); });
 }
 
 } // namespace collplan::runtime

@@ -53,6 +53,34 @@ llvm::ArrayRef<Datatype> allDatatypes();
 size_t sizeOf(Datatype T);
 bool isFloatingPoint(Datatype T);
 
+/// Calls F with a value-initialised object of T's C++ type and returns what
+/// F returns: the one place a Datatype turns into a type.
+template <typename Fn> decltype(auto) visitDatatype(Datatype T, Fn &&F) {
+  switch (T) {
+  case Datatype::Int8:
+    return F(int8_t());
+  case Datatype::Int16:
+    return F(int16_t());
+  case Datatype::Int32:
+    return F(int32_t());
+  case Datatype::Int64:
+    return F(int64_t());
+  case Datatype::UInt8:
+    return F(uint8_t());
+  case Datatype::UInt16:
+    return F(uint16_t());
+  case Datatype::UInt32:
+    return F(uint32_t());
+  case Datatype::UInt64:
+    return F(uint64_t());
+  case Datatype::Float:
+    return F(float());
+  case Datatype::Double:
+    break;
+  }
+  return F(double());
+}
+
 /// "sum", "prod", "min", "max", "band", "bor", "bxor", "land", "lor", "lxor".
 llvm::StringRef reduceOpName(ReduceOp Op);
 std::optional<ReduceOp> parseReduceOp(llvm::StringRef Name);

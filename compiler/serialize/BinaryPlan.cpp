@@ -116,16 +116,8 @@ public:
   bool atEnd() const { return Cur == End; }
 
   Error fail(const Twine &Field, const Twine &Message) const {
-    std::string Text =
-        Name.str() + ": byte " + std::to_string(Cur - Start) + ": ";
-    std::string Location = Where.str();
-    if (!Location.empty())
-      Text += Location + ": ";
-    std::string F = Field.str();
-    if (!F.empty())
-      Text += "field '" + F + "': ";
-    Text += Message.str();
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), Text);
+    return readError(Name.str() + ": byte " + std::to_string(Cur - Start),
+                     Where, Field, Message);
   }
 
   Expected<uint64_t> uleb(const Twine &Field, uint64_t Min, uint64_t Max) {

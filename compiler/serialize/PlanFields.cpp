@@ -207,15 +207,7 @@ public:
   ReadLocation Where;
 
   Error fail(const Twine &Field, const Twine &Message) const {
-    std::string Text = Name.str() + ": ";
-    std::string Location = Where.str();
-    if (!Location.empty())
-      Text += Location + ": ";
-    std::string F = Field.str();
-    if (!F.empty())
-      Text += "field '" + F + "': ";
-    Text += Message.str();
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), Text);
+    return readError(Name.str(), Where, Field, Message);
   }
 
   /// V as a map whose keys are all among Allowed.

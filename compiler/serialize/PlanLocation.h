@@ -8,6 +8,9 @@
 #ifndef COLLPLAN_SERIALIZE_PLANLOCATION_H
 #define COLLPLAN_SERIALIZE_PLANLOCATION_H
 
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+
 #include <cstdint>
 #include <string>
 
@@ -40,6 +43,24 @@ struct ReadLocation {
     return Out;
   }
 };
+
+/// Every reader's error: "<Source>: <location>: field '<Field>': <Message>",
+/// leaving out the parts that are empty. Source names the file (and, for
+/// binary files, the byte offset).
+inline llvm::Error readError(const std::string &Source,
+                             const ReadLocation &Where,
+                             const llvm::Twine &Field,
+                             const llvm::Twine &Message) {
+  std::string Text = Source + ": ";
+  std::string Location = Where.str();
+  if (!Location.empty())
+    Text += Location + ": ";
+  std::string F = Field.str();
+  if (!F.empty())
+    Text += "field '" + F + "': ";
+  Text += Message.str();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Text);
+}
 
 } // namespace collplan
 

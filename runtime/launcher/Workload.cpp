@@ -140,37 +140,11 @@ std::vector<char> expectedTyped(const PlanHeader &H, uint32_t Rank,
   return Out;
 }
 
-template <typename Fn> auto withType(Datatype T, Fn F) {
-  switch (T) {
-  case Datatype::Int8:
-    return F(int8_t());
-  case Datatype::Int16:
-    return F(int16_t());
-  case Datatype::Int32:
-    return F(int32_t());
-  case Datatype::Int64:
-    return F(int64_t());
-  case Datatype::UInt8:
-    return F(uint8_t());
-  case Datatype::UInt16:
-    return F(uint16_t());
-  case Datatype::UInt32:
-    return F(uint32_t());
-  case Datatype::UInt64:
-    return F(uint64_t());
-  case Datatype::Float:
-    return F(float());
-  case Datatype::Double:
-    break;
-  }
-  return F(double());
-}
-
 } // namespace
 
 void generateInput(Datatype T, ReduceOp Op, uint32_t Rank, uint64_t Begin,
                    uint64_t N, void *Out) {
-  withType(T, [&](auto Zero) {
+  visitDatatype(T, [&](auto Zero) {
     using E = decltype(Zero);
     generateTyped<E>(Op, Rank, Begin, N, static_cast<E *>(Out));
   });
@@ -192,7 +166,7 @@ std::vector<char> inputFor(const PlanHeader &H, uint32_t Rank, uint64_t Count,
 
 std::vector<char> expectedOutput(const PlanHeader &H, uint32_t Rank,
                                  uint64_t Count, Datatype T, ReduceOp Op) {
-  return withType(T, [&](auto Zero) {
+  return visitDatatype(T, [&](auto Zero) {
     return expectedTyped<decltype(Zero)>(H, Rank, Count, Op);
   });
 }
@@ -207,7 +181,7 @@ std::string compareOutput(const std::vector<char> &Output,
     if (std::memcmp(&Output[I], &Expected[I], ES) == 0)
       continue;
     std::ostringstream OS;
-    withType(T, [&](auto Zero) {
+    visitDatatype(T, [&](auto Zero) {
       using E = decltype(Zero);
       E Got, Want;
       std::memcpy(&Got, &Output[I], ES);

@@ -89,42 +89,16 @@ void oracleReduce(ReduceOp Op, uint32_t P, uint64_t I, char *Out) {
   std::memcpy(Out, &Acc, sizeof(T));
 }
 
-/// Calls F with a value of the C++ type of T.
-template <typename Fn> void forType(Datatype T, Fn F) {
-  switch (T) {
-  case Datatype::Int8:
-    return F(int8_t());
-  case Datatype::Int16:
-    return F(int16_t());
-  case Datatype::Int32:
-    return F(int32_t());
-  case Datatype::Int64:
-    return F(int64_t());
-  case Datatype::UInt8:
-    return F(uint8_t());
-  case Datatype::UInt16:
-    return F(uint16_t());
-  case Datatype::UInt32:
-    return F(uint32_t());
-  case Datatype::UInt64:
-    return F(uint64_t());
-  case Datatype::Float:
-    return F(float());
-  case Datatype::Double:
-    return F(double());
-  }
-}
-
 /// Element I of the whole input vector of rank R, as bytes.
 inline void oracleInput(Datatype T, ReduceOp Op, uint32_t R, uint64_t I,
                         char *Out) {
-  forType(T, [&](auto Z) { oracleStore<decltype(Z)>(Op, R, I, Out); });
+  visitDatatype(T, [&](auto Z) { oracleStore<decltype(Z)>(Op, R, I, Out); });
 }
 
 /// Element I of the fully reduced vector.
 inline void oracleReduced(Datatype T, ReduceOp Op, uint32_t P, uint64_t I,
                           char *Out) {
-  forType(T, [&](auto Z) { oracleReduce<decltype(Z)>(Op, P, I, Out); });
+  visitDatatype(T, [&](auto Z) { oracleReduce<decltype(Z)>(Op, P, I, Out); });
 }
 
 /// Fills the user input buffer of rank R (allgather: its owned blocks).

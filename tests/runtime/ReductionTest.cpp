@@ -41,7 +41,7 @@ TEST_CASE("every kernel matches element-wise scalar arithmetic") {
         oracleInput(T, Op, 0, I, &A[I * ES]);
         oracleInput(T, Op, 1, I, &B[I * ES]);
       }
-      forType(T, [&](auto Z) {
+      visitDatatype(T, [&](auto Z) {
         using E = decltype(Z);
         for (uint64_t I = 0; I < N; ++I) {
           E X, Y;

@@ -77,8 +77,9 @@ llvm::Error Executor::checkCall(Transport &T, const CallArgs &Args) const {
     return createStringError(inconvertibleErrorCode(),
                              "%llu elements do not fit in memory",
                              (unsigned long long)Args.Count);
-  bool OutputNeeded = !(Header.Kind == Collective::Reduce && Header.Root &&
-                        *Header.Root != Rank && Args.Input);
+  // A rank promised nothing (reduce away from the root) needs no output
+  // buffer, unless it works in place.
+  bool OutputNeeded = !Header.outputBlocks(Rank).empty() || !Args.Input;
   if (Args.Count > 0 && OutputNeeded && !Args.Output)
     return createStringError(inconvertibleErrorCode(),
                              "no output buffer for %llu elements",
@@ -89,57 +90,38 @@ llvm::Error Executor::checkCall(Transport &T, const CallArgs &Args) const {
 llvm::Error Executor::run(Transport &T, const CallArgs &Args) {
   if (llvm::Error E = checkCall(T, Args))
     return E;
+  // The contract's buffer mapping (CollectiveContract.h): the send buffer
+  // holds the input blocks packed, the receive buffer the output blocks.
   size_t ES = sizeOf(Args.Type);
   size_t VectorBytes = size_t(Args.Count) * ES;
   BlockLayout Layout(Header, Args.Count);
+  auto Extent = [&](const BlockSet &Blocks) {
+    uint64_t Begin =
+        Blocks.empty() ? 0 : Layout.begin(Blocks.ranges()[0].Begin);
+    return std::pair<size_t, size_t>(Begin * ES, Layout.size(Blocks) * ES);
+  };
+  auto [InBegin, InBytes] = Extent(Header.inputBlocks(Rank));
+  BlockSet OutBlocks = Header.outputBlocks(Rank);
+  auto [OutBegin, OutBytes] = Extent(OutBlocks);
   char *Output = static_cast<char *>(Args.Output);
   const char *Input = static_cast<const char *>(Args.Input);
-  BlockSet Owned;
-  if (hasOwnedBlocks(Header.Kind))
-    Owned = Header.ownedBy(Rank);
-  uint64_t OwnedBegin =
-      Owned.empty() ? 0 : Layout.begin(Owned.ranges()[0].Begin);
-  size_t OwnedBytes = size_t(Layout.size(Owned)) * ES;
 
-  // Choose the data buffer and put the rank's contribution into it.
+  // The data buffer is the receive buffer when that holds the whole vector
+  // (always in place); otherwise a work area of the vector's size.
   char *Data = Output;
-  switch (Header.Kind) {
-  case Collective::Allreduce:
-    if (Input && Input != Output && VectorBytes)
-      std::memcpy(Output, Input, VectorBytes);
-    break;
-  case Collective::Broadcast:
-    if (Input && Input != Output && Header.Root == Rank && VectorBytes)
-      std::memcpy(Output, Input, VectorBytes);
-    break;
-  case Collective::Allgather:
-  case Collective::Allgatherv:
-    if (Input && OwnedBytes)
-      std::memmove(Output + OwnedBegin * ES, Input, OwnedBytes);
-    break;
-  case Collective::Reduce:
-    if (Header.Root == Rank) {
-      if (Input && Input != Output && VectorBytes)
-        std::memcpy(Output, Input, VectorBytes);
-      break;
-    }
-    [[fallthrough]];
-  case Collective::ReduceScatter:
-    if (!Input)
-      break; // In place: the whole input vector is in Output.
+  bool OutputIsVector = OutBlocks == BlockSet::range(0, Header.Blocks);
+  if (Input && !OutputIsVector) {
     Work.resize(VectorBytes);
     Data = Work.data();
-    if (VectorBytes)
-      std::memcpy(Data, Input, VectorBytes);
-    break;
   }
+  if (Input && InBytes && Data + InBegin != Input)
+    std::memmove(Data + InBegin, Input, InBytes);
 
   if (llvm::Error E = runRounds(T, Data, Args))
     return E;
 
-  if (Header.Kind == Collective::ReduceScatter && OwnedBytes &&
-      Data + OwnedBegin * ES != Output)
-    std::memmove(Output, Data + OwnedBegin * ES, OwnedBytes);
+  if (!OutputIsVector && OutBytes && Data + OutBegin != Output)
+    std::memmove(Output, Data + OutBegin, OutBytes);
   return llvm::Error::success();
 }
 

@@ -7,19 +7,13 @@
 // receives land in place, Reduce receives land in a staging area and are
 // combined after the round's communication, Local operations run last.
 //
-// What the user's buffers hold, per collective (Count is always the length
-// of the whole vector, in elements):
-//   allreduce, reduce   Input: Count elements; Output: Count elements
-//                       (reduce: significant at the root only).
-//   reduce-scatter      Input: Count elements; Output: the rank's owned
-//                       blocks (PlanHeader::ownedBy), packed at its start.
-//   allgather(v)        Input: the rank's owned blocks, packed; Output:
-//                       Count elements (like MPI_Allgather's buffers).
-//   broadcast           Output: Count elements, the input at the root.
-// Input == nullptr means in place (MPI_IN_PLACE): the input already sits in
-// Output (allgather: at the rank's own blocks; reduce-scatter: the whole
-// vector, whose owned part is moved to the start).
-//
+// The user's buffers follow the collective's contract (CollectiveContract.h;
+// Count is always the length of the whole vector, in elements): Input holds
+// the rank's input blocks packed (allgather: its own blocks; broadcast: the
+// vector at the root), Output receives its output blocks packed
+// (reduce-scatter: its own blocks at the start; reduce: nothing away from
+// the root). Input == nullptr means in place (MPI_IN_PLACE): the input
+// already sits in Output at its place in the whole vector.
 //===----------------------------------------------------------------------===//
 
 #ifndef COLLPLAN_RUNTIME_EXECUTOR_H

@@ -32,10 +32,9 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
   for (uint32_t R = 0; R < P.Programs.size(); ++R)
     for (const Round &Rd : P.Programs[R].Rounds)
       Order.push_back({Rd.Index, R, &Rd});
-  std::stable_sort(Order.begin(), Order.end(),
-                   [](const RankRound &A, const RankRound &B) {
-                     return A.Index < B.Index;
-                   });
+  std::stable_sort(
+      Order.begin(), Order.end(),
+      [](const RankRound &A, const RankRound &B) { return A.Index < B.Index; });
 
   std::vector<double> Clock(H.Ranks, 0.0), Start(H.Ranks, 0.0);
   std::vector<double> Sent(H.Ranks, 0.0), Received(H.Ranks, 0.0);
@@ -93,20 +92,8 @@ double lowerBound(Collective Kind, uint32_t Ranks, uint64_t Bytes,
                   const CostParams &C) {
   if (Ranks <= 1)
     return 0;
-  double P = Ranks, M = double(Bytes);
-  double Latency = llvm::Log2_64_Ceil(Ranks) * C.Alpha;
-  switch (Kind) {
-  case Collective::Allreduce:
-    return Latency + 2 * (P - 1) / P * M * C.Beta;
-  case Collective::ReduceScatter:
-  case Collective::Allgather:
-  case Collective::Allgatherv:
-    return Latency + (P - 1) / P * M * C.Beta;
-  case Collective::Broadcast:
-  case Collective::Reduce:
-    return Latency + M * C.Beta;
-  }
-  return Latency;
+  return llvm::Log2_64_Ceil(Ranks) * C.Alpha +
+         contractOf(Kind).bandwidthShare(Ranks) * double(Bytes) * C.Beta;
 }
 
 } // namespace collplan

@@ -1,4 +1,5 @@
-//===- CostModel.h - Critical-path time of a plan ----------------*- C++ -*-===//
+//===- CostModel.h - Critical-path time of a plan ----------------*- C++
+//-*-===//
 //
 // DESIGN.md "Cost model": alpha + beta*bytes + gamma*reduced-bytes per
 // message, composed as the plan dictates. Every rank has a clock; a message
@@ -22,7 +23,7 @@ namespace collplan {
 
 struct RoundCost {
   uint32_t Index = 0;
-  double Finish = 0;      ///< Latest rank clock after this round.
+  double Finish = 0;       ///< Latest rank clock after this round.
   double MaxBytesSent = 0; ///< By any one rank in this round.
 };
 
@@ -37,10 +38,10 @@ struct CostReport {
 /// Evaluates P for a vector of Bytes bytes.
 CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C);
 
-/// The classic lower bound for the collective on P ranks:
-/// ceil(log2 P) alpha plus the bandwidth term, 2(P-1)/P m beta for allreduce,
-/// (P-1)/P m beta for reduce-scatter and allgather(v), m beta for broadcast
-/// and reduce.
+/// The classic lower bound for the collective on P ranks: ceil(log2 P) alpha
+/// plus the contract's bandwidth term (CollectiveContract::bandwidthShare),
+/// 2(P-1)/P m beta for allreduce, (P-1)/P m beta for reduce-scatter and
+/// allgather(v), m beta for broadcast and reduce.
 double lowerBound(Collective Kind, uint32_t Ranks, uint64_t Bytes,
                   const CostParams &C);
 

@@ -26,21 +26,6 @@ llvm::StringRef collectiveName(Collective C);
 std::optional<Collective> parseCollective(llvm::StringRef Name);
 llvm::ArrayRef<Collective> allCollectives();
 
-/// Broadcast and reduce have a root.
-inline bool hasRoot(Collective C) {
-  return C == Collective::Broadcast || C == Collective::Reduce;
-}
-/// Allgather(v) and reduce-scatter split the vector among ranks by ownership.
-inline bool hasOwnedBlocks(Collective C) {
-  return C == Collective::Allgather || C == Collective::Allgatherv ||
-         C == Collective::ReduceScatter;
-}
-/// Whether the collective combines contributions with an operator.
-inline bool reduces(Collective C) {
-  return C == Collective::Allreduce || C == Collective::ReduceScatter ||
-         C == Collective::Reduce;
-}
-
 } // namespace collplan
 
 #endif // COLLPLAN_IR_COLLECTIVE_H

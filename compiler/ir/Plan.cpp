@@ -57,6 +57,37 @@ BlockSet PlanHeader::ownedBy(uint32_t Rank) const {
   return BlockSet::range(Rank * PerRank, (Rank + 1) * PerRank);
 }
 
+namespace {
+
+BlockSet blocksOf(const PlanHeader &H, VectorPart Part, uint32_t Rank) {
+  switch (Part) {
+  case VectorPart::None:
+    return {};
+  case VectorPart::Whole:
+    return BlockSet::range(0, H.Blocks);
+  case VectorPart::Owned:
+    return H.ownedBy(Rank);
+  case VectorPart::AtRoot:
+    return H.Root == Rank ? BlockSet::range(0, H.Blocks) : BlockSet();
+  }
+  return {};
+}
+
+} // namespace
+
+BlockSet PlanHeader::inputBlocks(uint32_t Rank) const {
+  return blocksOf(*this, contractOf(Kind).Input, Rank);
+}
+
+BlockSet PlanHeader::outputBlocks(uint32_t Rank) const {
+  return blocksOf(*this, contractOf(Kind).Output, Rank);
+}
+
+uint32_t PlanHeader::contributorOf(uint64_t Block) const {
+  return contractOf(Kind).Input == VectorPart::AtRoot ? Root.value_or(0)
+                                                      : ownerOf(Block);
+}
+
 std::string Diagnostic::str() const {
   std::string Out;
   auto Add = [&](const char *Name, int64_t V) {

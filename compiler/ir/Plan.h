@@ -22,7 +22,7 @@
 #define COLLPLAN_IR_PLAN_H
 
 #include "compiler/ir/BlockSet.h"
-#include "compiler/ir/Collective.h"
+#include "compiler/ir/CollectiveContract.h"
 #include "compiler/ir/Topology.h"
 
 #include <cstdint>
@@ -112,6 +112,14 @@ struct PlanHeader {
   uint32_t ownerOf(uint64_t Block) const;
   /// The blocks rank R owns (see ownerOf).
   BlockSet ownedBy(uint32_t Rank) const;
+
+  /// The collective's contract (CollectiveContract.h) applied to this plan:
+  /// the blocks Rank contributes, the blocks whose final value it is
+  /// promised, and, for collectives that do not reduce, the rank whose input
+  /// an output block carries.
+  BlockSet inputBlocks(uint32_t Rank) const;
+  BlockSet outputBlocks(uint32_t Rank) const;
+  uint32_t contributorOf(uint64_t Block) const;
 };
 
 /// The largest weight a block of a plan with Blocks blocks may have: the

@@ -176,34 +176,18 @@ private:
     return "block " + std::to_string(Block) + " of " + H.Buffers[Buffer];
   }
 
+  /// The contract's initial state: every rank's contribution in its input
+  /// blocks of `data`, every other block of every buffer empty.
   void initialise() {
     for (uint32_t R = 0; R < H.Ranks; ++R)
       for (uint16_t Buf = 0; Buf < NumBuffers; ++Buf)
-        if (Buf != DataBuffer || !reduces(H.Kind))
-          S.clearRun(slot(R, Buf, C0), N);
-    auto Fill = [&](uint32_t Rank, uint64_t Lo, uint64_t Hi) {
-      Lo = std::max(Lo, C0);
-      Hi = std::min(Hi, C0 + N);
-      if (Lo < Hi)
-        S.setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
-    };
-    switch (H.Kind) {
-    case Collective::Allreduce:
-    case Collective::ReduceScatter:
-    case Collective::Reduce:
-      for (uint32_t R = 0; R < H.Ranks; ++R)
-        Fill(R, 0, H.Blocks);
-      break;
-    case Collective::Allgather:
-    case Collective::Allgatherv:
-      for (uint32_t R = 0; R < H.Ranks; ++R)
-        for (const BlockRange &Rg : H.ownedBy(R).ranges())
-          Fill(R, Rg.Begin, Rg.End);
-      break;
-    case Collective::Broadcast:
-      Fill(*H.Root, 0, H.Blocks);
-      break;
-    }
+        S.clearRun(slot(R, Buf, C0), N);
+    for (uint32_t R = 0; R < H.Ranks; ++R)
+      for (const BlockRange &Rg : H.inputBlocks(R).ranges()) {
+        uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
+        if (Lo < Hi)
+          S.setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
+      }
   }
 
   void step(const Step &St) {
@@ -261,7 +245,11 @@ private:
     }
   }
 
+  /// The contract's promise: every rank's output blocks of `data` hold all
+  /// contributions exactly once (reducing collectives) or their
+  /// contributor's input.
   void checkEndState() {
+    bool Reduces = reduces(H.Kind);
     // Reports the first bad block per rank and chunk: enough to locate it.
     auto ExpectRun = [&](uint32_t Rank, uint64_t Lo, uint64_t Hi,
                          ExpectedSet E) {
@@ -277,43 +265,25 @@ private:
                                  " " + S.whyNotHolding(Slot + K, E));
       return false;
     };
-    auto Expect = [&](uint32_t Rank, uint64_t Lo, uint64_t Hi, auto Want) {
-      if constexpr (std::is_same_v<decltype(Want(0)), ExpectedSet>) {
-        ExpectRun(Rank, Lo, Hi, Want(0));
-      } else {
-        // Allgather(v): runs of blocks with one owner each.
-        for (uint32_t Owner = 0; Owner < H.Ranks; ++Owner)
-          for (const BlockRange &Rg : H.ownedBy(Owner).ranges())
-            if (!ExpectRun(Rank, std::max(Lo, Rg.Begin), std::min(Hi, Rg.End),
-                           ExpectedSet{Owner}))
-              return;
+    for (uint32_t R = 0; R < H.Ranks; ++R)
+      for (const BlockRange &Rg : H.outputBlocks(R).ranges()) {
+        uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
+        // Runs of blocks with one contributor each.
+        for (uint64_t B = Lo; B < Hi;) {
+          uint64_t End = Hi;
+          ExpectedSet Want{};
+          if (!Reduces) {
+            uint32_t From = H.contributorOf(B);
+            BlockSet Input = H.inputBlocks(From);
+            if (!Input.empty())
+              End = std::clamp(Input.ranges().back().End, B + 1, Hi);
+            Want = ExpectedSet{int64_t(From)};
+          }
+          if (!ExpectRun(R, B, End, Want))
+            break;
+          B = End;
+        }
       }
-    };
-    auto All = [](uint64_t) { return ExpectedSet{}; };
-    switch (H.Kind) {
-    case Collective::Allreduce:
-      for (uint32_t R = 0; R < H.Ranks; ++R)
-        Expect(R, 0, H.Blocks, All);
-      break;
-    case Collective::ReduceScatter:
-      for (uint32_t R = 0; R < H.Ranks; ++R)
-        for (const BlockRange &Rg : H.ownedBy(R).ranges())
-          Expect(R, Rg.Begin, Rg.End, All);
-      break;
-    case Collective::Reduce:
-      Expect(*H.Root, 0, H.Blocks, All);
-      break;
-    case Collective::Allgather:
-    case Collective::Allgatherv:
-      for (uint32_t R = 0; R < H.Ranks; ++R)
-        Expect(R, 0, H.Blocks, [](uint64_t) { return true; });
-      break;
-    case Collective::Broadcast:
-      for (uint32_t R = 0; R < H.Ranks; ++R)
-        Expect(R, 0, H.Blocks,
-               [&](uint64_t) { return ExpectedSet{int64_t(*H.Root)}; });
-      break;
-    }
   }
 };
 

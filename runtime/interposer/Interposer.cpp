@@ -2,9 +2,9 @@
 //
 // Preloaded into an unmodified MPI program (mpirun -x LD_PRELOAD=... -x
 // COLLPLAN_PLANS=DIR), this library defines MPI_Allreduce,
-// MPI_Reduce_scatter_block, MPI_Allgather, MPI_Allgatherv and MPI_Bcast
-// through the MPI profiling interface. Each call looks for a plan in DIR
-// (PlanDirectory.h names the files), runs it with the executor over the MPI
+// MPI_Reduce_scatter_block, MPI_Allgather, MPI_Allgatherv, MPI_Bcast and
+// MPI_Reduce through the MPI profiling interface. Each call looks for a plan in
+// DIR (PlanDirectory.h names the files), runs it with the executor over the MPI
 // transport on a private duplicate of the call's communicator, and otherwise
 // calls the PMPI_ version: no COLLPLAN_PLANS, an intercommunicator, a
 // derived or unsupported datatype, a user-defined operator, no plan that
@@ -189,6 +189,9 @@ struct Call {
   MPI_Comm Comm;
   uint64_t Bytes;
   std::optional<ReduceOp> Op;
+  /// Broadcast and reduce: the call's root, which the plan's must equal.
+  std::optional<uint32_t> Root;
+  /// What else the plan must fit (the layout of the call's counts).
   std::function<bool(const Plan &)> Accept = [](const Plan &) { return true; };
 };
 
@@ -206,7 +209,10 @@ bool runFromPlan(const Call &C, const CallArgs &Args, int &Result) {
   std::string What = std::string(C.Function) + " of " +
                      std::to_string(C.Bytes) + " bytes on " +
                      std::to_string(Size) + " ranks";
-  PlanEntry *E = Dir->find(C.Kind, uint32_t(Size), C.Bytes, C.Op, C.Accept,
+  auto Fits = [&](const Plan &P) {
+    return P.Header.Root == C.Root && C.Accept(P);
+  };
+  PlanEntry *E = Dir->find(C.Kind, uint32_t(Size), C.Bytes, C.Op, Fits,
                            [](const std::string &W) { logOnce(W); });
   if (!E) {
     logOnce(What + ": no plan fits, calling PMPI_" +
@@ -247,8 +253,12 @@ COLLPLAN_EXPORT int MPI_Allreduce(const void *SendBuf, void *RecvBuf, int Count,
   std::optional<Datatype> T = datatypeOf(Type, true);
   std::optional<ReduceOp> O = reduceOpOf(Op);
   if (T && O && Count >= 0 && supports(*T, *O)) {
-    Call C{"MPI_Allreduce", Collective::Allreduce, Comm,
-           uint64_t(Count) * sizeOf(*T), O};
+    Call C{"MPI_Allreduce",
+           Collective::Allreduce,
+           Comm,
+           uint64_t(Count) * sizeOf(*T),
+           O,
+           std::nullopt};
     CallArgs A;
     A.Input = SendBuf == MPI_IN_PLACE ? nullptr : SendBuf;
     A.Output = RecvBuf;
@@ -277,6 +287,7 @@ COLLPLAN_EXPORT int MPI_Reduce_scatter_block(const void *SendBuf, void *RecvBuf,
            Comm,
            N * sizeOf(*T),
            O,
+           std::nullopt,
            [](const Plan &P) { return P.Header.Weights.empty(); }};
     CallArgs A;
     A.Input = SendBuf == MPI_IN_PLACE ? nullptr : SendBuf;
@@ -306,6 +317,7 @@ COLLPLAN_EXPORT int MPI_Allgather(const void *SendBuf, int SendCount,
            Collective::Allgather,
            Comm,
            N * sizeOf(*T),
+           std::nullopt,
            std::nullopt,
            [](const Plan &P) { return P.Header.Weights.empty(); }};
     CallArgs A;
@@ -349,8 +361,8 @@ COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount,
       }
       return true;
     };
-    Call C{"MPI_Allgatherv", Collective::Allgatherv, Comm,
-           N * sizeOf(*T),   std::nullopt,           Fits};
+    Call C{"MPI_Allgatherv", Collective::Allgatherv, Comm, N * sizeOf(*T),
+           std::nullopt,     std::nullopt,           Fits};
     CallArgs A;
     A.Input = InPlace ? nullptr : SendBuf;
     A.Output = RecvBuf;
@@ -368,12 +380,9 @@ COLLPLAN_EXPORT int MPI_Bcast(void *Buffer, int Count, MPI_Datatype Type,
                               int Root, MPI_Comm Comm) {
   std::optional<Datatype> T = datatypeOf(Type, false);
   if (T && Count >= 0 && Root >= 0) {
-    Call C{"MPI_Bcast",
-           Collective::Broadcast,
-           Comm,
-           uint64_t(Count) * sizeOf(*T),
-           std::nullopt,
-           [Root](const Plan &P) { return P.Header.Root == uint32_t(Root); }};
+    Call C{"MPI_Bcast",  Collective::Broadcast,
+           Comm,         uint64_t(Count) * sizeOf(*T),
+           std::nullopt, uint32_t(Root)};
     CallArgs A;
     A.Output = Buffer;
     A.Count = uint64_t(Count);
@@ -383,6 +392,33 @@ COLLPLAN_EXPORT int MPI_Bcast(void *Buffer, int Count, MPI_Datatype Type,
       return Result;
   }
   return PMPI_Bcast(Buffer, Count, Type, Root, Comm);
+}
+
+COLLPLAN_EXPORT int MPI_Reduce(const void *SendBuf, void *RecvBuf, int Count,
+                               MPI_Datatype Type, MPI_Op Op, int Root,
+                               MPI_Comm Comm) {
+  std::optional<Datatype> T = datatypeOf(Type, true);
+  std::optional<ReduceOp> O = reduceOpOf(Op);
+  if (T && O && Count >= 0 && Root >= 0 && supports(*T, *O)) {
+    Call C{"MPI_Reduce",
+           Collective::Reduce,
+           Comm,
+           uint64_t(Count) * sizeOf(*T),
+           O,
+           uint32_t(Root)};
+    CallArgs A;
+    // MPI_IN_PLACE is legal at the root only, where it means the input is
+    // in RecvBuf: the contract's in place.
+    A.Input = SendBuf == MPI_IN_PLACE ? nullptr : SendBuf;
+    A.Output = RecvBuf;
+    A.Count = uint64_t(Count);
+    A.Type = *T;
+    A.Op = Operator::predefined(*O);
+    int Result;
+    if (runFromPlan(C, A, Result))
+      return Result;
+  }
+  return PMPI_Reduce(SendBuf, RecvBuf, Count, Type, Op, Root, Comm);
 }
 
 } // extern "C"

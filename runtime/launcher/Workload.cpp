@@ -103,37 +103,26 @@ template <typename T>
 std::vector<char> expectedTyped(const PlanHeader &H, uint32_t Rank,
                                 uint64_t Count, ReduceOp Op) {
   BlockLayout Layout(H, Count);
-  std::vector<T> All(Count), One(Count);
+  std::vector<T> All(Count);
   auto ValueAt = [&](uint32_t R, uint64_t I) {
     return valueOf<T>(Op, mix((uint64_t(R) << 40) ^ I));
   };
-  switch (H.Kind) {
-  case Collective::Broadcast:
-    for (uint64_t I = 0; I < Count; ++I)
-      All[I] = ValueAt(*H.Root, I);
-    break;
-  case Collective::Allgather:
-  case Collective::Allgatherv:
-    for (uint64_t B = 0; B < H.Blocks; ++B)
-      for (uint64_t I = Layout.begin(B); I < Layout.begin(B + 1); ++I)
-        All[I] = ValueAt(H.ownerOf(B), I);
-    break;
-  default:
-    for (uint64_t I = 0; I < Count; ++I) {
+  // The contract's promise, element by element: every contribution
+  // combined in rank order, or the input of the block's contributor.
+  for (uint64_t B = 0; B < H.Blocks; ++B)
+    for (uint64_t I = Layout.begin(B); I < Layout.begin(B + 1); ++I) {
+      if (!reduces(H.Kind)) {
+        All[I] = ValueAt(H.contributorOf(B), I);
+        continue;
+      }
       T Acc = ValueAt(0, I);
       for (uint32_t R = 1; R < H.Ranks; ++R)
         Acc = combine<T>(Acc, ValueAt(R, I), Op);
       All[I] = Acc;
     }
-  }
-  if (H.Kind == Collective::Reduce && Rank != *H.Root)
-    return {};
-  uint64_t Begin = 0, End = Count;
-  if (H.Kind == Collective::ReduceScatter) {
-    BlockSet Owned = H.ownedBy(Rank);
-    Begin = Layout.begin(Owned.ranges()[0].Begin);
-    End = Begin + Layout.size(Owned);
-  }
+  BlockSet Output = H.outputBlocks(Rank);
+  uint64_t Begin = Output.empty() ? 0 : Layout.begin(Output.ranges()[0].Begin);
+  uint64_t End = Begin + Layout.size(Output);
   std::vector<char> Out((End - Begin) * sizeof(T));
   if (!Out.empty())
     std::memcpy(Out.data(), All.data() + Begin, Out.size());
@@ -152,13 +141,10 @@ void generateInput(Datatype T, ReduceOp Op, uint32_t Rank, uint64_t Begin,
 
 std::vector<char> inputFor(const PlanHeader &H, uint32_t Rank, uint64_t Count,
                            Datatype T, ReduceOp Op) {
-  uint64_t Begin = 0, N = Count;
-  if (hasOwnedBlocks(H.Kind) && H.Kind != Collective::ReduceScatter) {
-    BlockLayout Layout(H, Count);
-    BlockSet Owned = H.ownedBy(Rank);
-    Begin = Layout.begin(Owned.ranges()[0].Begin);
-    N = Layout.size(Owned);
-  }
+  BlockLayout Layout(H, Count);
+  BlockSet Input = H.inputBlocks(Rank);
+  uint64_t Begin = Input.empty() ? 0 : Layout.begin(Input.ranges()[0].Begin);
+  uint64_t N = Layout.size(Input);
   std::vector<char> In(N * sizeOf(T));
   generateInput(T, Op, Rank, Begin, N, In.data());
   return In;

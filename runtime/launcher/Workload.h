@@ -26,13 +26,13 @@ namespace collplan::runtime {
 void generateInput(Datatype T, ReduceOp Op, uint32_t Rank, uint64_t Begin,
                    uint64_t N, void *Out);
 
-/// The input buffer of Rank for a call of Count elements: the whole vector,
-/// or the rank's owned blocks for allgather(v).
+/// The input buffer of Rank for a call of Count elements: its input blocks
+/// (PlanHeader::inputBlocks), packed.
 std::vector<char> inputFor(const PlanHeader &H, uint32_t Rank, uint64_t Count,
                            Datatype T, ReduceOp Op);
 
-/// What Rank's output must hold afterwards (reduce-scatter: its owned
-/// blocks; reduce: empty except at the root).
+/// What Rank's output must hold afterwards: its output blocks
+/// (PlanHeader::outputBlocks), packed; empty where nothing is promised.
 std::vector<char> expectedOutput(const PlanHeader &H, uint32_t Rank,
                                  uint64_t Count, Datatype T, ReduceOp Op);
 

@@ -1,8 +1,8 @@
 /* InterposedApp.c - a plain MPI program that knows nothing of collplan.
  *
  * It calls MPI_Allreduce (out of place and in place, int sum and double
- * max), MPI_Reduce_scatter_block, MPI_Allgather, MPI_Allgatherv and
- * MPI_Bcast, and checks each result against values computed here by hand.
+ * max), MPI_Reduce_scatter_block, MPI_Allgather, MPI_Allgatherv,
+ * MPI_Bcast and MPI_Reduce (from two roots), and checks each result against values computed here by hand.
  * run_interposer.sh runs it with libcollplan_mpi.so preloaded. Exits 1 on
  * the first wrong element. */
 
@@ -87,6 +87,29 @@ int main(int argc, char **argv) {
   MPI_Bcast(B, N, MPI_LONG, 0, MPI_COMM_WORLD);
   for (int I = 0; I < N; ++I)
     expect(B[I] == 3L * I + 1, "bcast", Rank, I);
+
+  /* Reduce to the last rank, int sum, in place at the root. */
+  int Root = P - 1;
+  int *Mine3 = malloc(N * sizeof(int));
+  for (int I = 0; I < N; ++I)
+    Mine3[I] = Rank + I;
+  MPI_Reduce(Rank == Root ? MPI_IN_PLACE : Mine3, Rank == Root ? Mine3 : NULL,
+             N, MPI_INT, MPI_SUM, Root, MPI_COMM_WORLD);
+  if (Rank == Root)
+    for (int I = 0; I < N; ++I)
+      expect(Mine3[I] == P * (P - 1) / 2 + P * I, "reduce in place", Rank, I);
+
+  /* Reduce to rank 0, double max, out of place; the other ranks' receive
+   * buffers must stay untouched. */
+  double *Send4 = malloc(N * sizeof(double)), *Recv4 = malloc(N * sizeof(double));
+  for (int I = 0; I < N; ++I) {
+    Send4[I] = (double)((Rank * 5 + I) % P) + 0.25;
+    Recv4[I] = -7;
+  }
+  MPI_Reduce(Send4, Recv4, N, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  for (int I = 0; I < N; ++I)
+    expect(Recv4[I] == (Rank == 0 ? P - 0.75 : -7), "reduce out of place",
+           Rank, I);
 
   int AllFailures = 0;
   MPI_Reduce(&Failures, &AllFailures, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -14,6 +14,11 @@ W=$(seq 1 "$P" | paste -sd, -)
 "$COLLPLAN" compile -c allgather -a ring -P "$P" -o "$PLANS/allgather-p$P-0-inf.json" >/dev/null
 "$COLLPLAN" compile -c allgatherv -a recursive-doubling -P "$P" --weights "$W" -o "$PLANS/allgatherv-p$P-0-inf.cplan" >/dev/null
 "$COLLPLAN" compile -c broadcast -a binomial -P "$P" --root 0 -o "$PLANS/broadcast-p$P-0-inf.cplan" >/dev/null
+# Reduce: N ints (4012 bytes) to the last rank, N doubles (8024 bytes) to
+# rank 0; the program's final 4-byte reduce to rank 0 must fall back, since
+# the plan for its byte range has another root.
+"$COLLPLAN" compile -c reduce -a binomial -P "$P" --root $((P - 1)) -o "$PLANS/reduce-p$P-0-8000.cplan" >/dev/null
+"$COLLPLAN" compile -c reduce -a binomial -P "$P" --root 0 -o "$PLANS/reduce-p$P-8000-inf.yaml" >/dev/null
 # A plan for another size must be ignored.
 "$COLLPLAN" compile -c allreduce -a ring -P $((P + 1)) -o "$PLANS/allreduce-p$((P + 1))-0-inf.cplan" >/dev/null
 
@@ -25,11 +30,16 @@ for F in MPI_Allreduce:allreduce-p$P-0-inf.cplan \
          MPI_Reduce_scatter_block:reduce-scatter-p$P-0-inf.yaml \
          MPI_Allgather:allgather-p$P-0-inf.json \
          MPI_Allgatherv:allgatherv-p$P-0-inf.cplan \
-         MPI_Bcast:broadcast-p$P-0-inf.cplan; do
+         MPI_Bcast:broadcast-p$P-0-inf.cplan \
+         MPI_Reduce:reduce-p$P-0-8000.cplan \
+         MPI_Reduce:reduce-p$P-8000-inf.yaml; do
   FN=${F%%:*} FILE=${F#*:}
   N=$(grep -c "rank [0-9]*: $FN of .*plan $PLANS/$FILE" "$WORK/log" || true)
   if [ "$N" -lt "$P" ]; then
     cat "$WORK/log"; echo "FAIL: $FN did not run from $FILE on every rank"; exit 1
   fi
 done
+if ! grep -q "MPI_Reduce of 4 bytes .*calling PMPI_Reduce" "$WORK/log"; then
+  cat "$WORK/log"; echo "FAIL: a reduce to a root no plan serves did not fall back"; exit 1
+fi
 echo "every collective ran from its plan on all $P ranks"

@@ -1,0 +1,45 @@
+//===- CollectiveContract.cpp - The contract of every collective ----------===//
+
+#include "compiler/ir/CollectiveContract.h"
+
+#include <iterator>
+
+namespace collplan {
+
+namespace {
+
+using enum VectorPart;
+
+// One row per collective, in the enum's order.
+constexpr CollectiveContract Contracts[] = {
+    // Kind                      Input   Output  Reduces passes share held
+    {Collective::Allreduce, Whole, Whole, true, 2, true},
+    {Collective::ReduceScatter, Whole, Owned, true, 1, true},
+    {Collective::Allgather, Owned, Whole, false, 1, true},
+    {Collective::Allgatherv, Owned, Whole, false, 1, true},
+    {Collective::Broadcast, AtRoot, Whole, false, 1, false},
+    {Collective::Reduce, Whole, AtRoot, true, 1, false},
+};
+
+constexpr bool rowsInEnumOrder() {
+  for (size_t I = 0; I < std::size(Contracts); ++I)
+    if (Contracts[I].Kind != static_cast<Collective>(I))
+      return false;
+  return true;
+}
+static_assert(rowsInEnumOrder(), "contractOf indexes the rows by Collective");
+
+} // namespace
+
+double CollectiveContract::bandwidthShare(uint32_t Ranks) const {
+  if (Ranks <= 1)
+    return 0;
+  double Share = BandwidthPasses;
+  return ShareAlreadyHeld ? Share * (Ranks - 1) / Ranks : Share;
+}
+
+const CollectiveContract &contractOf(Collective C) {
+  return Contracts[static_cast<size_t>(C)];
+}
+
+} // namespace collplan

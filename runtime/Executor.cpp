@@ -2,7 +2,7 @@
 
 #include "runtime/Executor.h"
 
-#include "compiler/ir/BlockLayout.h"
+#include "plan/ir/BlockLayout.h"
 
 #include "llvm/ADT/SmallVector.h"
 

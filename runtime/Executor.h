@@ -3,7 +3,7 @@
 //
 // The executor maps a plan's blocks onto a vector of Count elements
 // (BlockLayout), then runs the rank's rounds with the semantics documented at
-// the top of compiler/ir/Plan.h: sends read the round-start state, Replace
+// the top of plan/ir/Plan.h: sends read the round-start state, Replace
 // receives land in place, Reduce receives land in a staging area and are
 // combined after the round's communication, Local operations run last.
 //
@@ -19,7 +19,7 @@
 #ifndef COLLPLAN_RUNTIME_EXECUTOR_H
 #define COLLPLAN_RUNTIME_EXECUTOR_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 #include "runtime/Reduction.h"
 #include "runtime/Transport.h"
 

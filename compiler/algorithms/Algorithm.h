@@ -12,7 +12,7 @@
 #define COLLPLAN_ALGORITHMS_ALGORITHM_H
 
 #include "compiler/cost/CostParams.h"
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"

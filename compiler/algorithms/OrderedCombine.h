@@ -15,7 +15,7 @@
 #define COLLPLAN_ALGORITHMS_ORDEREDCOMBINE_H
 
 #include "compiler/algorithms/PowerOfTwoFold.h"
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include <utility>
 

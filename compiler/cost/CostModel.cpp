@@ -2,7 +2,7 @@
 
 #include "compiler/cost/CostModel.h"
 
-#include "compiler/ir/BlockLayout.h"
+#include "plan/ir/BlockLayout.h"
 
 #include "llvm/Support/MathExtras.h"
 

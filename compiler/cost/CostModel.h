@@ -14,7 +14,7 @@
 #define COLLPLAN_COST_COSTMODEL_H
 
 #include "compiler/cost/CostParams.h"
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include <cstdint>
 #include <vector>

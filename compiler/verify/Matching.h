@@ -13,7 +13,7 @@
 #ifndef COLLPLAN_VERIFY_MATCHING_H
 #define COLLPLAN_VERIFY_MATCHING_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include <cstdint>
 #include <vector>

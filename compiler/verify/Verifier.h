@@ -12,7 +12,7 @@
 #ifndef COLLPLAN_VERIFY_VERIFIER_H
 #define COLLPLAN_VERIFY_VERIFIER_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include <cstdint>
 #include <functional>

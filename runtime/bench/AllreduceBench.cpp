@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/serialize/PlanFile.h"
+#include "plan/serialize/PlanFile.h"
 #include "runtime/Executor.h"
 #include "runtime/mpi/MpiTransport.h"
 

@@ -21,8 +21,8 @@
 #include "runtime/interposer/PlanDirectory.h"
 #include "runtime/mpi/MpiTransport.h"
 
-#include "compiler/ir/BlockLayout.h"
-#include "compiler/serialize/PlanFile.h"
+#include "plan/ir/BlockLayout.h"
+#include "plan/serialize/PlanFile.h"
 
 #include <mpi.h>
 

@@ -2,7 +2,7 @@
 
 #include "runtime/interposer/PlanDirectory.h"
 
-#include "compiler/serialize/PlanFile.h"
+#include "plan/serialize/PlanFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"

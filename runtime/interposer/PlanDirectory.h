@@ -25,7 +25,7 @@
 #ifndef COLLPLAN_RUNTIME_INTERPOSER_PLANDIRECTORY_H
 #define COLLPLAN_RUNTIME_INTERPOSER_PLANDIRECTORY_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 #include "runtime/Reduction.h"
 
 #include "llvm/ADT/StringRef.h"

@@ -11,7 +11,7 @@
 #ifndef COLLPLAN_RUNTIME_LAUNCHER_PLANRUN_H
 #define COLLPLAN_RUNTIME_LAUNCHER_PLANRUN_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 #include "runtime/Reduction.h"
 #include "runtime/Transport.h"
 

@@ -2,7 +2,7 @@
 
 #include "runtime/launcher/Workload.h"
 
-#include "compiler/ir/BlockLayout.h"
+#include "plan/ir/BlockLayout.h"
 
 #include <cstring>
 #include <sstream>

@@ -12,7 +12,7 @@
 #ifndef COLLPLAN_RUNTIME_LAUNCHER_WORKLOAD_H
 #define COLLPLAN_RUNTIME_LAUNCHER_WORKLOAD_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 #include "runtime/Reduction.h"
 
 #include <cstdint>

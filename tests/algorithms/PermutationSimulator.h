@@ -3,7 +3,7 @@
 //
 // An independent oracle for the permutation tests: executes a plan on exact
 // contribution sets (one bit per rank) following the round semantics at the
-// top of compiler/ir/Plan.h, and lets a test look at the state after every
+// top of plan/ir/Plan.h, and lets a test look at the state after every
 // round. Written for the tests only; it shares no code with the verifier or
 // the algorithm.
 //
@@ -12,7 +12,7 @@
 #ifndef COLLPLAN_TESTS_PERMUTATIONSIMULATOR_H
 #define COLLPLAN_TESTS_PERMUTATIONSIMULATOR_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include "llvm/ADT/BitVector.h"
 

@@ -13,7 +13,7 @@
 #ifndef COLLPLAN_TESTS_ALGORITHMS_PLANSIMULATOR_H
 #define COLLPLAN_TESTS_ALGORITHMS_PLANSIMULATOR_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // BlockSet against a brute-force oracle: a std::set of block indices.
 
-#include "compiler/ir/BlockSet.h"
+#include "plan/ir/BlockSet.h"
 
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
-#include "compiler/ir/BlockLayout.h"
-#include "compiler/ir/Topology.h"
+#include "plan/ir/BlockLayout.h"
+#include "plan/ir/Topology.h"
 
 #include <doctest/doctest.h>
 

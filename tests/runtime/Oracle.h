@@ -10,7 +10,7 @@
 #ifndef COLLPLAN_TESTS_RUNTIME_ORACLE_H
 #define COLLPLAN_TESTS_RUNTIME_ORACLE_H
 
-#include "compiler/ir/BlockLayout.h"
+#include "plan/ir/BlockLayout.h"
 #include "runtime/Reduction.h"
 
 #include <cstring>

@@ -2,7 +2,7 @@
 
 #include "runtime/interposer/PlanDirectory.h"
 #include "compiler/algorithms/Algorithm.h"
-#include "compiler/serialize/PlanFile.h"
+#include "plan/serialize/PlanFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

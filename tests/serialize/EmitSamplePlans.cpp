@@ -9,7 +9,7 @@
 #define DOCTEST_CONFIG_DISABLE
 #include "PlanSamples.h"
 
-#include "compiler/serialize/PlanFile.h"
+#include "plan/serialize/PlanFile.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"

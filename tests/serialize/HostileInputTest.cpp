@@ -7,7 +7,7 @@
 
 #include "PlanSamples.h"
 
-#include "compiler/serialize/PlanFile.h"
+#include "plan/serialize/PlanFile.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/LEB128.h"

@@ -2,7 +2,7 @@
 
 #include "PlanSamples.h"
 
-#include "compiler/serialize/PlanFile.h"
+#include "plan/serialize/PlanFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"

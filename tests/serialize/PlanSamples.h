@@ -10,7 +10,7 @@
 #define COLLPLAN_TESTS_SERIALIZE_PLANSAMPLES_H
 
 #include "compiler/algorithms/Algorithm.h"
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include <doctest/doctest.h>
 

@@ -17,7 +17,7 @@
 #ifndef COLLPLAN_TESTS_VERIFY_CONCRETEEVALUATOR_H
 #define COLLPLAN_TESTS_VERIFY_CONCRETEEVALUATOR_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include <string>
 

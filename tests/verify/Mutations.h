@@ -3,7 +3,7 @@
 #ifndef COLLPLAN_TESTS_VERIFY_MUTATIONS_H
 #define COLLPLAN_TESTS_VERIFY_MUTATIONS_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include <cstdint>
 #include <string>

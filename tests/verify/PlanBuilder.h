@@ -4,7 +4,7 @@
 #ifndef COLLPLAN_TESTS_VERIFY_PLANBUILDER_H
 #define COLLPLAN_TESTS_VERIFY_PLANBUILDER_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include <optional>
 #include <string>

@@ -9,7 +9,7 @@
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/cost/CostModel.h"
 #include "compiler/select/Select.h"
-#include "compiler/serialize/PlanFile.h"
+#include "plan/serialize/PlanFile.h"
 #include "compiler/verify/Verifier.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"

@@ -1,7 +1,7 @@
 //===- CostCommand.cpp - collplan cost ------------------------------------===//
 
 #include "compiler/cost/CostModel.h"
-#include "compiler/serialize/PlanFile.h"
+#include "plan/serialize/PlanFile.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 

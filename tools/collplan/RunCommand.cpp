@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/serialize/PlanFile.h"
+#include "plan/serialize/PlanFile.h"
 #include "runtime/launcher/LocalLauncher.h"
 #include "runtime/launcher/PlanRun.h"
 #include "runtime/tcp/TcpTransport.h"

@@ -1,6 +1,6 @@
 //===- ShowCommand.cpp - collplan show ------------------------------------===//
 
-#include "compiler/serialize/PlanFile.h"
+#include "plan/serialize/PlanFile.h"
 #include "tools/collplan/Commands.h"
 
 #include "llvm/Support/Format.h"

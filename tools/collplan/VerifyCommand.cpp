@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/serialize/PlanFile.h"
+#include "plan/serialize/PlanFile.h"
 #include "compiler/verify/Verifier.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"

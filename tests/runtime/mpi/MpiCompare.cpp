@@ -13,7 +13,7 @@
 #include "../Oracle.h"
 
 #include "compiler/algorithms/Algorithm.h"
-#include "compiler/ir/BlockLayout.h"
+#include "plan/ir/BlockLayout.h"
 #include "runtime/Executor.h"
 #include "runtime/mpi/MpiTransport.h"
 

@@ -11,7 +11,7 @@
 #ifndef COLLPLAN_SERIALIZE_PLANFILE_H
 #define COLLPLAN_SERIALIZE_PLANFILE_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

@@ -1,6 +1,6 @@
 //===- Collective.cpp - The collectives a plan can perform ----------------===//
 
-#include "compiler/ir/Collective.h"
+#include "plan/ir/Collective.h"
 
 namespace collplan {
 

@@ -23,10 +23,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/serialize/PlanCodecs.h"
-#include "compiler/serialize/PlanFields.h"
-#include "compiler/serialize/PlanFile.h"
-#include "compiler/serialize/PlanLocation.h"
+#include "plan/serialize/PlanCodecs.h"
+#include "plan/serialize/PlanFields.h"
+#include "plan/serialize/PlanFile.h"
+#include "plan/serialize/PlanLocation.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"

@@ -1,6 +1,6 @@
 //===- PlanCodecs.h - The three plan encodings ------------------*- C++ -*-===//
 //
-// Internal to compiler/serialize: PlanFile.cpp detects the format and
+// Internal to plan/serialize: PlanFile.cpp detects the format and
 // dispatches here. Decoders return the plan as found; readPlanFile() then runs
 // checkStructure() on it.
 //
@@ -9,7 +9,7 @@
 #ifndef COLLPLAN_SERIALIZE_PLANCODECS_H
 #define COLLPLAN_SERIALIZE_PLANCODECS_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

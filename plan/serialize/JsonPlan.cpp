@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/serialize/PlanCodecs.h"
-#include "compiler/serialize/PlanFields.h"
+#include "plan/serialize/PlanCodecs.h"
+#include "plan/serialize/PlanFields.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/JSON.h"

@@ -21,9 +21,9 @@
 #ifndef COLLPLAN_IR_PLAN_H
 #define COLLPLAN_IR_PLAN_H
 
-#include "compiler/ir/BlockSet.h"
-#include "compiler/ir/CollectiveContract.h"
-#include "compiler/ir/Topology.h"
+#include "plan/ir/BlockSet.h"
+#include "plan/ir/CollectiveContract.h"
+#include "plan/ir/Topology.h"
 
 #include <cstdint>
 #include <map>

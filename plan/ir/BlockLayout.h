@@ -11,7 +11,7 @@
 #ifndef COLLPLAN_IR_BLOCKLAYOUT_H
 #define COLLPLAN_IR_BLOCKLAYOUT_H
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 #include <cstdint>
 #include <vector>

@@ -1,6 +1,6 @@
 //===- BlockLayout.cpp - Where each block lies in the user's vector -------===//
 
-#include "compiler/ir/BlockLayout.h"
+#include "plan/ir/BlockLayout.h"
 
 namespace collplan {
 

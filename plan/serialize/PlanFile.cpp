@@ -1,7 +1,7 @@
 //===- PlanFile.cpp - Format detection, files on disk and the plan hash ---===//
 
-#include "compiler/serialize/PlanFile.h"
-#include "compiler/serialize/PlanCodecs.h"
+#include "plan/serialize/PlanFile.h"
+#include "plan/serialize/PlanCodecs.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"

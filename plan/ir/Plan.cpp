@@ -1,6 +1,6 @@
 //===- Plan.cpp - The plan IR ---------------------------------------------===//
 
-#include "compiler/ir/Plan.h"
+#include "plan/ir/Plan.h"
 
 namespace collplan {
 

@@ -18,7 +18,7 @@
 #ifndef COLLPLAN_IR_COLLECTIVECONTRACT_H
 #define COLLPLAN_IR_COLLECTIVECONTRACT_H
 
-#include "compiler/ir/Collective.h"
+#include "plan/ir/Collective.h"
 
 #include <cstdint>
 

@@ -1,6 +1,6 @@
 //===- CollectiveContract.cpp - The contract of every collective ----------===//
 
-#include "compiler/ir/CollectiveContract.h"
+#include "plan/ir/CollectiveContract.h"
 
 #include <iterator>
 

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/serialize/PlanFields.h"
-#include "compiler/serialize/PlanFile.h"
-#include "compiler/serialize/PlanLocation.h"
+#include "plan/serialize/PlanFields.h"
+#include "plan/serialize/PlanFile.h"
+#include "plan/serialize/PlanLocation.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"

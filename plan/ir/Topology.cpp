@@ -1,6 +1,6 @@
 //===- Topology.cpp - Where ranks live ------------------------------------===//
 
-#include "compiler/ir/Topology.h"
+#include "plan/ir/Topology.h"
 
 #include "llvm/ADT/STLExtras.h"
 

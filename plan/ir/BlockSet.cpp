@@ -1,6 +1,6 @@
 //===- BlockSet.cpp - Sorted half-open intervals of block indices ---------===//
 
-#include "compiler/ir/BlockSet.h"
+#include "plan/ir/BlockSet.h"
 
 #include <algorithm>
 

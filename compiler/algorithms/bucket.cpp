@@ -27,6 +27,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -131,19 +132,28 @@ Program BucketAlgorithm::buildRank(const PlanHeader &H, uint32_t Rank) const {
         Out.insert(C * P + Lo, C * P + Lo + Span);
         return Out;
       }
-      for (uint32_t B = 0; B < P; ++B) {
-        bool In = true;
-        for (uint32_t J = 0, R = B; J <= Fixed && In; ++J) {
-          uint32_t E = DimOf(C, J);
-          uint32_t Stride = 1;
-          for (uint32_t F = E + 1; F < D; ++F)
-            Stride *= Dims[F];
-          R = (B / Stride) % Dims[E];
-          In = R == (J == Fixed ? Group : A[E]);
-        }
-        if (In)
-          Out.insert(B * NumC + C, B * NumC + C + 1);
+      // Rank order: enumerate the free coordinates, then sort the indices.
+      llvm::SmallVector<uint32_t, 4> X = A;
+      llvm::SmallVector<bool, 4> Free(D, true);
+      for (uint32_t J = 0; J <= Fixed; ++J)
+        Free[DimOf(C, J)] = false;
+      X[DimOf(C, Fixed)] = Group;
+      for (uint32_t E = 0; E < D; ++E)
+        if (Free[E])
+          X[E] = 0;
+      std::vector<uint64_t> Blocks;
+      while (true) {
+        Blocks.push_back(uint64_t(RankOf(X)) * NumC + C);
+        uint32_t E = D;
+        while (E-- > 0 && !(Free[E] && ++X[E] < Dims[E]))
+          if (Free[E])
+            X[E] = 0;
+        if (E >= D)
+          break;
       }
+      std::sort(Blocks.begin(), Blocks.end());
+      for (uint64_t B : Blocks)
+        Out.insert(B, B + 1);
       return Out;
     };
     for (uint32_t K = 0; K < D; ++K) {

@@ -310,9 +310,20 @@ private:
     bool DoAg = H.Kind != Collective::ReduceScatter;
     for (uint32_t C = 0; C < NumC; ++C) {
       llvm::SmallVector<StepDim, 32> Sched = Virt.schedule(C);
+      // Rank 0's send sets; a rank's own and its peers' are their images.
+      std::vector<std::vector<uint32_t>> FromZero(L);
       std::vector<int8_t> FirstSteps = Virt.firstStepsFromZero(C);
-      std::vector<std::vector<uint32_t>> Mine =
-          swing::sendSetsOf(Virt, FirstSteps, V);
+      for (uint32_t B = 0; B < FirstSteps.size(); ++B)
+        if (FirstSteps[B] >= 0)
+          FromZero[FirstSteps[B]].push_back(B);
+      auto SetOf = [&](uint32_t Of, uint32_t St) {
+        std::vector<uint32_t> Out;
+        Out.reserve(FromZero[St].size());
+        for (uint32_t B : FromZero[St])
+          Out.push_back(Virt.transform(Of, B));
+        std::sort(Out.begin(), Out.end());
+        return Out;
+      };
       auto ToSet = [&](llvm::ArrayRef<uint32_t> Blocks) {
         BlockSet Out;
         if (Allreduce)
@@ -326,12 +337,7 @@ private:
       for (uint32_t St = 0; St < L; ++St) {
         uint32_t QVirt = Virt.peer(V, Sched[St], C >= Virt.numDims());
         uint32_t Q = realOf(QVirt);
-        std::vector<uint32_t> Theirs;
-        for (uint32_t B = 0; B < FirstSteps.size(); ++B)
-          if (FirstSteps[B] == int8_t(St))
-            Theirs.push_back(Virt.transform(QVirt, B));
-        std::sort(Theirs.begin(), Theirs.end());
-        BlockSet Send = ToSet(Mine[St]), Recv = ToSet(Theirs);
+        BlockSet Send = ToSet(SetOf(V, St)), Recv = ToSet(SetOf(QVirt, St));
         if (DoRs) {
           add(First + St, Op::send(Q, Send));
           add(First + St, Op::recv(Q, Recv, Combine::Reduce));

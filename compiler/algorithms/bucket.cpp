@@ -8,7 +8,8 @@
 // split into 2D parts and 2D instances run at once, instance c starting on
 // dimension c mod D and instances c >= D running their rings the other way,
 // so every link carries one instance per direction. On a flat topology the
-// torus is a ring of P ranks and bucket is a (bidirectional) ring.
+// torus is a ring of P ranks and bucket is a ring (ports=1 by default there,
+// since a flat topology promises no 2D links per node).
 //
 // Phase k of every instance runs at the same time; it takes as many rounds
 // as the longest ring any instance walks in it, so on a rectangular torus
@@ -57,14 +58,19 @@ public:
     return {{"ports",
              "all (2D instances on 1/(2D) of the vector each) or 1 (one "
              "instance, dimensions in order)",
-             "all"}};
+             "all on a torus, 1 on a flat topology"}};
   }
 
   llvm::Expected<PlanHeader>
   prepare(const CompileRequest &Request) const override {
     PlanHeader H = headerFor(*this, Request);
     auto It = Request.Params.find("ports");
-    std::string Ports = It == Request.Params.end() ? "all" : It->second;
+    // A flat topology promises no torus links, so one instance by default:
+    // 2D concurrent instances assume a node drives 2D links at once.
+    bool Torus = Request.Topo.kind() == TopologyKind::Torus;
+    std::string Ports = It != Request.Params.end() ? It->second
+                        : Torus                    ? "all"
+                                                   : "1";
     if (Ports != "1" && Ports != "all")
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),

@@ -5,7 +5,8 @@
 // process so its peak memory is its own (wait4's ru_maxrss).
 //
 //   plan_bench [--collective allreduce] [--algorithms ring,rabenseifner]
-//              [--ranks 1024,4096] [--bytes 1MiB] [--param k=v]
+//              [--ranks 1024,4096 | --topology torus:64x64,torus:16x16x16]
+//              [--bytes 1MiB] [--param k=v]
 //              [--verify-mode auto|exact|hashed] [--format text|json]
 //
 // A parameter value "L" stands for ceil(log2 P) of each case, so
@@ -136,12 +137,15 @@ int main(int Argc, char **Argv) {
   std::vector<std::string> Algorithms = {"ring", "recursive-doubling",
                                          "rabenseifner"};
   std::vector<uint32_t> RankCounts = {1024, 4096, 16384, 65536};
-  std::vector<std::string> Params;
+  std::vector<std::string> Params, TopologyTexts;
   std::string Format = "text", ModeName = "auto";
   uint64_t Bytes = 1 << 20;
   App.add_option("--collective", CollectiveName)->capture_default_str();
   App.add_option("--algorithms", Algorithms)->delimiter(',');
   App.add_option("--ranks", RankCounts)->delimiter(',');
+  App.add_option("--topology", TopologyTexts,
+                 "topologies to run instead of flat --ranks, e.g. torus:64x64")
+      ->delimiter(',');
   App.add_option("--bytes", Bytes)->capture_default_str();
   App.add_option("--param", Params, "NAME=VALUE, repeatable");
   App.add_option("--verify-mode", ModeName)
@@ -157,6 +161,19 @@ int main(int Argc, char **Argv) {
   VerifyMode Mode = ModeName == "exact"    ? VerifyMode::Exact
                     : ModeName == "hashed" ? VerifyMode::Hashed
                                            : VerifyMode::Auto;
+  std::vector<Topology> Topologies;
+  for (const std::string &Text : TopologyTexts) {
+    llvm::Expected<Topology> T =
+        Topology::parse(Text, std::nullopt, std::nullopt, RankMapping::Block);
+    if (!T) {
+      llvm::errs() << "plan_bench: " << llvm::toString(T.takeError()) << "\n";
+      return 2;
+    }
+    Topologies.push_back(*T);
+  }
+  if (Topologies.empty())
+    for (uint32_t P : RankCounts)
+      Topologies.push_back(Topology::flat(P));
   bool Json = Format == "json";
   if (!Json)
     llvm::outs() << "algorithm                  P  rounds  compile_s   "
@@ -168,10 +185,11 @@ int main(int Argc, char **Argv) {
       llvm::errs() << "plan_bench: unknown algorithm " << Name << "\n";
       return 2;
     }
-    for (uint32_t P : RankCounts) {
+    for (const Topology &Topo : Topologies) {
+      uint32_t P = Topo.ranks();
       CompileRequest Req;
       Req.Kind = *Kind;
-      Req.Topo = Topology::flat(P);
+      Req.Topo = Topo;
       Req.Bytes = Bytes;
       for (const std::string &KV : Params) {
         auto [K, V] = llvm::StringRef(KV).split('=');
@@ -188,6 +206,7 @@ int main(int Argc, char **Argv) {
         Rows.push_back(
             llvm::json::Object{{"algorithm", Name},
                                {"ranks", int64_t(P)},
+                               {"topology", Topo.str()},
                                {"ran", R.Ran},
                                {"valid", R.Valid},
                                {"rounds", int64_t(R.Rounds)},
@@ -199,10 +218,12 @@ int main(int Argc, char **Argv) {
                                {"note", R.Skipped}});
       } else {
         llvm::outs() << llvm::format(
-            "%-20s %7u %7llu %10.3f %10.3f %7s %10.1f  %s\n", Name.c_str(), P,
+            "%-20s %7u %7llu %10.3f %10.3f %7s %10.1f  %s%s\n", Name.c_str(), P,
             (unsigned long long)R.Rounds, R.CompileSeconds, R.VerifySeconds,
             R.Ran ? verifyModeName(R.Mode).str().c_str() : "-", R.PeakMiB,
-            Result.c_str());
+            Result.c_str(),
+            Topo.kind() == TopologyKind::Torus ? (" " + Topo.str()).c_str()
+                                               : "");
       }
       llvm::outs().flush();
     }

@@ -1,0 +1,212 @@
+//===- bucket.cpp - Bucket allreduce: rings along each torus dimension ----===//
+//
+// The bucket algorithm (Barnett et al.; Jain and Sabharwal; Sack and Gropp),
+// the torus baseline of the Swing paper (De Sensi et al., NSDI'24, §2.3.4):
+// a ring reduce-scatter along each dimension in turn, each on the part the
+// previous one left, then ring allgathers along the dimensions in reverse
+// order. With ports=all (the default, as the paper runs it) the vector is
+// split into 2D parts and 2D instances run at once, instance c starting on
+// dimension c mod D and instances c >= D running their rings the other way,
+// so every link carries one instance per direction. On a flat topology the
+// torus is a ring of P ranks and bucket is a ring (ports=1 by default there,
+// since a flat topology promises no 2D links per node).
+//
+// Phase k of every instance runs at the same time; it takes as many rounds
+// as the longest ring any instance walks in it, so on a rectangular torus
+// instances move between dimensions together (§5.2).
+//
+// Blocks: instance c splits its part into P blocks, block b being the block
+// rank b holds reduced after the reduce-scatter. For allreduce block b of
+// instance c is numbered c P + (b's coordinates in the order the instance
+// visits the dimensions), so every ring message is one interval. For
+// reduce-scatter and allgather it is b C + c (C instances), so rank r owns
+// [r C, (r+1) C) as the IR requires.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/algorithms/Algorithm.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace collplan {
+namespace {
+
+llvm::SmallVector<uint32_t, 4> bucketDims(const Topology &T) {
+  if (T.kind() == TopologyKind::Torus)
+    return llvm::SmallVector<uint32_t, 4>(T.dims().begin(), T.dims().end());
+  return {T.ranks()};
+}
+
+class BucketAlgorithm final : public Algorithm {
+public:
+  llvm::StringRef name() const override { return "bucket"; }
+  llvm::StringRef summary() const override {
+    return "bucket: ring reduce-scatter then allgather along each torus "
+           "dimension, 2D instances at once";
+  }
+  llvm::ArrayRef<Collective> collectives() const override {
+    static constexpr Collective Supported[] = {Collective::Allreduce,
+                                               Collective::ReduceScatter,
+                                               Collective::Allgather};
+    return Supported;
+  }
+  std::vector<ParamInfo> params() const override {
+    return {{"ports",
+             "all (2D instances on 1/(2D) of the vector each) or 1 (one "
+             "instance, dimensions in order)",
+             "all on a torus, 1 on a flat topology"}};
+  }
+
+  llvm::Expected<PlanHeader>
+  prepare(const CompileRequest &Request) const override {
+    PlanHeader H = headerFor(*this, Request);
+    auto It = Request.Params.find("ports");
+    // A flat topology promises no torus links, so one instance by default:
+    // 2D concurrent instances assume a node drives 2D links at once.
+    bool Torus = Request.Topo.kind() == TopologyKind::Torus;
+    std::string Ports = It != Request.Params.end() ? It->second
+                        : Torus                    ? "all"
+                                                   : "1";
+    if (Ports != "1" && Ports != "all")
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "bucket: parameter ports must be 1 or all, not '" + Ports + "'");
+    if (Request.Topo.kind() == TopologyKind::Torus &&
+        Request.Topo.ranksPerNode() > 1)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "bucket with several ranks per node is not built yet; use ppn 1");
+    H.Params["ports"] = Ports;
+    uint64_t C = Ports == "all" ? 2 * bucketDims(Request.Topo).size() : 1;
+    H.Blocks = C * H.Ranks;
+    return H;
+  }
+
+  Program buildRank(const PlanHeader &H, uint32_t Rank) const override;
+};
+
+Program BucketAlgorithm::buildRank(const PlanHeader &H, uint32_t Rank) const {
+  llvm::SmallVector<uint32_t, 4> Dims = bucketDims(H.Topo);
+  uint32_t D = Dims.size();
+  uint32_t NumC = H.Params.at("ports") == "all" ? 2 * D : 1;
+  uint64_t P = H.Ranks;
+  bool Allreduce = H.Kind == Collective::Allreduce;
+  bool DoRs = H.Kind != Collective::Allgather;
+  bool DoAg = H.Kind != Collective::ReduceScatter;
+
+  llvm::SmallVector<uint32_t, 4> A(D);
+  for (uint32_t E = D, R = Rank; E-- > 0;) {
+    A[E] = R % Dims[E];
+    R /= Dims[E];
+  }
+  auto RankOf = [&](llvm::ArrayRef<uint32_t> X) {
+    uint32_t R = 0;
+    for (uint32_t E = 0; E < D; ++E)
+      R = R * Dims[E] + X[E];
+    return R;
+  };
+  auto DimOf = [&](uint32_t C, uint32_t Phase) { return (C + Phase) % D; };
+  // Rounds of phase k: the longest ring any instance walks in it.
+  llvm::SmallVector<uint32_t, 4> PhaseStart{0};
+  for (uint32_t K = 0; K < D; ++K) {
+    uint32_t Len = 0;
+    for (uint32_t C = 0; C < NumC; ++C)
+      Len = std::max(Len, Dims[DimOf(C, K)] - 1);
+    PhaseStart.push_back(PhaseStart.back() + Len);
+  }
+  uint32_t RsRounds = DoRs ? PhaseStart.back() : 0;
+
+  std::map<uint32_t, std::vector<Op>> Staged;
+  for (uint32_t C = 0; C < NumC; ++C) {
+    int Dir = C < D ? 1 : -1;
+    // The blocks whose coordinates agree with Rank's on the first Fixed
+    // dimensions the instance visits, and equal Group on the next one.
+    auto GroupSet = [&](uint32_t Fixed, uint32_t Group) {
+      BlockSet Out;
+      if (Allreduce) {
+        // Coordinates in visiting order: a prefix names one interval.
+        uint64_t Lo = 0, Span = P;
+        for (uint32_t J = 0; J <= Fixed; ++J) {
+          uint32_t E = DimOf(C, J);
+          Span /= Dims[E];
+          Lo += uint64_t(J == Fixed ? Group : A[E]) * Span;
+        }
+        Out.insert(C * P + Lo, C * P + Lo + Span);
+        return Out;
+      }
+      // Rank order: enumerate the free coordinates, then sort the indices.
+      llvm::SmallVector<uint32_t, 4> X = A;
+      llvm::SmallVector<bool, 4> Free(D, true);
+      for (uint32_t J = 0; J <= Fixed; ++J)
+        Free[DimOf(C, J)] = false;
+      X[DimOf(C, Fixed)] = Group;
+      for (uint32_t E = 0; E < D; ++E)
+        if (Free[E])
+          X[E] = 0;
+      std::vector<uint64_t> Blocks;
+      while (true) {
+        Blocks.push_back(uint64_t(RankOf(X)) * NumC + C);
+        uint32_t E = D;
+        while (E-- > 0 && !(Free[E] && ++X[E] < Dims[E]))
+          if (Free[E])
+            X[E] = 0;
+        if (E >= D)
+          break;
+      }
+      std::sort(Blocks.begin(), Blocks.end());
+      for (uint64_t B : Blocks)
+        Out.insert(B, B + 1);
+      return Out;
+    };
+    for (uint32_t K = 0; K < D; ++K) {
+      uint32_t E = DimOf(C, K), N = Dims[E];
+      if (N == 1)
+        continue;
+      llvm::SmallVector<uint32_t, 4> X = A;
+      X[E] = (A[E] + N - Dir + N) % N;
+      uint32_t Left = RankOf(X);
+      X[E] = (A[E] + Dir + N) % N;
+      uint32_t Right = RankOf(X);
+      // Ring position: instances running backwards see the ring mirrored.
+      auto Mod = [&](int64_t V) { return uint32_t(((V % N) + N) % N); };
+      for (uint32_t St = 1; St < N; ++St) {
+        if (DoRs) {
+          uint32_t Round = PhaseStart[K] + St - 1;
+          Staged[Round].push_back(
+              Op::send(Left, GroupSet(K, Mod(A[E] + Dir * int64_t(St)))));
+          Staged[Round].push_back(
+              Op::recv(Right, GroupSet(K, Mod(A[E] + Dir * int64_t(St + 1))),
+                       Combine::Reduce));
+        }
+        if (DoAg) {
+          // Allgather phases run in reverse order of dimensions.
+          uint32_t Round =
+              RsRounds + (PhaseStart.back() - PhaseStart[K + 1]) + St - 1;
+          Staged[Round].push_back(
+              Op::send(Left, GroupSet(K, Mod(A[E] + Dir * int64_t(St - 1)))));
+          Staged[Round].push_back(
+              Op::recv(Right, GroupSet(K, Mod(A[E] + Dir * int64_t(St))),
+                       Combine::Replace));
+        }
+      }
+    }
+  }
+  Program Prog;
+  for (auto &[Round, Ops] : Staged)
+    for (Op &O : Ops)
+      Prog.add(Round, std::move(O));
+  return Prog;
+}
+
+} // namespace
+
+const Algorithm &bucketAlgorithm() {
+  static const BucketAlgorithm Instance;
+  return Instance;
+}
+
+} // namespace collplan

@@ -1,0 +1,391 @@
+//===- swing.cpp - Swing allreduce, reduce-scatter and allgather ----------===//
+//
+// Swing (De Sensi, Bonato, Saam and Hoefler, "Swing: Short-cutting Rings for
+// Higher Bandwidth Allreduce", NSDI'24) on a torus of nodes, one rank each; a
+// flat topology of P ranks is a ring (a 1-D torus) of P. At step s a rank
+// talks to the rank rho(s) = 1, -1, 3, -5, 11, ... away along one dimension,
+// so peers stay about 2/3 as far as recursive doubling's (§3.1). The peer
+// function and the block sets live in SwingPeers.h.
+//
+// variant=bandwidth (Swing-B, §3.1.1): a reduce-scatter of log2 P steps in
+// which each rank sends the blocks whose paths start at that step, then the
+// mirror-image allgather. variant=latency (Swing-L, §3.1.2): every step
+// exchanges and reduces the whole vector (allreduce only).
+//
+// ports=all (§4.1) splits the vector into 2D parts and runs 2D collectives
+// at once, the plain ones starting on each dimension and the mirrored ones
+// with every direction reversed, so a rank drives all of its 2D links each
+// step. On non-square tori several collectives may meet the same peer in one
+// step; they stay separate messages (the IR matches the i-th send to the
+// i-th receive). ports=1 runs the plain collective starting on dimension 0.
+//
+// Sizes. Power-of-two dimensions use the closed-form contiguous labelling,
+// so every allreduce message is one interval. Even dimensions that are not
+// powers of two use the latest-first-step rule (§3.2, Appendix A.2) with
+// blocks in rank order. Odd dimensions (Swing-B) and non-powers of two
+// (Swing-L) are folded per dimension as the authors' code does (§3.3 of the
+// project's Swing notes): before the collective the surplus coordinates send
+// their vectors to partners inside the folded torus, and receive the result
+// after it. The paper's own odd-P scheme (§3.2: node P-1 trades single blocks
+// with shrinking groups) would have node P-1 receive up to (P-1)/2
+// contributions to its block in one round, which the IR forbids without as
+// many scratch buffers; folding costs two rounds of the whole vector instead.
+// Folding only suits allreduce, so reduce-scatter and allgather need every
+// dimension even (or 1).
+//
+// Blocks. Allreduce: B = C * P' (C collectives, P' ranks after folding),
+// collective c owning [c P', (c+1) P'). Reduce-scatter and allgather: block
+// b of collective c is plan block b * C + c, so rank r owns [r C, (r+1) C),
+// the IR's ownership rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/algorithms/Algorithm.h"
+#include "compiler/algorithms/SwingPeers.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace collplan {
+namespace {
+
+using swing::StepDim;
+using swing::SwingTorus;
+
+/// What the header's topology and parameters make of a Swing plan.
+struct SwingShape {
+  llvm::SmallVector<uint32_t, 4> Dims;    ///< The real torus.
+  llvm::SmallVector<uint32_t, 4> Virtual; ///< The torus after folding.
+  /// The dimensions that fold, in the order they fold.
+  llvm::SmallVector<uint32_t, 4> FoldedDims;
+  bool Latency = false;
+  bool AllPorts = false;
+
+  uint32_t collectives() const { return AllPorts ? 2 * Dims.size() : 1; }
+};
+
+llvm::SmallVector<uint32_t, 4> torusDims(const Topology &T) {
+  if (T.kind() == TopologyKind::Torus)
+    return llvm::SmallVector<uint32_t, 4>(T.dims().begin(), T.dims().end());
+  return {T.ranks()};
+}
+
+SwingShape shapeOf(const Topology &Topo, bool Latency, bool AllPorts) {
+  SwingShape S;
+  S.Dims = torusDims(Topo);
+  S.Latency = Latency;
+  S.AllPorts = AllPorts;
+  for (uint32_t E = 0; E < S.Dims.size(); ++E) {
+    uint32_t D = S.Dims[E];
+    // Swing-L needs powers of two (a summed vector cannot drop a
+    // duplicate); Swing-B only even sizes.
+    uint32_t V = Latency ? (D <= 1 ? D : uint32_t(llvm::PowerOf2Floor(D)))
+                         : (D > 1 && D % 2 ? D - 1 : D);
+    S.Virtual.push_back(V);
+    if (V != D)
+      S.FoldedDims.push_back(E);
+  }
+  return S;
+}
+
+SwingShape shapeOf(const PlanHeader &H) {
+  return shapeOf(H.Topo, H.Params.at("variant") == "latency",
+                 H.Params.at("ports") == "all");
+}
+
+class SwingAlgorithm final : public Algorithm {
+public:
+  llvm::StringRef name() const override { return "swing"; }
+  llvm::StringRef summary() const override {
+    return "Swing (De Sensi et al., NSDI'24): recursive-doubling-like steps "
+           "at distances 1, 1, 3, 5, 11, ... on a torus, 2D ports at once";
+  }
+  llvm::ArrayRef<Collective> collectives() const override {
+    static constexpr Collective Supported[] = {Collective::Allreduce,
+                                               Collective::ReduceScatter,
+                                               Collective::Allgather};
+    return Supported;
+  }
+  std::vector<ParamInfo> params() const override {
+    return {{"variant",
+             "bandwidth (reduce-scatter + allgather, Swing-B) or latency "
+             "(whole vector every step, Swing-L; allreduce only)",
+             "bandwidth"},
+            {"ports",
+             "1 (one collective) or all (2D concurrent collectives on 1/(2D) "
+             "of the vector each)",
+             "1"}};
+  }
+
+  llvm::Expected<PlanHeader>
+  prepare(const CompileRequest &Request) const override {
+    PlanHeader H = headerFor(*this, Request);
+    auto Param = [&](const char *Name, const char *Default) {
+      auto It = Request.Params.find(Name);
+      return It == Request.Params.end() ? std::string(Default) : It->second;
+    };
+    std::string Variant = Param("variant", "bandwidth");
+    std::string Ports = Param("ports", "1");
+    if (Variant != "bandwidth" && Variant != "latency")
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "swing: parameter variant must be bandwidth or latency, not '" +
+              Variant + "'");
+    if (Ports != "1" && Ports != "all")
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "swing: parameter ports must be 1 or all, not '" + Ports + "'");
+    const Topology &T = Request.Topo;
+    if (T.kind() == TopologyKind::Torus && T.ranksPerNode() > 1)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "swing with several ranks per node is not built yet; use ppn 1");
+    bool Latency = Variant == "latency";
+    if (Latency && Request.Kind != Collective::Allreduce)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "swing: variant=latency exchanges whole vectors and serves "
+          "allreduce only");
+    SwingShape S = shapeOf(T, Latency, Ports == "all");
+    if (Request.Kind != Collective::Allreduce && !S.FoldedDims.empty())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "swing " + collectiveName(Request.Kind).str() +
+              " needs every torus dimension even or 1 (odd dimensions are "
+              "folded, which only allreduce can do); got " +
+              T.str() +
+              (T.kind() == TopologyKind::Torus
+                   ? std::string()
+                   : " of " + std::to_string(T.ranks()) + " ranks"));
+    H.Params["variant"] = Variant;
+    H.Params["ports"] = Ports;
+    uint64_t C = S.collectives();
+    if (Latency) {
+      H.Blocks = C;
+      H.Buffers = {"data", "scratch"};
+    } else {
+      H.Blocks = C * SwingTorus(S.Virtual).ranks();
+    }
+    H.RequiresCommutative = true;
+    return H;
+  }
+
+  std::string explain(const CompileRequest &Request,
+                      const PlanHeader &H) const override {
+    SwingShape S = shapeOf(H);
+    std::string Out = "swing " + H.Params.at("variant") + ", " +
+                      std::to_string(S.collectives()) +
+                      " concurrent collective(s)";
+    if (!S.FoldedDims.empty()) {
+      Out += "; folded";
+      for (uint32_t E : S.FoldedDims)
+        Out += " dimension " + std::to_string(E) + " (" +
+               std::to_string(S.Dims[E]) + " -> " +
+               std::to_string(S.Virtual[E]) + ")";
+      Out += S.Latency ? " to powers of two" : " to even sizes";
+    }
+    return Out + "\n";
+  }
+
+  Program buildRank(const PlanHeader &H, uint32_t Rank) const override;
+};
+
+/// Builds one rank's program: the fold, the collective on the folded torus,
+/// the unfold.
+class RankBuilder {
+public:
+  RankBuilder(const PlanHeader &H, uint32_t Rank)
+      : H(H), S(shapeOf(H)), Real(S.Dims), Virt(S.Virtual), Rank(Rank) {}
+
+  Program build() {
+    uint32_t F = S.FoldedDims.size();
+    BlockSet All = BlockSet::range(0, H.Blocks);
+    llvm::SmallVector<uint32_t, 4> A = Real.coordsOf(Rank);
+    uint32_t L = Virt.steps();
+    uint32_t CoreRounds = S.Latency
+                              ? L
+                              : L * ((H.Kind != Collective::Allgather) +
+                                     (H.Kind != Collective::ReduceScatter));
+    auto UnfoldRound = [&](uint32_t K) { return F + CoreRounds + (F - 1 - K); };
+    // Fold: dimension FoldedDims[K] in round K, among the ranks still inside.
+    llvm::SmallVector<std::pair<uint32_t, uint32_t>, 4> Absorbed;
+    for (uint32_t K = 0; K < F; ++K) {
+      uint32_t E = S.FoldedDims[K];
+      uint32_t Extra = S.Dims[E] - S.Virtual[E];
+      llvm::SmallVector<uint32_t, 4> B = A;
+      if (A[E] >= S.Virtual[E]) {
+        B[E] -= Extra;
+        uint32_t Partner = Real.rankOf(B);
+        add(K, Op::send(Partner, All));
+        add(UnfoldRound(K), Op::recv(Partner, All, Combine::Replace));
+        // A corner rank may have absorbed a neighbour in an earlier
+        // dimension before leaving itself; it hands the result on after.
+        unfold(Absorbed, UnfoldRound, All);
+        return finish();
+      }
+      if (A[E] + Extra >= S.Virtual[E]) {
+        B[E] += Extra;
+        uint32_t Partner = Real.rankOf(B);
+        add(K, Op::recv(Partner, All, Combine::Reduce));
+        Absorbed.push_back({K, Partner});
+      }
+    }
+    V = Virt.rankOf(A);
+    if (S.Latency)
+      buildLatency(F);
+    else if (Virt.powerOfTwo() && H.Kind == Collective::Allreduce)
+      buildContiguous(F);
+    else
+      buildBlockSets(F);
+    unfold(Absorbed, UnfoldRound, All);
+    return finish();
+  }
+
+private:
+  template <typename RoundFn>
+  void unfold(llvm::ArrayRef<std::pair<uint32_t, uint32_t>> Absorbed,
+              RoundFn UnfoldRound, const BlockSet &All) {
+    for (auto It = Absorbed.rbegin(); It != Absorbed.rend(); ++It)
+      add(UnfoldRound(It->first), Op::send(It->second, All));
+  }
+
+  uint32_t realOf(uint32_t VirtualRank) const {
+    return Real.rankOf(Virt.coordsOf(VirtualRank));
+  }
+  uint32_t peerOf(uint32_t C, StepDim At) const {
+    return realOf(Virt.peer(V, At, C >= Virt.numDims()));
+  }
+
+  /// Swing-L: collective c owns block c and swaps it whole every step.
+  void buildLatency(uint32_t First) {
+    constexpr uint16_t Scratch = 1;
+    for (uint32_t C = 0; C < S.collectives(); ++C) {
+      llvm::SmallVector<StepDim, 32> Sched = Virt.schedule(C);
+      for (uint32_t St = 0; St < Sched.size(); ++St) {
+        uint32_t Q = peerOf(C, Sched[St]);
+        BlockSet Part = BlockSet::single(C);
+        add(First + St, Op::send(Q, Part));
+        add(First + St, Op::recv(Q, Part, Combine::Replace, Scratch));
+        add(First + St, Op::local(Scratch, DataBuffer, Part, Combine::Reduce));
+      }
+    }
+  }
+
+  /// Swing-B allreduce on a power-of-two torus in psi labels: the blocks a
+  /// rank keeps after step s are the aligned interval of P' / 2^(s+1) labels
+  /// around its own label, and it sends the other half of the previous one.
+  void buildContiguous(uint32_t First) {
+    uint64_t P = Virt.ranks();
+    uint32_t L = Virt.steps();
+    for (uint32_t C = 0; C < S.collectives(); ++C) {
+      llvm::SmallVector<StepDim, 32> Sched = Virt.schedule(C);
+      uint64_t Mine = Virt.psi(V, C), Base = C * P;
+      for (uint32_t St = 0; St < L; ++St) {
+        uint32_t Q = peerOf(C, Sched[St]);
+        uint64_t Half = P >> (St + 1);
+        uint64_t Lo = Mine & ~(2 * Half - 1);
+        uint64_t KeepLo = Mine & Half ? Lo + Half : Lo;
+        uint64_t SendLo = Mine & Half ? Lo : Lo + Half;
+        BlockSet Keep = BlockSet::range(Base + KeepLo, Base + KeepLo + Half);
+        BlockSet Send = BlockSet::range(Base + SendLo, Base + SendLo + Half);
+        add(First + St, Op::send(Q, Send));
+        add(First + St, Op::recv(Q, Keep, Combine::Reduce));
+        uint32_t AgRound = First + 2 * L - 1 - St;
+        add(AgRound, Op::send(Q, Keep));
+        add(AgRound, Op::recv(Q, Send, Combine::Replace));
+      }
+    }
+  }
+
+  /// Swing-B from explicit block sets in rank order (any even torus, and
+  /// reduce-scatter / allgather, whose blocks must stay in rank order).
+  void buildBlockSets(uint32_t First) {
+    uint32_t L = Virt.steps();
+    uint64_t P = Virt.ranks(), NumC = S.collectives();
+    bool Allreduce = H.Kind == Collective::Allreduce;
+    bool DoRs = H.Kind != Collective::Allgather;
+    bool DoAg = H.Kind != Collective::ReduceScatter;
+    for (uint32_t C = 0; C < NumC; ++C) {
+      llvm::SmallVector<StepDim, 32> Sched = Virt.schedule(C);
+      // Rank 0's send sets; a rank's own and its peers' are their images.
+      std::vector<std::vector<uint32_t>> FromZero(L);
+      std::vector<int8_t> FirstSteps = Virt.firstStepsFromZero(C);
+      for (uint32_t B = 0; B < FirstSteps.size(); ++B)
+        if (FirstSteps[B] >= 0)
+          FromZero[FirstSteps[B]].push_back(B);
+      auto SetOf = [&](uint32_t Of, uint32_t St) {
+        std::vector<uint32_t> Out;
+        Out.reserve(FromZero[St].size());
+        for (uint32_t B : FromZero[St])
+          Out.push_back(Virt.transform(Of, B));
+        std::sort(Out.begin(), Out.end());
+        return Out;
+      };
+      auto ToSet = [&](llvm::ArrayRef<uint32_t> Blocks) {
+        BlockSet Out;
+        if (Allreduce)
+          for (uint32_t B : Blocks)
+            Out.insert(C * P + B, C * P + B + 1);
+        else
+          for (uint32_t B : Blocks)
+            Out.insert(B * NumC + C, B * NumC + C + 1);
+        return Out;
+      };
+      for (uint32_t St = 0; St < L; ++St) {
+        uint32_t QVirt = Virt.peer(V, Sched[St], C >= Virt.numDims());
+        uint32_t Q = realOf(QVirt);
+        BlockSet Send = ToSet(SetOf(V, St)), Recv = ToSet(SetOf(QVirt, St));
+        if (DoRs) {
+          add(First + St, Op::send(Q, Send));
+          add(First + St, Op::recv(Q, Recv, Combine::Reduce));
+        }
+        if (DoAg) {
+          // The allgather retraces the reduce-scatter backwards: what came
+          // in at step s goes back out final, and vice versa.
+          uint32_t AgRound = First + (DoRs ? L : 0) + L - 1 - St;
+          add(AgRound, Op::send(Q, Recv));
+          add(AgRound, Op::recv(Q, Send, Combine::Replace));
+        }
+      }
+    }
+  }
+
+  /// Program::add wants rounds in order, but the builders add the allgather
+  /// rounds backwards and one collective after another, so operations are
+  /// staged per round first. Within a round they stay in collective order,
+  /// the same at both ends of a link, which is how the IR matches several
+  /// messages between the same two ranks.
+  void add(uint32_t Round, Op Operation) {
+    Staged[Round].push_back(std::move(Operation));
+  }
+  Program finish() {
+    Program Prog;
+    for (auto &[Round, Ops] : Staged)
+      for (Op &O : Ops)
+        Prog.add(Round, std::move(O));
+    return Prog;
+  }
+
+  const PlanHeader &H;
+  SwingShape S;
+  SwingTorus Real, Virt;
+  uint32_t Rank;
+  uint32_t V = 0;
+  std::map<uint32_t, std::vector<Op>> Staged;
+};
+
+Program SwingAlgorithm::buildRank(const PlanHeader &H, uint32_t Rank) const {
+  return RankBuilder(H, Rank).build();
+}
+
+} // namespace
+
+const Algorithm &swingAlgorithm() {
+  static const SwingAlgorithm Instance;
+  return Instance;
+}
+
+} // namespace collplan

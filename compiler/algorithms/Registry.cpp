@@ -18,6 +18,8 @@ const Algorithm &rabenseifnerAlgorithm();
 const Algorithm &binomialAlgorithm();
 const Algorithm &permutationAlgorithm();
 const Algorithm &circulantAlgorithm();
+const Algorithm &napAlgorithm();
+const Algorithm &smpAlgorithm();
 
 llvm::ArrayRef<const Algorithm *> allAlgorithms() {
   static const Algorithm *const All[] = {
@@ -27,6 +29,8 @@ llvm::ArrayRef<const Algorithm *> allAlgorithms() {
       &binomialAlgorithm(),
       &permutationAlgorithm(),
       &circulantAlgorithm(),
+      &napAlgorithm(),
+      &smpAlgorithm(),
   };
   return All;
 }

@@ -5,8 +5,11 @@
 // process so its peak memory is its own (wait4's ru_maxrss).
 //
 //   plan_bench [--collective allreduce] [--algorithms ring,rabenseifner]
-//              [--ranks 1024,4096] [--bytes 1MiB] [--param k=v]
+//              [--ranks 1024,4096] [--ppn K] [--bytes 1MiB] [--param k=v]
 //              [--verify-mode auto|exact|hashed] [--format text|json]
+//
+// --ppn K places the P ranks on P / K nodes of K ranks (block mapping), for
+// the node-aware families; without it the topology is flat.
 //
 // A parameter value "L" stands for ceil(log2 P) of each case, so
 // `--algorithms permutation --param r=L` benchmarks the latency-optimal end.
@@ -139,9 +142,11 @@ int main(int Argc, char **Argv) {
   std::vector<std::string> Params;
   std::string Format = "text", ModeName = "auto";
   uint64_t Bytes = 1 << 20;
+  uint32_t PerNode = 1;
   App.add_option("--collective", CollectiveName)->capture_default_str();
   App.add_option("--algorithms", Algorithms)->delimiter(',');
   App.add_option("--ranks", RankCounts)->delimiter(',');
+  App.add_option("--ppn", PerNode, "ranks per node")->capture_default_str();
   App.add_option("--bytes", Bytes)->capture_default_str();
   App.add_option("--param", Params, "NAME=VALUE, repeatable");
   App.add_option("--verify-mode", ModeName)
@@ -171,7 +176,14 @@ int main(int Argc, char **Argv) {
     for (uint32_t P : RankCounts) {
       CompileRequest Req;
       Req.Kind = *Kind;
-      Req.Topo = Topology::flat(P);
+      llvm::Expected<Topology> Topo =
+          Topology::parse("flat", P, PerNode, RankMapping::Block);
+      if (!Topo) {
+        llvm::errs() << "plan_bench: " << llvm::toString(Topo.takeError())
+                     << "\n";
+        return 2;
+      }
+      Req.Topo = *Topo;
       Req.Bytes = Bytes;
       for (const std::string &KV : Params) {
         auto [K, V] = llvm::StringRef(KV).split('=');

@@ -312,6 +312,12 @@ TEST_CASE("AT-6/AT-8: partners and irregular totals") {
     CHECK((sends(S, 34, 14) && !sends(S, 14, 34)));
     CHECK((sends(S, 38, 30) && !sends(S, 30, 38)));
     CHECK(exchanges(S, 13, 28));
+    uint32_t Last = 0;
+    for (const Message &M : S)
+      Last = std::max(Last, M.Round);
+    for (const Message &M : S)
+      if (M.Round == Last)
+        CHECK((M.From % 4 != 3 && M.From != 42 && M.To != 42));
     CHECK(exchanges(S, 44 - 0, 35) == false); // Node 11 does not exist.
   }
   {
@@ -522,6 +528,15 @@ TEST_CASE("smp: only leaders talk across nodes, any inter algorithm") {
     checkVerifies(Q);
     CHECK(Q.Header.Params.at("inter") == Inter);
   }
+  // The composition works on the inter plan's blocks: Rabenseifner on 8
+  // leaders splits the vector into 8, and the one-block binomial reduce and
+  // broadcast move all 8; each stage's scratch buffers keep their own names.
+  Plan R = compileNodes("smp", 8, 2, RankMapping::Block,
+                        {{"inter", "rabenseifner"}});
+  checkVerifies(R);
+  CHECK(R.Header.Blocks == 8);
+  CHECK(R.Header.Buffers == std::vector<std::string>{"data", "inter.scratch"});
+  CHECK(opsAt(R, 1, 0).front().Blocks == BlockSet::range(0, 8));
   // An unknown or unsuitable part is refused with the parameter's name.
   const Algorithm *A = findAlgorithm("smp");
   CompileRequest Req;

@@ -156,11 +156,14 @@ public:
     uint32_t Node = T.nodeOf(Rank), Local = T.localRankOf(Rank);
     BlockSet All = BlockSet::single(0);
     uint32_t R = intraRounds(PerNode);
-    Program Prog;
-    addIntraAllreduce(Prog, T, Node, Local, 0, DataBuffer,
-                      [](uint32_t Lo, uint32_t Hi) { return Lo < Hi; });
     llvm::SmallVector<NodeGroupSplit, 4> Splits =
         napSplitsOf(Node, Nodes, PerNode);
+    Program Prog;
+    // One allocation for the rounds: at most R per intra-node allreduce and
+    // one per inter-node step.
+    Prog.Rounds.reserve((Splits.size() + 1) * R + Splits.size());
+    addIntraAllreduce(Prog, T, Node, Local, 0, DataBuffer,
+                      [](uint32_t Lo, uint32_t Hi) { return Lo < Hi; });
     for (uint32_t I = 0; I < Splits.size(); ++I) {
       const NodeGroupSplit &S = Splits[I];
       if (S.K == 1)

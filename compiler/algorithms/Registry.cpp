@@ -20,6 +20,8 @@ const Algorithm &permutationAlgorithm();
 const Algorithm &circulantAlgorithm();
 const Algorithm &swingAlgorithm();
 const Algorithm &bucketAlgorithm();
+const Algorithm &napAlgorithm();
+const Algorithm &smpAlgorithm();
 
 llvm::ArrayRef<const Algorithm *> allAlgorithms() {
   static const Algorithm *const All[] = {
@@ -31,6 +33,8 @@ llvm::ArrayRef<const Algorithm *> allAlgorithms() {
       &circulantAlgorithm(),
       &swingAlgorithm(),
       &bucketAlgorithm(),
+      &napAlgorithm(),
+      &smpAlgorithm(),
   };
   return All;
 }

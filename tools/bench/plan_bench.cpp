@@ -5,9 +5,12 @@
 // process so its peak memory is its own (wait4's ru_maxrss).
 //
 //   plan_bench [--collective allreduce] [--algorithms ring,rabenseifner]
-//              [--ranks 1024,4096 | --topology torus:64x64,torus:16x16x16]
-//              [--bytes 1MiB] [--param k=v]
+//              [--ranks 1024,4096 | --topology torus:64x64,nodes:2048x16]
+//              [--ppn K] [--bytes 1MiB] [--param k=v]
 //              [--verify-mode auto|exact|hashed] [--format text|json]
+//
+// --ppn K places the P ranks on P / K nodes of K ranks (block mapping), for
+// the node-aware families; without it the topology is flat.
 //
 // A parameter value "L" stands for ceil(log2 P) of each case, so
 // `--algorithms permutation --param r=L` benchmarks the latency-optimal end.
@@ -140,12 +143,14 @@ int main(int Argc, char **Argv) {
   std::vector<std::string> Params, TopologyTexts;
   std::string Format = "text", ModeName = "auto";
   uint64_t Bytes = 1 << 20;
+  uint32_t PerNode = 1;
   App.add_option("--collective", CollectiveName)->capture_default_str();
   App.add_option("--algorithms", Algorithms)->delimiter(',');
   App.add_option("--ranks", RankCounts)->delimiter(',');
   App.add_option("--topology", TopologyTexts,
                  "topologies to run instead of flat --ranks, e.g. torus:64x64")
       ->delimiter(',');
+  App.add_option("--ppn", PerNode, "ranks per node")->capture_default_str();
   App.add_option("--bytes", Bytes)->capture_default_str();
   App.add_option("--param", Params, "NAME=VALUE, repeatable");
   App.add_option("--verify-mode", ModeName)
@@ -164,7 +169,7 @@ int main(int Argc, char **Argv) {
   std::vector<Topology> Topologies;
   for (const std::string &Text : TopologyTexts) {
     llvm::Expected<Topology> T =
-        Topology::parse(Text, std::nullopt, std::nullopt, RankMapping::Block);
+        Topology::parse(Text, std::nullopt, PerNode, RankMapping::Block);
     if (!T) {
       llvm::errs() << "plan_bench: " << llvm::toString(T.takeError()) << "\n";
       return 2;
@@ -172,8 +177,16 @@ int main(int Argc, char **Argv) {
     Topologies.push_back(*T);
   }
   if (Topologies.empty())
-    for (uint32_t P : RankCounts)
-      Topologies.push_back(Topology::flat(P));
+    for (uint32_t P : RankCounts) {
+      llvm::Expected<Topology> T =
+          Topology::parse("flat", P, PerNode, RankMapping::Block);
+      if (!T) {
+        llvm::errs() << "plan_bench: " << llvm::toString(T.takeError())
+                     << "\n";
+        return 2;
+      }
+      Topologies.push_back(*T);
+    }
   bool Json = Format == "json";
   if (!Json)
     llvm::outs() << "algorithm                  P  rounds  compile_s   "

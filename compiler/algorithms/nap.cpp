@@ -1,0 +1,227 @@
+//===- nap.cpp - Node-aware parallel (NAP) allreduce ----------------------===//
+//
+// Bienz, Olson, Gropp, "Node-aware improvements to allreduce", §III. Small
+// allreduces on many nodes are latency bound, and recursive doubling spends
+// log2 n inter-node rounds in which every process of a node sends the same
+// data. NAP first allreduces within each node, so all ppn processes of a node
+// hold the node's partial; then, in each inter-node step, each of them
+// fetches the partial of a different subgroup of nodes
+// (NodeAwarePartition.h), and the node allreduces what its processes
+// received. ceil(log_ppn n) inter-node steps replace log2 n.
+//
+// Algorithm III as printed allreduces "own (+) received" across the node,
+// which counts the node's own partial ppn times; like the authors' code (spec
+// §3.3, erratum 6) each step allreduces only what was received (buffer
+// "received") and then adds it to the unchanged partial in "data". Ranks that
+// received nothing hold no contribution: the compiler knows them statically,
+// so an intra-node exchange with such a rank becomes a one-way copy or
+// disappears (spec §3.4), instead of sending zeros.
+//
+// Intra-node allreduces are recursive doubling on local ranks with MPICH's
+// fold for a ppn that is not a power of two (PowerOfTwoFold.h), R rounds
+// each. Round layout: [0, R) the first intra-node allreduce; step i has one
+// inter-node round at R + i(R + 1) followed by R intra-node rounds, whose
+// last also adds "received" into "data". All ranks share the layout, so a
+// group that skips a step (one subgroup) simply idles in its rounds.
+//
+// Peers are computed as (node, local rank) and mapped to ranks through the
+// topology, so block and round-robin mappings give the same node-level
+// pattern. With one rank per node there is nothing to be node-aware about:
+// the plan is recursive doubling's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/algorithms/Algorithm.h"
+#include "compiler/algorithms/NodeAwarePartition.h"
+#include "compiler/algorithms/PowerOfTwoFold.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <string>
+
+namespace collplan {
+
+const Algorithm &recursiveDoublingAlgorithm();
+
+namespace {
+
+/// Buffers of a NAP plan beside "data" (the running partial X).
+constexpr uint16_t ReceivedBuffer = 1; ///< T: what the node received.
+constexpr uint16_t ExchangeBuffer = 2; ///< Landing place of intra exchanges.
+
+/// The rank of local rank Local on Node: the inverse of nodeOf/localRankOf.
+uint32_t rankAt(const Topology &T, uint32_t Node, uint32_t Local) {
+  return T.mapping() == RankMapping::Block ? Node * T.ranksPerNode() + Local
+                                           : Local * T.numNodes() + Node;
+}
+
+/// Whether any of the local ranks [Lo, Hi) holds a contribution.
+using ContentFn = llvm::function_ref<bool(uint32_t Lo, uint32_t Hi)>;
+
+/// The rounds an intra-node allreduce takes on PerNode ranks.
+uint32_t intraRounds(uint32_t PerNode) {
+  PowerOfTwoFold Fold(PerNode);
+  return Fold.levels() + (Fold.folds() ? 2 : 0);
+}
+
+/// Local rank Local's part of an allreduce of buffer Acc among the ranks of
+/// Node, in rounds [First, First + intraRounds): recursive doubling with the
+/// fold, where a group holding no contribution (Content) sends nothing and a
+/// group receiving from one that holds nothing keeps its buffer as is.
+void addIntraAllreduce(Program &Prog, const Topology &T, uint32_t Node,
+                       uint32_t Local, uint32_t First, uint16_t Acc,
+                       ContentFn Content) {
+  uint32_t PerNode = T.ranksPerNode();
+  PowerOfTwoFold Fold(PerNode);
+  BlockSet All = BlockSet::single(0);
+  uint32_t Last = First + intraRounds(PerNode) - 1;
+  auto RankOf = [&](uint32_t L) { return rankAt(T, Node, L); };
+  if (Fold.isPaired(Local)) {
+    uint32_t Partner = Fold.pairPartner(Local);
+    if (Fold.isIdle(Local)) {
+      if (Content(Local, Local + 1))
+        Prog.add(First, Op::send(RankOf(Partner), All, Acc));
+      if (Content(0, PerNode))
+        Prog.add(Last, Op::recv(RankOf(Partner), All, Combine::Replace, Acc));
+      return;
+    }
+    if (Content(Partner, Partner + 1))
+      Prog.add(First, Op::recv(RankOf(Partner), All,
+                               Content(Local, Local + 1) ? Combine::Reduce
+                                                         : Combine::Replace,
+                               Acc));
+  }
+  uint32_t V = Fold.virtualOf(Local);
+  auto GroupHasContent = [&](uint32_t Lo, uint32_t Size) {
+    return Content(Fold.firstRealOf(Lo), Fold.firstRealOf(Lo + Size));
+  };
+  for (uint32_t K = 0; K < Fold.levels(); ++K) {
+    uint32_t Index = Fold.firstExchangeRound() + First + K;
+    uint32_t Size = uint32_t(1) << K;
+    uint32_t PeerV = V ^ Size;
+    uint32_t Peer = RankOf(Fold.realOf(PeerV));
+    bool Mine = GroupHasContent(V & ~(Size - 1), Size);
+    bool Theirs = GroupHasContent(PeerV & ~(Size - 1), Size);
+    if (Mine)
+      Prog.add(Index, Op::send(Peer, All, Acc));
+    if (!Theirs)
+      continue;
+    if (!Mine) {
+      Prog.add(Index, Op::recv(Peer, All, Combine::Replace, Acc));
+      continue;
+    }
+    Prog.add(Index, Op::recv(Peer, All, Combine::Replace, ExchangeBuffer));
+    Prog.add(Index, Op::local(ExchangeBuffer, Acc, All, Combine::Reduce));
+  }
+  if (Fold.isPaired(Local) && Content(0, PerNode))
+    Prog.add(Last, Op::send(RankOf(Fold.pairPartner(Local)), All, Acc));
+}
+
+class NapAlgorithm final : public Algorithm {
+public:
+  llvm::StringRef name() const override { return "nap"; }
+  llvm::StringRef summary() const override {
+    return "node-aware parallel allreduce (Bienz, Olson, Gropp): "
+           "ceil(log_ppn n) inter-node steps, each framed by intra-node "
+           "allreduces; recursive doubling when ppn = 1";
+  }
+  llvm::ArrayRef<Collective> collectives() const override {
+    static constexpr Collective Supported[] = {Collective::Allreduce};
+    return Supported;
+  }
+
+  llvm::Expected<PlanHeader>
+  prepare(const CompileRequest &Request) const override {
+    if (Request.Topo.ranksPerNode() == 1) {
+      llvm::Expected<PlanHeader> H =
+          recursiveDoublingAlgorithm().prepare(Request);
+      if (H)
+        H->Algorithm = name().str();
+      return H;
+    }
+    PlanHeader H = headerFor(*this, Request);
+    H.Blocks = 1;
+    H.Buffers = {"data", "received", "scratch"};
+    // Each node adds the subgroups' partials in its own order (spec §3.7).
+    H.RequiresCommutative = true;
+    return H;
+  }
+
+  Program buildRank(const PlanHeader &H, uint32_t Rank) const override {
+    const Topology &T = H.Topo;
+    uint32_t PerNode = T.ranksPerNode();
+    if (PerNode == 1)
+      return recursiveDoublingAlgorithm().buildRank(H, Rank);
+    uint32_t Nodes = T.numNodes();
+    uint32_t Node = T.nodeOf(Rank), Local = T.localRankOf(Rank);
+    BlockSet All = BlockSet::single(0);
+    uint32_t R = intraRounds(PerNode);
+    llvm::SmallVector<NodeGroupSplit, 4> Splits =
+        napSplitsOf(Node, Nodes, PerNode);
+    Program Prog;
+    // One allocation for the rounds: at most R per intra-node allreduce and
+    // one per inter-node step.
+    Prog.Rounds.reserve((Splits.size() + 1) * R + Splits.size());
+    addIntraAllreduce(Prog, T, Node, Local, 0, DataBuffer,
+                      [](uint32_t Lo, uint32_t Hi) { return Lo < Hi; });
+    for (uint32_t I = 0; I < Splits.size(); ++I) {
+      const NodeGroupSplit &S = Splits[I];
+      if (S.K == 1)
+        continue;
+      uint32_t InterRound = R + I * (R + 1);
+      NapStepRole Role = napRoleOf(S, Node, Local);
+      uint32_t Peer = rankAt(T, Role.PeerNode, Role.PeerLocal);
+      if (Role.Kind == NapRole::Exchange || Role.Kind == NapRole::ServerSend)
+        Prog.add(InterRound, Op::send(Peer, All, DataBuffer));
+      if (Role.receives())
+        Prog.add(InterRound,
+                 Op::recv(Peer, All, Combine::Replace, ReceivedBuffer));
+      // Local ranks [0, K) other than the node's own subgroup J received a
+      // partial (by exchange or one way); the others hold nothing.
+      uint32_t K = S.K, J = S.subgroupOf(Node);
+      auto Received = [K, J](uint32_t Lo, uint32_t Hi) {
+        Hi = std::min(Hi, K);
+        return Lo < Hi && (Hi - Lo >= 2 || Lo != J);
+      };
+      addIntraAllreduce(Prog, T, Node, Local, InterRound + 1, ReceivedBuffer,
+                        Received);
+      Prog.add(InterRound + R,
+               Op::local(ReceivedBuffer, DataBuffer, All, Combine::Reduce));
+    }
+    return Prog;
+  }
+
+  std::string explain(const CompileRequest &Request,
+                      const PlanHeader &H) const override {
+    const Topology &T = H.Topo;
+    if (T.ranksPerNode() == 1)
+      return "one rank per node: nothing is node-aware, so nap is recursive "
+             "doubling over the " +
+             std::to_string(H.Ranks) + " ranks";
+    uint32_t Nodes = T.numNodes(), PerNode = T.ranksPerNode();
+    uint32_t L = napSteps(Nodes, PerNode);
+    std::string Out = std::to_string(Nodes) + " nodes x " +
+                      std::to_string(PerNode) + " ranks: " + std::to_string(L) +
+                      " inter-node steps (ceil(log_ppn n)), " +
+                      std::to_string(L + 1) + " intra-node allreduces of " +
+                      std::to_string(intraRounds(PerNode)) + " rounds each";
+    if (L > 0) {
+      NodeGroupSplit Top = napSplitsOf(0, Nodes, PerNode).back();
+      Out += "; the last step merges " + std::to_string(Top.K) +
+             " subgroups of " + std::to_string(Top.smallSize()) +
+             (Top.largeCount() ? "-" + std::to_string(Top.smallSize() + 1)
+                               : std::string()) +
+             " nodes";
+    }
+    return Out;
+  }
+};
+
+} // namespace
+
+const Algorithm &napAlgorithm() {
+  static const NapAlgorithm Instance;
+  return Instance;
+}
+
+} // namespace collplan

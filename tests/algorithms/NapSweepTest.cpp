@@ -1,0 +1,112 @@
+//===- NapSweepTest.cpp - NAP and SMP verified over many shapes -----------===//
+//
+// AT-1 of the NAP spec (Bienz, Olson, Gropp, "Node-aware improvements to
+// allreduce"): every rank ends with every input exactly once, for node counts
+// n = 1..300 and ppn = 2..8, and for ppn = 9..16 every n <= 64, every third
+// n, n > 290 and the powers of ppn +-1 (block mapping), checked by the
+// verifier; both mappings on a subset; the brute-force simulator on small
+// cases; and the hierarchical SMP allreduce with every algorithm that serves
+// allreduce among the leaders.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompileHelper.h"
+#include "PlanSimulator.h"
+
+#include "compiler/verify/Verifier.h"
+
+#include "doctest/doctest.h"
+
+using namespace collplan;
+using namespace collplan::test;
+
+namespace {
+
+Plan compileNodes(llvm::StringRef Name, uint32_t Nodes, uint32_t PerNode,
+                  RankMapping Mapping,
+                  std::map<std::string, std::string> Params = {}) {
+  const Algorithm *A = findAlgorithm(Name);
+  REQUIRE(A != nullptr);
+  CompileRequest Req;
+  Req.Topo = Topology::nodes(Nodes, PerNode, Mapping);
+  Req.Params = std::move(Params);
+  llvm::Expected<Plan> Result = compilePlan(*A, Req);
+  if (!Result) {
+    FAIL_CHECK(llvm::toString(Result.takeError()));
+    return Plan();
+  }
+  return std::move(*Result);
+}
+
+void checkPlan(const Plan &P, bool Simulate) {
+  for (const Diagnostic &D : checkStructure(P))
+    FAIL_CHECK(D.str());
+  VerifyResult V = verifyPlan(P);
+  for (const Diagnostic &D : V.Errors)
+    FAIL_CHECK(D.str());
+  CHECK(V.Valid);
+  if (Simulate)
+    for (const std::string &E : simulate(P).Errors)
+      FAIL_CHECK(E);
+}
+
+} // namespace
+
+/// The node counts swept for PerNode: all of 1..300 up to ppn 8; above, to
+/// keep the sweep within minutes, 1..64, every third count, the last ten,
+/// and the powers of ppn and their neighbours.
+bool swept(uint32_t N, uint32_t PerNode) {
+  if (PerNode <= 8 || N <= 64 || N % 3 == 0 || N > 290)
+    return true;
+  for (uint32_t Power = PerNode; Power <= 301; Power *= PerNode)
+    if (N + 1 >= Power && N <= Power + 1)
+      return true;
+  return false;
+}
+
+TEST_CASE("AT-1: nap is exactly-once for n = 1..300, ppn = 2..16") {
+  for (uint32_t PerNode = 2; PerNode <= 16; ++PerNode)
+    for (uint32_t N = 1; N <= 300; ++N) {
+      if (!swept(N, PerNode))
+        continue;
+      CAPTURE(N);
+      CAPTURE(PerNode);
+      Plan P = compileNodes("nap", N, PerNode, RankMapping::Block);
+      checkPlan(P, /*Simulate=*/N * PerNode <= 48);
+    }
+}
+
+TEST_CASE("AT-1: nap under round-robin mapping") {
+  for (uint32_t PerNode = 2; PerNode <= 8; ++PerNode)
+    for (uint32_t N = 1; N <= 40; ++N) {
+      CAPTURE(N);
+      CAPTURE(PerNode);
+      checkPlan(compileNodes("nap", N, PerNode, RankMapping::RoundRobin),
+                /*Simulate=*/N * PerNode <= 48);
+    }
+}
+
+TEST_CASE("smp with every inter algorithm that serves allreduce") {
+  for (const Algorithm *Inter : allAlgorithms()) {
+    if (!Inter->supports(Collective::Allreduce) || Inter->name() == "smp")
+      continue;
+    CAPTURE(Inter->name().str());
+    for (auto [N, PerNode] : {std::pair{1u, 4u},
+                              {2u, 3u},
+                              {3u, 4u},
+                              {5u, 2u},
+                              {6u, 5u},
+                              {8u, 1u},
+                              {7u, 3u}})
+      for (RankMapping M : {RankMapping::Block, RankMapping::RoundRobin})
+        for (const char *Bcast : {"binomial", "circulant"}) {
+          CAPTURE(N);
+          CAPTURE(PerNode);
+          CAPTURE(Bcast);
+          Plan P =
+              compileNodes("smp", N, PerNode, M,
+                           {{"inter", Inter->name().str()}, {"bcast", Bcast}});
+          checkPlan(P, /*Simulate=*/true);
+        }
+  }
+}

@@ -1,7 +1,7 @@
 // The critical-path cost model against closed forms derived by hand.
 
-#include "compiler/cost/CostModel.h"
 #include "compiler/algorithms/Algorithm.h"
+#include "compiler/cost/CostModel.h"
 
 #include <doctest/doctest.h>
 
@@ -27,8 +27,8 @@ TEST_CASE("ring allreduce costs 2(P-1)(alpha + beta m/P) + (P-1) gamma m/P") {
     uint64_t M = 1000 * P; // divisible, so every block is m/P bytes
     CostReport R = evaluateCost(ringPlan(Collective::Allreduce, P), M, C);
     double Block = double(M) / P;
-    double Expected =
-        2 * (P - 1) * (C.Alpha + C.Beta * Block) + (P - 1) * C.Gamma * Block;
+    double Expected = 2 * (P - 1) * (C.Alpha + C.Beta * Block) +
+                      (P - 1) * C.Gamma * Block;
     CHECK(R.Time == doctest::Approx(Expected).epsilon(1e-12));
     CHECK(R.Rounds.size() == 2 * (P - 1));
     CHECK(R.MaxBytesSent == doctest::Approx(2.0 * (P - 1) * Block));

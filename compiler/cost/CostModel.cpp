@@ -52,6 +52,7 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
   llvm::DenseMap<LinkId, double> Load;
   llvm::DenseMap<uint32_t, uint32_t> Senders;
   llvm::DenseMap<uint32_t, uint64_t> NodeMessages;
+  const bool OnePerNode = Topo.ranksPerNode() == 1;
   uint64_t CommRounds = 0;
   double Uncongested = 0, Congested = 0; // W and C of CostModel.h.
   for (size_t First = 0; First < Order.size();) {
@@ -68,7 +69,7 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
     NodeMessages.clear();
     for (size_t I = First; I < Last; ++I) {
       uint32_t R = Order[I].Rank, Node = Topo.nodeOf(R);
-      bool SendsOut = false;
+      uint64_t Out = 0; // This rank's messages to other nodes.
       for (const Op &O : Order[I].Ops->Ops) {
         if (O.Kind != OpKind::Send)
           continue;
@@ -77,20 +78,23 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
           ++RC.IntraNodeMessages;
           continue;
         }
-        ++RC.InterNodeMessages;
-        ++InterSent[R];
-        Report.MaxInterNodePerNodeRound =
-            std::max(Report.MaxInterNodePerNodeRound, ++NodeMessages[Node]);
-        SendsOut = true;
+        ++Out;
         if (Router) {
           double B = double(Layout.size(O.Blocks));
           Router->route(Node, PeerNode,
                         [&](LinkId L, double Share) { Load[L] += Share * B; });
         }
       }
-      if (SendsOut)
-        RC.MaxInterNodeSenders =
-            std::max(RC.MaxInterNodeSenders, ++Senders[Node]);
+      if (!Out)
+        continue;
+      RC.InterNodeMessages += Out;
+      InterSent[R] += Out;
+      // One rank per node (the common case) needs no per-node tally.
+      uint64_t FromNode = OnePerNode ? Out : (NodeMessages[Node] += Out);
+      uint32_t A = OnePerNode ? 1 : ++Senders[Node];
+      Report.MaxInterNodePerNodeRound =
+          std::max(Report.MaxInterNodePerNodeRound, FromNode);
+      RC.MaxInterNodeSenders = std::max(RC.MaxInterNodeSenders, A);
     }
     for (const auto &[L, B] : Load)
       RC.MaxLinkLoad = std::max(RC.MaxLinkLoad, B);
@@ -130,7 +134,7 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
         }
         if (!SameNode && C.InjectionBandwidth > 0) {
           // a * B / min(R_N, a * R_b), R_b = 1 / Beta (infinite at 0).
-          double A = Senders.lookup(From);
+          double A = OnePerNode ? 1 : Senders.lookup(From);
           double Rate = C.Beta > 0 ? std::min(C.InjectionBandwidth, A / C.Beta)
                                    : C.InjectionBandwidth;
           Wire = std::max(Wire, A * B / Rate);

@@ -17,11 +17,11 @@ struct CostParams {
   /// Within a node; negative means "same as between nodes".
   double AlphaIntra = -1;
   double BetaIntra = -1;
-  /// Torus topologies only: latency added per link a message crosses
-  /// (router traversal). 100 ns, the order of the per-hop latency of the
-  /// simulated torus in Swing, De Sensi et al., NSDI'24, §5 (spec swing.md
-  /// §4.7 asks for an SST-like per-hop term).
-  double AlphaHop = 100e-9;
+  /// Torus topologies only: latency added per link a message crosses. The
+  /// Swing paper's simulated torus (De Sensi et al., NSDI'24, §5) has 100 ns
+  /// of link latency and 300 ns of packet processing per hop: 400 ns (spec
+  /// swing.md §4.7 asks for such an SST-like per-hop term).
+  double AlphaHop = 400e-9;
   /// A node's injection bandwidth R_N in bytes per second: the NIC limit of
   /// the node-aware max-rate model ("Node-Aware Improvements to Allreduce",
   /// Bienz, Olson and Gropp, §IV, Eq. 3, after Gropp, Olson and Samfass's

@@ -421,21 +421,33 @@ TEST_CASE("H1/H2: Swing on a 1-D torus of 16, one collective") {
   CHECK(loadsInMessages(Rounds) == std::vector<double>{1, 1, 2, 3});
 }
 
-TEST_CASE("H1/H2: Swing-B on 64x64, all ports") {
+TEST_CASE("H1/H2: Swing-B with all 2D collectives") {
   if (!swingOrSkip())
     return;
-  std::optional<Plan> P =
-      compileSwing(Topology::torus({64, 64}, 1),
-                   {{"variant", "bandwidth"}, {"ports", "all"}});
-  if (!P)
-    return;
-  std::vector<RoundCost> Rounds = commRounds(evaluateCost(*P, 1 << 24, {}));
-  REQUIRE(Rounds.size() == 24);
-  Rounds.resize(12);
-  std::vector<uint32_t> Delta = {1, 1, 1, 1, 3, 3, 5, 5, 11, 11, 21, 21};
-  CHECK(hopsOf(Rounds) == Delta);
-  CHECK(loadsInMessages(Rounds) ==
-        std::vector<double>(Delta.begin(), Delta.end()));
+  // Spec §4.6 and §8 H1/H2: every message of reduce-scatter step s crosses
+  // delta(floor(s/D)) links, and with all 2D collectives the busiest link
+  // carries that many messages.
+  struct Case {
+    std::vector<uint32_t> Dims;
+    std::vector<uint32_t> Delta;
+  } Cases[] = {{{8, 8}, {1, 1, 1, 1, 3, 3}},
+               {{64, 64}, {1, 1, 1, 1, 3, 3, 5, 5, 11, 11, 21, 21}},
+               {{16, 16, 16}, {1, 1, 1, 1, 1, 1, 3, 3, 3, 5, 5, 5}}};
+  for (const Case &K : Cases) {
+    Topology T = Topology::torus(K.Dims, 1);
+    CAPTURE(T.str());
+    std::optional<Plan> P =
+        compileSwing(T, {{"variant", "bandwidth"}, {"ports", "all"}});
+    if (!P)
+      return;
+    std::vector<RoundCost> Rounds =
+        commRounds(evaluateCost(*P, uint64_t(1) << 24, {}));
+    REQUIRE(Rounds.size() == 2 * K.Delta.size());
+    Rounds.resize(K.Delta.size());
+    CHECK(hopsOf(Rounds) == K.Delta);
+    CHECK(loadsInMessages(Rounds) ==
+          std::vector<double>(K.Delta.begin(), K.Delta.end()));
+  }
 }
 
 TEST_CASE("H3: Swing-B congestion deficiency (spec §4.4 table)") {

@@ -141,6 +141,85 @@ double rdLoad(uint32_t Side, uint32_t Distance) {
   return 2 * Distance == Side ? Side / 4.0 : Distance;
 }
 
+/// The communication pattern of Swing-B (spec swing.md §1.5 and §2.3) on a
+/// torus of power-of-two sides with Collectives = 1 (the plain collective
+/// c = 0) or 2D concurrent collectives: at reduce-scatter step s collective
+/// c's rank talks along its schedule's dimension at signed distance
+/// +-rho(sigma) and sends 1/2^(s+1) of its part of the vector; the allgather
+/// retraces the steps. Only sizes matter to the cost model, so block sets
+/// are ranges of the collective's part.
+Plan swingShapePlan(llvm::ArrayRef<uint32_t> Dims, unsigned Collectives) {
+  Topology Topo = Topology::torus(Dims, 1);
+  unsigned D = Dims.size();
+  uint32_t P = Topo.ranks();
+  llvm::SmallVector<unsigned, 4> Levels; // log2 of each side
+  unsigned L = 0;
+  for (uint32_t Side : Dims) {
+    unsigned E = 0;
+    while ((uint32_t(1) << E) < Side)
+      ++E;
+    Levels.push_back(E);
+    L += E;
+  }
+  auto Rho = [](unsigned Sigma) {
+    int64_t R = 1;
+    for (unsigned I = 0; I < Sigma; ++I)
+      R = 1 - 2 * R;
+    return R;
+  };
+  // schedule(c) of spec §1.5: (dimension, sigma) per step.
+  auto Schedule = [&](unsigned C) {
+    std::vector<std::pair<unsigned, unsigned>> Out;
+    llvm::SmallVector<unsigned, 4> Next(D, 0);
+    unsigned Dim = C % D;
+    for (unsigned S = 0; S < L; ++S) {
+      while (Next[Dim] >= Levels[Dim])
+        Dim = (Dim + 1) % D;
+      Out.push_back({Dim, Next[Dim]++});
+      Dim = (Dim + 1) % D;
+    }
+    return Out;
+  };
+  Plan Pl;
+  Pl.Header.Kind = Collective::Allreduce;
+  Pl.Header.Ranks = P;
+  Pl.Header.Topo = Topo;
+  Pl.Header.Blocks = uint64_t(P) * Collectives;
+  Pl.Programs.resize(P);
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> Schedules;
+  for (unsigned C = 0; C < Collectives; ++C)
+    Schedules.push_back(Schedule(C));
+  auto PeerOf = [&](uint32_t R, unsigned S, unsigned C) {
+    auto [Dim, Sigma] = Schedules[C][S];
+    auto A = Topo.coordsOf(R);
+    int64_t Dist = Rho(Sigma);
+    if (A[Dim] % 2)
+      Dist = -Dist;
+    if (C >= D)
+      Dist = -Dist;
+    int64_t Side = Dims[Dim];
+    A[Dim] = uint32_t(((A[Dim] + Dist) % Side + Side) % Side);
+    uint32_t Node = 0;
+    for (unsigned I = 0; I < D; ++I)
+      Node = Node * Dims[I] + A[I];
+    return Node;
+  };
+  for (unsigned K = 0; K < 2 * L; ++K) {
+    unsigned S = K < L ? K : 2 * L - 1 - K;
+    for (uint32_t R = 0; R < P; ++R)
+      for (unsigned C = 0; C < Collectives; ++C) {
+        BlockSet Part =
+            BlockSet::range(uint64_t(C) * P, uint64_t(C) * P + (P >> (S + 1)));
+        uint32_t Peer = PeerOf(R, S, C);
+        Pl.Programs[R].add(K, Op::send(Peer, Part));
+        Pl.Programs[R].add(
+            K,
+            Op::recv(Peer, Part, K < L ? Combine::Reduce : Combine::Replace));
+      }
+  }
+  return Pl;
+}
+
 } // namespace
 
 TEST_CASE("a message at distance d/2 on a ring splits 50/50") {
@@ -379,6 +458,77 @@ TEST_CASE("flat and nodes topologies ignore the hop latency") {
   CHECK(R.Time == doctest::Approx(101));
   CHECK(R.Rounds[0].Hops == 0);
   CHECK(R.CongestionDeficiency == 1);
+}
+
+TEST_CASE("H1/H2: Swing's pattern, hops and busiest links (spec §4.6)") {
+  // Hand-built from the peer rule of spec §1.5, independent of the swing
+  // family: reduce-scatter steps only (the allgather retraces them).
+  struct Case {
+    std::vector<uint32_t> Dims;
+    bool All; // all 2D collectives, or the plain c = 0 alone
+    std::vector<uint32_t> Hops;
+    std::vector<double> Loads;
+  } Cases[] = {
+      {{16}, false, {1, 1, 3, 5}, {1, 1, 2, 3}}, // the paper's Fig. 1
+      {{16}, true, {1, 1, 3, 5}, {1, 1, 3, 5}},
+      {{64}, false, {1, 1, 3, 5, 11, 21}, {1, 1, 2, 3, 6, 11}},
+      {{4, 4}, true, {1, 1, 1, 1}, {1, 1, 1, 1}},
+      {{8, 8}, false, {1, 1, 1, 1, 3, 3}, {1, 1, 1, 1, 2, 2}},
+      {{8, 8}, true, {1, 1, 1, 1, 3, 3}, {1, 1, 1, 1, 3, 3}},
+      {{16, 16}, false, {1, 1, 1, 1, 3, 3, 5, 5}, {1, 1, 1, 1, 2, 2, 3, 3}},
+      {{64, 64},
+       true,
+       {1, 1, 1, 1, 3, 3, 5, 5, 11, 11, 21, 21},
+       {1, 1, 1, 1, 3, 3, 5, 5, 11, 11, 21, 21}},
+      {{8, 8, 8},
+       false,
+       {1, 1, 1, 1, 1, 1, 3, 3, 3},
+       {1, 1, 1, 1, 1, 1, 2, 2, 2}},
+  };
+  for (const Case &K : Cases) {
+    CAPTURE(Topology::torus(K.Dims, 1).str());
+    CAPTURE(K.All);
+    Plan P = swingShapePlan(K.Dims, K.All ? 2 * K.Dims.size() : 1);
+    std::vector<RoundCost> Rounds =
+        commRounds(evaluateCost(P, uint64_t(1) << 26, {}));
+    REQUIRE(Rounds.size() == 2 * K.Hops.size());
+    Rounds.resize(K.Hops.size());
+    CHECK(hopsOf(Rounds) == K.Hops);
+    CHECK(loadsInMessages(Rounds) == K.Loads);
+  }
+}
+
+TEST_CASE("H3/M1: Swing-B's congestion deficiency and Eq. 1 (spec §4.4)") {
+  // Raw sum of delta(sigma(s))/2^(s+1) (= Psi * Xi here) and the same over
+  // 1 - 1/p (= Xi), from the table of spec §4.4.
+  struct Case {
+    std::vector<uint32_t> Dims;
+    double Raw, Normalised;
+  } Cases[] = {{{8, 8}, 1.0781, 1.0952},
+               {{16, 16}, 1.1367, 1.1412},
+               {{64, 64}, 1.1843, 1.1846},
+               {{8, 8, 8}, 1.0254, 1.0274},
+               {{8, 8, 8, 8}, 1.0071, 1.0073}};
+  CostParams C;
+  C.AlphaHop = 0;
+  C.Gamma = 0;
+  for (const Case &K : Cases) {
+    CAPTURE(Topology::torus(K.Dims, 1).str());
+    unsigned D = K.Dims.size();
+    uint64_t N = uint64_t(1) << 26;
+    Plan P = swingShapePlan(K.Dims, 2 * D);
+    CostReport R = evaluateCost(P, N, C);
+    CHECK(R.BandwidthDeficiency * R.CongestionDeficiency ==
+          doctest::Approx(K.Raw).epsilon(1e-4));
+    CHECK(R.CongestionDeficiency ==
+          doctest::Approx(K.Normalised).epsilon(1e-4));
+    CHECK(R.LatencyDeficiency == doctest::Approx(2));
+    // M1: T = 2 log2 p alpha + (n/D) beta Xi_raw.
+    double Log2P = std::log2(double(P.Header.Ranks));
+    CHECK(R.Time ==
+          doctest::Approx(2 * Log2P * C.Alpha + double(N) / D * C.Beta * K.Raw)
+              .epsilon(1e-4));
+  }
 }
 
 // Swing is being written in parallel (compiler/algorithms/swing.cpp); these

@@ -500,14 +500,17 @@ TEST_CASE("H1/H2: Swing's pattern, hops and busiest links (spec §4.6)") {
 
 TEST_CASE("H3/M1: Swing-B's congestion deficiency and Eq. 1 (spec §4.4)") {
   // Raw sum of delta(sigma(s))/2^(s+1) (= Psi * Xi here) and the same over
-  // 1 - 1/p (= Xi), from the table of spec §4.4.
+  // 1 - 1/p (= Xi), from the table of spec §4.4. Square tori only: on
+  // 64x16, 128x8 and 256x4 the table's sums (1.1787, 1.2432, 1.4443) treat
+  // each collective alone, while the §1.5 schedule piles two collectives
+  // onto the same links once the short dimension is exhausted (errata 10),
+  // which the link-load model counts: 1.2207, 1.4082, 1.9512.
   struct Case {
     std::vector<uint32_t> Dims;
     double Raw, Normalised;
-  } Cases[] = {{{8, 8}, 1.0781, 1.0952},
-               {{16, 16}, 1.1367, 1.1412},
-               {{64, 64}, 1.1843, 1.1846},
-               {{8, 8, 8}, 1.0254, 1.0274},
+  } Cases[] = {{{8, 8}, 1.0781, 1.0952},      {{16, 16}, 1.1367, 1.1412},
+               {{64, 64}, 1.1843, 1.1846},    {{128, 128}, 1.1922, 1.1923},
+               {{8, 8, 8}, 1.0254, 1.0274},   {{16, 16, 16}, 1.0339, 1.0342},
                {{8, 8, 8, 8}, 1.0071, 1.0073}};
   CostParams C;
   C.AlphaHop = 0;

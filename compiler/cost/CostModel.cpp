@@ -6,7 +6,6 @@
 #include "compiler/ir/BlockLayout.h"
 
 #include "llvm/ADT/DenseMap.h"
-
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>

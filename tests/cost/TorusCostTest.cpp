@@ -316,6 +316,14 @@ TEST_CASE("messages within a node use no link") {
   R = evaluateCost(messagePlan(T, {{{0, 2}, {1, 3}}}), 100, C);
   CHECK(R.Time == doctest::Approx(1 + 3 + 200));
   CHECK(R.InterNodeMessages == 2);
+  // Round-robin mapping: rank r lives on node r mod 4, so 0 -> 4 stays in
+  // node 0 and 1 -> 3 crosses two links each way round (distance 2 of 4
+  // splits), 50 bytes on each.
+  Topology Cyclic = Topology::torus({4}, 2, RankMapping::RoundRobin);
+  R = evaluateCost(messagePlan(Cyclic, {{{0, 4}, {1, 3}}}), 100, C);
+  CHECK(R.IntraNodeMessages == 1);
+  CHECK(R.Rounds[0].Hops == 2);
+  CHECK(R.Time == doctest::Approx(1 + 2 * 3 + 50));
 }
 
 TEST_CASE("H2: recursive doubling on a 1-D torus of 16, one collective") {

@@ -402,6 +402,23 @@ TEST_CASE("H3: Rec.Doub.(B) congestion deficiency tends to Table 2's "
   }
 }
 
+TEST_CASE("the rabenseifner family on a row-major torus is not Table 2's "
+          "torus-ordered RD(B)") {
+  // Rabenseifner pairs rank bits lowest first: on 8x8 that is distances
+  // 1, 2, 4 along dimension 1, then 1, 2, 4 along dimension 0, on n/2 ..
+  // n/64 bytes. By spec §4.6's rule (load = distance, d/4 at d/2) the busiest
+  // links carry 1, 2, 2, 1, 2, 2 messages, so C = 2n (1/2 + 2/4 + 2/8 + 1/16
+  // + 2/32 + 2/64) = 2n * 45/32 against W = 2n * 63/64: Xi = 10/7, where the
+  // interleaved order of Sack and Gropp gets 1.21875 / (63/64) = 26/21.
+  CostReport R = evaluateCost(
+      compileOn("rabenseifner", Topology::torus({8, 8}, 1)), 1 << 20, {});
+  CHECK(loadsInMessages(commRounds(R)) ==
+        std::vector<double>{1, 2, 2, 1, 2, 2, 2, 2, 1, 2, 2, 1});
+  CHECK(R.CongestionDeficiency == doctest::Approx(10.0 / 7));
+  CHECK(evaluateCost(torusRecursiveDoublingB(8, 2), 1 << 20, {})
+            .CongestionDeficiency == doctest::Approx(26.0 / 21));
+}
+
 TEST_CASE("ring allreduce has no congestion (Table 2: Xi = 1)") {
   for (Topology T : {Topology::torus({16}, 1), Topology::torus({4, 4}, 1),
                      Topology::torus({4, 2, 2}, 1)}) {

@@ -48,7 +48,8 @@
 //
 // With AlphaHop = Gamma = 0, no injection limit and rounds that all ranks
 // enter together, the predicted time is rounds * Alpha + Beta * C, which is
-// the paper's Eq. 1, log2 p * Alpha * Lambda + (n / D) * Beta * Psi * Xi.
+// the paper's Eq. 1, log2 p * Alpha * Lambda + (n / D) * Beta * Psi * Xi
+// (with ceil(log2 p) when p is not a power of two).
 // Normalisation (spec swing.md §4.4 and §7.5): both C and W run over every
 // round of the plan (reduce-scatter and allgather alike), so Xi is the
 // congested over the uncongested bandwidth time and carries no stray 1/2.

@@ -2,12 +2,15 @@
 
 #include "compiler/cost/CostModel.h"
 
+#include "compiler/cost/TorusRouting.h"
 #include "plan/ir/BlockLayout.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace collplan {
 
@@ -24,9 +27,13 @@ struct RankRound {
 
 CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
   const PlanHeader &H = P.Header;
+  const Topology &Topo = H.Topo;
   CostReport Report;
   Report.LowerBound = lowerBound(H.Kind, H.Ranks, Bytes, C);
   BlockLayout Layout(H, Bytes);
+  std::optional<TorusRouter> Router;
+  if (Topo.kind() == TopologyKind::Torus)
+    Router.emplace(Topo);
 
   std::vector<RankRound> Order;
   for (uint32_t R = 0; R < P.Programs.size(); ++R)
@@ -38,14 +45,63 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
 
   std::vector<double> Clock(H.Ranks, 0.0), Start(H.Ranks, 0.0);
   std::vector<double> Sent(H.Ranks, 0.0), Received(H.Ranks, 0.0);
+  std::vector<uint64_t> InterSent(H.Ranks, 0);
+  // Per round, cleared each round: bytes on each directed link, and how many
+  // ranks of each node send to other nodes.
+  llvm::DenseMap<LinkId, double> Load;
+  llvm::DenseMap<uint32_t, uint32_t> Senders;
+  llvm::DenseMap<uint32_t, uint64_t> NodeMessages;
+  const bool OnePerNode = Topo.ranksPerNode() == 1;
+  uint64_t CommRounds = 0;
+  double Uncongested = 0, Congested = 0; // W and C of CostModel.h.
   for (size_t First = 0; First < Order.size();) {
     size_t Last = First;
     while (Last < Order.size() && Order[Last].Index == Order[First].Index)
       ++Last;
+    RoundCost RC;
+    RC.Index = Order[First].Index;
+
+    // Route every message of the round first: a message's price depends on
+    // everything else crossing its links and leaving its node.
+    Load.clear();
+    Senders.clear();
+    NodeMessages.clear();
+    for (size_t I = First; I < Last; ++I) {
+      uint32_t R = Order[I].Rank, Node = Topo.nodeOf(R);
+      uint64_t Out = 0; // This rank's messages to other nodes.
+      for (const Op &O : Order[I].Ops->Ops) {
+        if (O.Kind != OpKind::Send)
+          continue;
+        uint32_t PeerNode = Topo.nodeOf(O.Peer);
+        if (PeerNode == Node) {
+          ++RC.IntraNodeMessages;
+          continue;
+        }
+        ++Out;
+        if (Router) {
+          double B = double(Layout.size(O.Blocks));
+          Router->route(Node, PeerNode,
+                        [&](LinkId L, double Share) { Load[L] += Share * B; });
+        }
+      }
+      if (!Out)
+        continue;
+      RC.InterNodeMessages += Out;
+      InterSent[R] += Out;
+      // One rank per node (the common case) needs no per-node tally.
+      uint64_t FromNode = OnePerNode ? Out : (NodeMessages[Node] += Out);
+      uint32_t A = OnePerNode ? 1 : ++Senders[Node];
+      Report.MaxInterNodePerNodeRound =
+          std::max(Report.MaxInterNodePerNodeRound, FromNode);
+      RC.MaxInterNodeSenders = std::max(RC.MaxInterNodeSenders, A);
+    }
+    for (const auto &[L, B] : Load)
+      RC.MaxLinkLoad = std::max(RC.MaxLinkLoad, B);
+
     // Every participant starts the round when it finished its previous one.
     for (size_t I = First; I < Last; ++I)
       Start[Order[I].Rank] = Clock[Order[I].Rank];
-    RoundCost RC{Order[First].Index, 0, 0};
+    double LargestMessage = 0, LargestLoad = 0;
     for (size_t I = First; I < Last; ++I) {
       uint32_t R = Order[I].Rank;
       double Done = Start[R], Reduced = 0, SentNow = 0;
@@ -61,12 +117,34 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
           continue;
         // A message leaves once both ends have reached this round; the
         // sender is busy until it is delivered too.
-        bool SameNode = H.Topo.nodeOf(O.Peer) == H.Topo.nodeOf(R);
+        uint32_t From = Topo.nodeOf(O.Peer), To = Topo.nodeOf(R);
+        bool SameNode = From == To;
+        double Wire = C.betaFor(SameNode) * B, Effective = B, Hop = 0;
+        if (!SameNode && Router) {
+          uint32_t Hops = Router->hops(From, To);
+          RC.Hops = std::max(RC.Hops, Hops);
+          Hop = Hops * C.AlphaHop;
+          double Worst = 0;
+          Router->route(From, To, [&](LinkId L, double) {
+            Worst = std::max(Worst, Load.lookup(L));
+          });
+          Effective = Worst;
+          Wire = C.Beta * Worst;
+        }
+        if (!SameNode && C.InjectionBandwidth > 0) {
+          // a * B / min(R_N, a * R_b), R_b = 1 / Beta (infinite at 0).
+          double A = OnePerNode ? 1 : Senders.lookup(From);
+          double Rate = C.Beta > 0 ? std::min(C.InjectionBandwidth, A / C.Beta)
+                                   : C.InjectionBandwidth;
+          Wire = std::max(Wire, A * B / Rate);
+        }
         double Arrival = std::max(Start[R], Start[O.Peer]) +
-                         C.alphaFor(SameNode) + C.betaFor(SameNode) * B;
+                         C.alphaFor(SameNode) + Hop + Wire;
         Done = std::max(Done, Arrival);
         Clock[O.Peer] = std::max(Clock[O.Peer], Arrival);
         Received[R] += B;
+        LargestMessage = std::max(LargestMessage, B);
+        LargestLoad = std::max(LargestLoad, Effective);
       }
       Clock[R] = std::max(Clock[R], Done + C.Gamma * Reduced);
       Sent[R] += SentNow;
@@ -74,6 +152,14 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
     }
     for (size_t I = First; I < Last; ++I)
       RC.Finish = std::max(RC.Finish, Clock[Order[I].Rank]);
+    if (RC.InterNodeMessages + RC.IntraNodeMessages) {
+      ++CommRounds;
+      RC.MaxMessageBytes = LargestMessage;
+      Uncongested += LargestMessage;
+      Congested += LargestLoad;
+    }
+    Report.InterNodeMessages += RC.InterNodeMessages;
+    Report.IntraNodeMessages += RC.IntraNodeMessages;
     Report.Rounds.push_back(RC);
     First = Last;
   }
@@ -84,7 +170,20 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
     Report.MaxBytesRecv = std::max(Report.MaxBytesRecv, Received[R]);
     Report.MeanBytesSent += Sent[R] / H.Ranks;
     Report.MeanBytesRecv += Received[R] / H.Ranks;
+    Report.MaxInterNodePerRank =
+        std::max(Report.MaxInterNodePerRank, InterSent[R]);
   }
+
+  unsigned D = 0;
+  for (uint32_t Size : Topo.dims())
+    D += Size > 1;
+  D = std::max(D, 1u);
+  if (H.Ranks > 1)
+    Report.LatencyDeficiency = double(CommRounds) / llvm::Log2_64_Ceil(H.Ranks);
+  if (Bytes)
+    Report.BandwidthDeficiency = Uncongested / (double(Bytes) / D);
+  if (Uncongested > 0)
+    Report.CongestionDeficiency = Congested / Uncongested;
   return Report;
 }
 

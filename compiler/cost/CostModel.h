@@ -1,5 +1,4 @@
-//===- CostModel.h - Critical-path time of a plan ----------------*- C++
-//-*-===//
+//===- CostModel.h - Critical-path time of a plan -------------*- C++ -*-===//
 //
 // DESIGN.md "Cost model": alpha + beta*bytes + gamma*reduced-bytes per
 // message, composed as the plan dictates. Every rank has a clock; a message
@@ -7,6 +6,56 @@
 // round k when its last message of the round is done and its reductions and
 // local operations have run. The predicted time is the latest clock: a
 // critical path, not a sum of per-algorithm guesses.
+//
+// What one message of B bytes from rank s to rank r in round k costs:
+//
+//   * s and r on one node: AlphaIntra + BetaIntra * B. No link, no NIC.
+//   * otherwise Alpha + h * AlphaHop + max(Wire, Nic), where
+//       - h is the hop count of the minimal route (TorusRouting.h) on a
+//         torus, 0 on any other topology;
+//       - Wire is Beta * B off a torus. On a torus every inter-node message
+//         of round k is routed first and each directed link l gets the load
+//         L_k(l) = sum over messages m of share(m, l) * bytes(m) (share 1,
+//         or 1/2 on the two ways of a tied dimension). The message then
+//         takes Beta * max over the links l of its route of L_k(l): the
+//         links are shared fairly, so it is done when the most loaded link
+//         on its way has drained all it carries in the round (the per-step
+//         model of spec swing.md §4.7, priced per message so the critical
+//         path still sees which ranks wait);
+//       - Nic is the node-aware max-rate term (spec nap-allreduce.md §1.3,
+//         [PROJECT] form of Eq. 3), only when InjectionBandwidth R_N > 0:
+//         a * B / min(R_N, a * R_b) with R_b = 1/Beta and a the number of
+//         ranks of s's node that send to other nodes in round k (each rank
+//         counted once). It is a*B/R_N when the node's NIC is the bottleneck
+//         and Beta*B (no penalty) when a*R_b <= R_N; 0 means off.
+//
+// Deficiencies (Swing, De Sensi et al., NSDI'24, §2.2 and Table 2), measured
+// on the plan rather than taken from a table, for p ranks, n bytes and D
+// torus dimensions of size > 1 (D = 1 off a torus):
+//
+//   * latency deficiency   Lambda = (rounds that move a message) /
+//                                   ceil(log2 p);
+//   * bandwidth deficiency Psi    = W / (n / D), with W the sum over rounds
+//                                   of the largest message of the round (a
+//                                   rank's messages of a round travel on
+//                                   different ports, in parallel);
+//   * congestion deficiency Xi    = C / W, with C the sum over rounds of the
+//                                   largest "effective load" of a message of
+//                                   the round: the load of the most loaded
+//                                   link on its route, or its own bytes when
+//                                   it crosses no link (within a node, or off
+//                                   a torus, where Xi is 1).
+//
+// With AlphaHop = Gamma = 0, no injection limit and rounds that all ranks
+// enter together, the predicted time is rounds * Alpha + Beta * C, which is
+// the paper's Eq. 1, log2 p * Alpha * Lambda + (n / D) * Beta * Psi * Xi
+// (with ceil(log2 p) when p is not a power of two).
+// Normalisation (spec swing.md §4.4 and §7.5): both C and W run over every
+// round of the plan (reduce-scatter and allgather alike), so Xi is the
+// congested over the uncongested bandwidth time and carries no stray 1/2.
+// For Swing-B on a square power-of-two torus W = (n/D)(1 - 1/p), so Psi * Xi
+// is the spec's "raw" sum of delta(s)/2^(s+1) and Xi alone is that sum
+// divided by (1 - 1/p) (the values in parentheses in §4.4's table).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +72,18 @@ namespace collplan {
 
 struct RoundCost {
   uint32_t Index = 0;
-  double Finish = 0;       ///< Latest rank clock after this round.
-  double MaxBytesSent = 0; ///< By any one rank in this round.
+  double Finish = 0;          ///< Latest rank clock after this round.
+  double MaxBytesSent = 0;    ///< By any one rank in this round.
+  double MaxMessageBytes = 0; ///< The largest single message of the round.
+  /// Torus only: the longest route of a message of this round, in links,
+  /// and the largest load of a directed link in this round, in bytes.
+  uint32_t Hops = 0;
+  double MaxLinkLoad = 0;
+  /// Messages (counted once, at the sender) that leave or stay in a node.
+  uint64_t InterNodeMessages = 0, IntraNodeMessages = 0;
+  /// The largest number of ranks of one node sending to other nodes (the a
+  /// of the node-aware max-rate model).
+  uint32_t MaxInterNodeSenders = 0;
 };
 
 struct CostReport {
@@ -33,6 +92,14 @@ struct CostReport {
   std::vector<RoundCost> Rounds;
   double MaxBytesSent = 0, MeanBytesSent = 0; ///< Per rank, whole plan.
   double MaxBytesRecv = 0, MeanBytesRecv = 0;
+  /// Lambda, Psi and Xi as defined above.
+  double LatencyDeficiency = 0, BandwidthDeficiency = 0,
+         CongestionDeficiency = 1;
+  /// Whole plan: messages between nodes and within nodes; the most
+  /// inter-node messages one rank sends; the most one node sends in one
+  /// round.
+  uint64_t InterNodeMessages = 0, IntraNodeMessages = 0;
+  uint64_t MaxInterNodePerRank = 0, MaxInterNodePerNodeRound = 0;
 };
 
 /// Evaluates P for a vector of Bytes bytes.

@@ -1,4 +1,4 @@
-//===- CostParams.h - alpha-beta-gamma parameters of the cost model -*- C++ -*-===//
+//===- CostParams.h - Parameters of the cost model ------------*- C++ -*-===//
 
 #ifndef COLLPLAN_COST_COSTPARAMS_H
 #define COLLPLAN_COST_COSTPARAMS_H
@@ -7,7 +7,9 @@ namespace collplan {
 
 /// A message of m bytes costs Alpha + Beta * m; reducing m bytes costs
 /// Gamma * m (Hockney's model with a computation term). Node-aware models
-/// refine Alpha and Beta for messages that stay within a node.
+/// refine Alpha and Beta for messages that stay within a node, a torus adds
+/// a per-hop latency and link sharing, and a node's injection bandwidth can
+/// cap what its ranks send between nodes together (CostModel.h).
 struct CostParams {
   double Alpha = 2e-6;  ///< seconds per message
   double Beta = 1e-10;  ///< seconds per byte (10 GB/s)
@@ -15,6 +17,16 @@ struct CostParams {
   /// Within a node; negative means "same as between nodes".
   double AlphaIntra = -1;
   double BetaIntra = -1;
+  /// Torus topologies only: latency added per link a message crosses. The
+  /// Swing paper's simulated torus (De Sensi et al., NSDI'24, §5) has 100 ns
+  /// of link latency and 300 ns of packet processing per hop: 400 ns (spec
+  /// swing.md §4.7 asks for such an SST-like per-hop term).
+  double AlphaHop = 400e-9;
+  /// A node's injection bandwidth R_N in bytes per second: the NIC limit of
+  /// the node-aware max-rate model ("Node-Aware Improvements to Allreduce",
+  /// Bienz, Olson and Gropp, §IV, Eq. 3, after Gropp, Olson and Samfass's
+  /// max-rate model, EuroMPI'16). 0 turns the limit off.
+  double InjectionBandwidth = 0;
 
   double alphaFor(bool SameNode) const {
     return SameNode && AlphaIntra >= 0 ? AlphaIntra : Alpha;

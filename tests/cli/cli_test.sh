@@ -125,6 +125,21 @@ check "auto picks a verified plan no faster than the bound" test \
 expect 0 "cost json" -- "$COLLPLAN" cost "$WORK/ring.yaml" --bytes 1MiB --per-round --format json
 check "cost has one entry per round" test \
   "$(json_get "$WORK/out" "len(d['per_round']) == d['rounds'] == 10")" = True
+# The torus congestion model and the node counts (spec swing.md §4.6: recursive
+# doubling on a 1-D torus of 16 has hops 1,2,4,8 and busiest links 1,2,4,4).
+expect 0 "compile on a torus with the torus cost flags" -- "$COLLPLAN" compile \
+  --topology torus:16 --algorithm recursive-doubling --alpha-hop 0 \
+  --injection-bandwidth 1e10 -o "$WORK/rd16.yaml"
+expect 0 "cost json on a torus" -- "$COLLPLAN" cost "$WORK/rd16.yaml" \
+  --per-round --format json --alpha-hop 0
+check "per-round hops and link loads" test "$(json_get "$WORK/out" \
+  "[r['hops'] for r in d['per_round']] == [1, 2, 4, 8] and [r['max_link_load'] / r['max_message_bytes'] for r in d['per_round']] == [1, 2, 4, 4]")" = True
+check "deficiencies and node counts" test "$(json_get "$WORK/out" \
+  "(d['latency_deficiency'], d['bandwidth_deficiency'], d['congestion_deficiency'], d['inter_node_messages'], d['intra_node_messages'], d['max_inter_node_messages_per_rank']) == (1, 4, 2.75, 64, 0, 4)")" = True
+expect 0 "cost text on a torus" -- "$COLLPLAN" cost "$WORK/rd16.yaml" --per-round
+check "text shows the deficiencies" grep -q "congestion 2.7500" "$WORK/out"
+expect 2 "negative injection bandwidth" -- "$COLLPLAN" cost "$WORK/rd16.yaml" \
+  --injection-bandwidth -1
 expect 0 "list json" -- "$COLLPLAN" list --format json
 check "list names ring with its collectives" test \
   "$(json_get "$WORK/out" "'reduce-scatter' in [a for a in d if a['name']=='ring'][0]['collectives']")" = True

@@ -28,6 +28,8 @@ void printJson(const CostOptions &O, const Plan &P, const CostReport &R) {
     J.attribute("algorithm", P.Header.Algorithm);
     J.attribute("collective", collectiveName(P.Header.Kind));
     J.attribute("ranks", int64_t(P.Header.Ranks));
+    J.attribute("topology", P.Header.Topo.str());
+    J.attribute("ranks_per_node", int64_t(P.Header.Topo.ranksPerNode()));
     J.attribute("bytes", int64_t(O.Bytes.Value));
     J.attribute("predicted_time", R.Time);
     J.attribute("lower_bound", R.LowerBound);
@@ -40,6 +42,15 @@ void printJson(const CostOptions &O, const Plan &P, const CostReport &R) {
       J.attribute("max", R.MaxBytesRecv);
       J.attribute("mean", R.MeanBytesRecv);
     });
+    J.attribute("latency_deficiency", R.LatencyDeficiency);
+    J.attribute("bandwidth_deficiency", R.BandwidthDeficiency);
+    J.attribute("congestion_deficiency", R.CongestionDeficiency);
+    J.attribute("inter_node_messages", int64_t(R.InterNodeMessages));
+    J.attribute("intra_node_messages", int64_t(R.IntraNodeMessages));
+    J.attribute("max_inter_node_messages_per_rank",
+                int64_t(R.MaxInterNodePerRank));
+    J.attribute("max_inter_node_messages_per_node_round",
+                int64_t(R.MaxInterNodePerNodeRound));
     if (O.PerRound)
       J.attributeArray("per_round", [&] {
         for (const RoundCost &RC : R.Rounds)
@@ -47,6 +58,13 @@ void printJson(const CostOptions &O, const Plan &P, const CostReport &R) {
             J.attribute("round", int64_t(RC.Index));
             J.attribute("finish", RC.Finish);
             J.attribute("max_bytes_sent", RC.MaxBytesSent);
+            J.attribute("max_message_bytes", RC.MaxMessageBytes);
+            J.attribute("hops", int64_t(RC.Hops));
+            J.attribute("max_link_load", RC.MaxLinkLoad);
+            J.attribute("inter_node_messages", int64_t(RC.InterNodeMessages));
+            J.attribute("intra_node_messages", int64_t(RC.IntraNodeMessages));
+            J.attribute("max_inter_node_senders",
+                        int64_t(RC.MaxInterNodeSenders));
           });
       });
   });
@@ -66,13 +84,34 @@ void printText(const CostOptions &O, const Plan &P, const CostReport &R) {
      << formatBytes(R.MeanBytesSent) << " per rank\n";
   OS << "  bytes received  max " << formatBytes(R.MaxBytesRecv) << ", mean "
      << formatBytes(R.MeanBytesRecv) << " per rank\n";
+  const Topology &T = P.Header.Topo;
+  OS << "  topology        " << T.str() << ", " << T.numNodes() << " nodes of "
+     << T.ranksPerNode() << " ranks\n";
+  OS << "  messages        " << R.InterNodeMessages << " between nodes (max "
+     << R.MaxInterNodePerRank << " from a rank, max "
+     << R.MaxInterNodePerNodeRound << " from a node in one round), "
+     << R.IntraNodeMessages << " within nodes\n";
+  OS << llvm::format("  deficiencies    latency %.4f, bandwidth %.4f, "
+                     "congestion %.4f\n",
+                     R.LatencyDeficiency, R.BandwidthDeficiency,
+                     R.CongestionDeficiency);
   if (!O.PerRound)
     return;
-  OS << "  round   finishes at   max sent by a rank\n";
-  for (const RoundCost &RC : R.Rounds)
-    OS << llvm::format("  %5u   %11s   %s\n", RC.Index,
+  bool Torus = T.kind() == TopologyKind::Torus;
+  OS << "  round   finishes at   max sent by a rank   between nodes   "
+        "within"
+     << (Torus ? "   hops   max link load" : "") << "\n";
+  for (const RoundCost &RC : R.Rounds) {
+    OS << llvm::format("  %5u   %11s   %18s   %13llu   %6llu", RC.Index,
                        formatSeconds(RC.Finish).c_str(),
-                       formatBytes(RC.MaxBytesSent).c_str());
+                       formatBytes(RC.MaxBytesSent).c_str(),
+                       (unsigned long long)RC.InterNodeMessages,
+                       (unsigned long long)RC.IntraNodeMessages);
+    if (Torus)
+      OS << llvm::format("   %4u   %13s", RC.Hops,
+                         formatBytes(RC.MaxLinkLoad).c_str());
+    OS << "\n";
+  }
 }
 
 int runCost(const CostOptions &O) {
@@ -92,7 +131,9 @@ void addCostCommand(CLI::App &App, int &Exit) {
   auto O = std::make_shared<CostOptions>();
   CLI::App *Cmd = App.add_subcommand(
       "cost", "Predict a plan's time under the alpha-beta-gamma model (a "
-              "critical path over the plan's rounds) beside the lower bound");
+              "critical path over the plan's rounds; on a torus with link "
+              "sharing under minimal routing, with an optional node "
+              "injection limit) beside the lower bound");
   Cmd->add_option("file", O->File, "plan file")->required();
   addBytesOption(*Cmd, O->Bytes, "message size");
   addCostOptions(*Cmd, O->Cost);

@@ -79,6 +79,15 @@ void addCostOptions(CLI::App &Cmd, CostParams &Params) {
   Cmd.add_option("--beta-intra", Params.BetaIntra,
                  "time per byte within a node (default: --beta)")
       ->check(FiniteNonNegative);
+  Cmd.add_option("--alpha-hop", Params.AlphaHop,
+                 "torus only: latency per link a message crosses, seconds")
+      ->capture_default_str()
+      ->check(FiniteNonNegative);
+  Cmd.add_option("--injection-bandwidth", Params.InjectionBandwidth,
+                 "a node's injection bandwidth R_N, bytes per second, shared "
+                 "by its ranks sending between nodes (0 = unlimited)")
+      ->capture_default_str()
+      ->check(FiniteNonNegative);
 }
 
 CLI::Option *addFormatOption(CLI::App &Cmd, OutputFormat &Format) {

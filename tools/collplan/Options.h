@@ -28,7 +28,8 @@ struct ByteSizeOption {
 CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
                             const std::string &Help);
 
-/// --alpha, --beta, --gamma, --alpha-intra, --beta-intra.
+/// --alpha, --beta, --gamma, --alpha-intra, --beta-intra, --alpha-hop,
+/// --injection-bandwidth.
 void addCostOptions(CLI::App &Cmd, CostParams &Params);
 
 /// --format text|json.

@@ -1,0 +1,218 @@
+// The node-aware max-rate model ("Node-Aware Improvements to Allreduce",
+// Bienz, Olson and Gropp, §IV, Eq. 3, in the per-step [PROJECT] form of
+// ../shared/spec/nap-allreduce.md §1.3) and the node message counts. Oracles
+// are hand computations and the spec's AT-4 and AT-10 values.
+
+#include "compiler/algorithms/Algorithm.h"
+#include "compiler/cost/CostModel.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+using namespace collplan;
+
+namespace {
+
+/// A plan of one block on Topo whose rounds are lists of (from, to) messages;
+/// each message carries the whole vector and is reduced into the receiver.
+Plan messagePlan(
+    const Topology &Topo,
+    const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> &Rounds,
+    Combine Mode = Combine::Replace) {
+  Plan P;
+  P.Header.Kind = Collective::Allreduce;
+  P.Header.Ranks = Topo.ranks();
+  P.Header.Topo = Topo;
+  P.Header.Blocks = 1;
+  P.Programs.resize(Topo.ranks());
+  for (uint32_t K = 0; K < Rounds.size(); ++K) {
+    for (auto [From, To] : Rounds[K])
+      P.Programs[From].add(K, Op::send(To, BlockSet::single(0)));
+    for (auto [From, To] : Rounds[K])
+      P.Programs[To].add(K, Op::recv(From, BlockSet::single(0), Mode));
+  }
+  return P;
+}
+
+/// Spec nap-allreduce.md AT-10, parameter set A: alpha_l = 1,
+/// beta_l = 0.01, alpha = 10, R_b = 1 (beta = 1), R_N = 4, gamma = 0.001
+/// per byte.
+CostParams parameterSetA() {
+  CostParams C;
+  C.AlphaIntra = 1;
+  C.BetaIntra = 0.01;
+  C.Alpha = 10;
+  C.Beta = 1;
+  C.InjectionBandwidth = 4;
+  C.Gamma = 0.001;
+  C.AlphaHop = 0;
+  return C;
+}
+
+/// The MPICH SMP allreduce (spec §2.3) on Nodes x Ppn, powers of two, block
+/// mapping: a binomial reduce to local rank 0 (log2 ppn rounds), recursive
+/// doubling among the node leaders (log2 n rounds), a binomial broadcast
+/// back (log2 ppn rounds).
+Plan smpPlan(uint32_t Nodes, uint32_t Ppn) {
+  Topology Topo = Topology::nodes(Nodes, Ppn);
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> Reduce, Leaders,
+      Bcast;
+  for (uint32_t K = 1; K < Ppn; K *= 2) {
+    Reduce.emplace_back();
+    for (uint32_t M = 0; M < Nodes; ++M)
+      for (uint32_t L = K; L < Ppn; L += 2 * K)
+        Reduce.back().push_back({M * Ppn + L, M * Ppn + L - K});
+  }
+  for (uint32_t K = 1; K < Nodes; K *= 2) {
+    Leaders.emplace_back();
+    for (uint32_t M = 0; M < Nodes; ++M)
+      Leaders.back().push_back({M * Ppn, (M ^ K) * Ppn});
+  }
+  for (uint32_t K = Ppn / 2; K >= 1; K /= 2) {
+    Bcast.emplace_back();
+    for (uint32_t M = 0; M < Nodes; ++M)
+      for (uint32_t L = 0; L < Ppn; L += 2 * K)
+        Bcast.back().push_back({M * Ppn + L, M * Ppn + L + K});
+  }
+  Plan P = messagePlan(Topo, {});
+  uint32_t Index = 0;
+  auto Emit = [&](const auto &Rounds, Combine Mode) {
+    for (const auto &Round : Rounds) {
+      for (auto [From, To] : Round)
+        P.Programs[From].add(Index, Op::send(To, BlockSet::single(0)));
+      for (auto [From, To] : Round)
+        P.Programs[To].add(Index, Op::recv(From, BlockSet::single(0), Mode));
+      ++Index;
+    }
+  };
+  Emit(Reduce, Combine::Reduce);
+  Emit(Leaders, Combine::Reduce);
+  Emit(Bcast, Combine::Replace);
+  return P;
+}
+
+} // namespace
+
+TEST_CASE("injection limit on nodes:2x2, by hand") {
+  // Node 0 holds ranks 0, 1; node 1 holds ranks 2, 3.
+  Topology T = Topology::nodes(2, 2);
+  Plan P = messagePlan(T, {{{0, 2}, {1, 3}, {2, 0}, {3, 1}}, // a = 2
+                           {{0, 1}, {1, 0}, {2, 3}, {3, 2}}, // within nodes
+                           {{0, 2}, {2, 0}}});               // a = 1
+  CostParams C;
+  C.Alpha = 1;
+  C.Beta = 0.01; // R_b = 100 B/s
+  C.Gamma = 0;
+  C.AlphaIntra = 0.5;
+  C.BetaIntra = 0.001;
+  const uint64_t B = 100;
+
+  // Off: Eq. 2, alpha + beta B between nodes.
+  CostReport Off = evaluateCost(P, B, C);
+  CHECK(Off.Time == doctest::Approx(2 + 0.6 + 2));
+
+  // R_N = 150 < 2 R_b: round 0 costs 1 + 2*100/150, round 2 (a = 1, R_b
+  // < R_N) costs 1 + 100/100.
+  C.InjectionBandwidth = 150;
+  CostReport On = evaluateCost(P, B, C);
+  CHECK(On.Time == doctest::Approx(1 + 200.0 / 150 + 0.6 + 2));
+  REQUIRE(On.Rounds.size() == 3);
+  CHECK(On.Rounds[0].MaxInterNodeSenders == 2);
+  CHECK(On.Rounds[1].MaxInterNodeSenders == 0);
+  CHECK(On.Rounds[2].MaxInterNodeSenders == 1);
+
+  // R_N = 500 >= 2 R_b: Eq. 3 reduces to Eq. 2.
+  C.InjectionBandwidth = 500;
+  CHECK(evaluateCost(P, B, C).Time == doctest::Approx(Off.Time));
+
+  // Counts: 6 messages between nodes, 4 within; rank 0 sends 2 between
+  // nodes; node 0 sends 2 in round 0.
+  CHECK(On.InterNodeMessages == 6);
+  CHECK(On.IntraNodeMessages == 4);
+  CHECK(On.MaxInterNodePerRank == 2);
+  CHECK(On.MaxInterNodePerNodeRound == 2);
+  CHECK(On.Rounds[0].InterNodeMessages == 4);
+  CHECK(On.Rounds[1].IntraNodeMessages == 4);
+}
+
+TEST_CASE("AT-10: recursive doubling under parameter set A (Eq. 4)") {
+  // Eq. 4 as printed equals the schedule here: log2 ppn steps within nodes,
+  // log2 n between them with all ppn ranks of a node sending (a = ppn), one
+  // combine of s bytes per step. (n, ppn, s) = (4, 4, 8) -> 38.192,
+  // (16, 16, 8) -> 172.384.
+  struct Case {
+    uint32_t Nodes, Ppn;
+    double Expected;
+    uint64_t InterTotal; // AT-4: p log2 n.
+  } Cases[] = {{4, 4, 38.192, 32}, {16, 16, 172.384, 1024}};
+  for (const Case &K : Cases) {
+    CAPTURE(K.Nodes);
+    const Algorithm *A = findAlgorithm("recursive-doubling");
+    REQUIRE(A);
+    CompileRequest Req;
+    Req.Topo = Topology::nodes(K.Nodes, K.Ppn);
+    Req.Bytes = 8;
+    llvm::Expected<Plan> P = compilePlan(*A, Req);
+    REQUIRE(bool(P));
+    CostReport R = evaluateCost(*P, 8, parameterSetA());
+    CHECK(R.Time == doctest::Approx(K.Expected).epsilon(1e-12));
+    CHECK(R.InterNodeMessages == K.InterTotal);
+    CHECK(R.MaxInterNodePerRank == llvm::Log2_32(K.Nodes));
+    CHECK(R.MaxInterNodePerNodeRound == K.Ppn);
+  }
+}
+
+TEST_CASE("AT-10: SMP under parameter set A, schedule-faithful") {
+  // The schedule does 2 log2 ppn intra-node steps (reduce, then broadcast),
+  // the spec's "SMP with 2 log2 ppn" column: 40.352 and 80.704. Eq. 5 as
+  // printed (38.192, 76.384) leaves out the broadcast's log2 ppn steps of
+  // alpha_l + beta_l s and is not what any SMP schedule costs.
+  struct Case {
+    uint32_t Nodes, Ppn;
+    double Faithful, AsPrinted;
+    uint64_t InterTotal; // AT-4: n log2 n.
+  } Cases[] = {{4, 4, 40.352, 38.192, 8}, {16, 16, 80.704, 76.384, 64}};
+  for (const Case &K : Cases) {
+    CAPTURE(K.Nodes);
+    CostParams C = parameterSetA();
+    CostReport R = evaluateCost(smpPlan(K.Nodes, K.Ppn), 8, C);
+    CHECK(R.Time == doctest::Approx(K.Faithful).epsilon(1e-12));
+    double Bcast = llvm::Log2_32(K.Ppn) * (C.AlphaIntra + C.BetaIntra * 8);
+    CHECK(R.Time - Bcast == doctest::Approx(K.AsPrinted).epsilon(1e-12));
+    CHECK(R.InterNodeMessages == K.InterTotal);
+    CHECK(R.MaxInterNodePerNodeRound == 1);
+  }
+}
+
+TEST_CASE("the injection limit binds a NAP-like step at a = ppn - 1") {
+  // Spec §1.3 [PROJECT]: NAP's inter-node step has ppn - 1 ranks of a node
+  // sending, so under set A on 16 ppn it costs alpha + 15 s / min(4, 15) =
+  // 10 + 30, where Eq. 6 charges 16 s / 4 = 32.
+  Topology T = Topology::nodes(16, 16);
+  std::vector<std::pair<uint32_t, uint32_t>> Round;
+  for (uint32_t M = 0; M < 16; ++M)
+    for (uint32_t L = 0; L < 16; ++L)
+      if (L != M) // local rank L of node M talks to local rank M of node L
+        Round.push_back({M * 16 + L, L * 16 + M});
+  CostParams C = parameterSetA();
+  C.Gamma = 0;
+  CostReport R = evaluateCost(messagePlan(T, {Round}), 8, C);
+  CHECK(R.Time == doctest::Approx(40));
+  CHECK(R.Rounds[0].MaxInterNodeSenders == 15);
+}
+
+TEST_CASE("the injection limit is off by default and ignores intra-node") {
+  CostParams C;
+  CHECK(C.InjectionBandwidth == 0);
+  Topology T = Topology::nodes(1, 4);
+  Plan P = messagePlan(T, {{{0, 1}, {1, 0}, {2, 3}, {3, 2}}});
+  C.Alpha = 1;
+  C.Beta = 1;
+  C.Gamma = 0;
+  double Before = evaluateCost(P, 10, C).Time;
+  C.InjectionBandwidth = 0.001;
+  CHECK(evaluateCost(P, 10, C).Time == Before);
+}

@@ -2,7 +2,7 @@
 //
 // The combinatorics of Swing (De Sensi et al., "Swing: Short-cutting Rings
 // for Higher Bandwidth Allreduce", NSDI'24), kept apart from the plan
-// building in swing.cpp so the tests can check them against the paper's
+// building in Swing.cpp so the tests can check them against the paper's
 // tables.
 //
 // At step s a node moves by rho(s) = 1 - 2 + 4 - ... + (-2)^s along one torus

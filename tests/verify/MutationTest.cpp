@@ -192,7 +192,7 @@ TEST_CASE("larger P streams through many chunks in both modes") {
   Req.Topo = Topology::flat(600);
   llvm::Expected<Plan> Compiled = compilePlan(*Ring, Req);
   REQUIRE(static_cast<bool>(Compiled));
-  // Drop the last message to rank 300 (ring.cpp: rank r receives from
+  // Drop the last message to rank 300 (Ring.cpp: rank r receives from
   // r + 1, which sends first in each round): rank 300 misses one block.
   Plan Dropped = *Compiled;
   Dropped.Programs[300].Rounds.back().Ops.pop_back();

@@ -1,4 +1,4 @@
-//===- recursive_doubling.cpp - Recursive-doubling allreduce, allgather ---===//
+//===- RecursiveDoubling.cpp - Recursive-doubling allreduce, allgather ---===//
 //
 // Thakur, Rabenseifner and Gropp, "Optimization of collective communication
 // operations in MPICH" (IJHPCA 2005), summarised in the Swing paper

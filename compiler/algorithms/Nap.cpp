@@ -1,4 +1,4 @@
-//===- nap.cpp - Node-aware parallel (NAP) allreduce ----------------------===//
+//===- Nap.cpp - Node-aware parallel (NAP) allreduce ----------------------===//
 //
 // Bienz, Olson, Gropp, "Node-aware improvements to allreduce", §III. Small
 // allreduces on many nodes are latency bound, and recursive doubling spends

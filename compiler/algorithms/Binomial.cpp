@@ -1,4 +1,4 @@
-//===- binomial.cpp - Binomial-tree broadcast and reduce ------------------===//
+//===- Binomial.cpp - Binomial-tree broadcast and reduce ------------------===//
 //
 // The binomial broadcast and reduce of Thakur, Rabenseifner and Gropp (2005),
 // as MPICH implements them: ranks are numbered relative to the root,

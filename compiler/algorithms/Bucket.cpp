@@ -1,4 +1,4 @@
-//===- bucket.cpp - Bucket allreduce: rings along each torus dimension ----===//
+//===- Bucket.cpp - Bucket allreduce: rings along each torus dimension ----===//
 //
 // The bucket algorithm (Barnett et al.; Jain and Sabharwal; Sack and Gropp),
 // the torus baseline of the Swing paper (De Sensi et al., NSDI'24, §2.3.4):

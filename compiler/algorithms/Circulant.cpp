@@ -1,4 +1,4 @@
-//===- circulant.cpp - Träff's circulant-graph collectives ----------------===//
+//===- Circulant.cpp - Träff's circulant-graph collectives ----------------===//
 //
 // Lowers the schedules of CirculantSchedule.h to plans
 // (../shared/spec/circulant-logp.md §7-§10, circulant-2022.md §8-§11):

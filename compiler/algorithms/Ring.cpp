@@ -1,4 +1,4 @@
-//===- ring.cpp - Ring reduce-scatter, allgather and allreduce ------------===//
+//===- Ring.cpp - Ring reduce-scatter, allgather and allreduce ------------===//
 //
 // ../shared/spec/ring.md §3.2 and §4: P blocks; at step s rank i sends to
 // i-1 and receives from i+1. Reduce-scatter leaves rank i with the reduced

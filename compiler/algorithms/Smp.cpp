@@ -1,4 +1,4 @@
-//===- smp.cpp - MPICH's SMP (hierarchical) allreduce ---------------------===//
+//===- Smp.cpp - MPICH's SMP (hierarchical) allreduce ---------------------===//
 //
 // The master-per-node allreduce MPICH uses on SMP clusters, described as the
 // baseline of Bienz, Olson, Gropp, "Node-aware improvements to allreduce"

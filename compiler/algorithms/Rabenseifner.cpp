@@ -1,4 +1,4 @@
-//===- rabenseifner.cpp - Rabenseifner's allreduce ------------------------===//
+//===- Rabenseifner.cpp - Rabenseifner's allreduce ------------------------===//
 //
 // Rabenseifner's allreduce as Thakur, Rabenseifner and Gropp (2005) describe
 // it and MPICH implements it (the Swing paper, ../shared/papers/004, §2.3.3,

@@ -1,4 +1,4 @@
-//===- permutation.cpp - Permutation-group allreduce (Kolmakov & Zhang) ---===//
+//===- Permutation.cpp - Permutation-group allreduce (Kolmakov & Zhang) ---===//
 //
 // ../shared/spec/permutation-allreduce.md (paper 000, §§5-9). The P blocks of
 // the vector are P "distributed vectors" placed by an abelian group T_P acting

@@ -1,4 +1,4 @@
-//===- swing.cpp - Swing allreduce, reduce-scatter and allgather ----------===//
+//===- Swing.cpp - Swing allreduce, reduce-scatter and allgather ----------===//
 //
 // Swing (De Sensi, Bonato, Saam and Hoefler, "Swing: Short-cutting Rings for
 // Higher Bandwidth Allreduce", NSDI'24) on a torus of nodes, one rank each; a

@@ -76,6 +76,22 @@ public:
   /// Rank's program under Header (which prepare() produced).
   virtual Program buildRank(const PlanHeader &Header, uint32_t Rank) const = 0;
 
+  /// The settings of the parameters the request leaves open that the tuner
+  /// (compiler/select/Tuner.h) should price, one map per candidate, e.g.
+  /// {r=0}, {r=1}, ... Each is merged into the request's parameters before
+  /// prepare(). The default, one empty map, means "prepare()'s defaults".
+  /// Families only enumerate; the one cost model judges.
+  virtual std::vector<std::map<std::string, std::string>>
+  candidates(const CompileRequest &Request) const {
+    return {{}};
+  }
+
+  /// Whether every rank's program under Header is rank 0's up to a
+  /// relabelling of ranks (rotation, XOR) with the same block sizes, so that
+  /// on a flat topology the plan's critical path is rank 0's rounds priced
+  /// one after another. Lets the tuner price plans too large to build.
+  virtual bool rankSymmetric(const PlanHeader &Header) const { return false; }
+
   /// Why prepare() chose what it chose (tuned parameters, estimates beside
   /// the cost model's figures), for `collplan compile --explain`. Empty when
   /// there is nothing to say.

@@ -61,6 +61,15 @@ public:
              "all on a torus, 1 on a flat topology"}};
   }
 
+  /// On a torus the tuner prices one instance against 2D concurrent ones.
+  std::vector<std::map<std::string, std::string>>
+  candidates(const CompileRequest &Request) const override {
+    if (Request.Topo.kind() != TopologyKind::Torus ||
+        Request.Params.count("ports"))
+      return {{}};
+    return {{{"ports", "1"}}, {{"ports", "all"}}};
+  }
+
   llvm::Expected<PlanHeader>
   prepare(const CompileRequest &Request) const override {
     PlanHeader H = headerFor(*this, Request);

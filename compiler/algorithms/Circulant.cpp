@@ -17,7 +17,6 @@
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/algorithms/CirculantSchedule.h"
-#include "compiler/cost/CostModel.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
@@ -37,12 +36,6 @@ using llvm::inconvertibleErrorCode;
 /// broadcast and P * n blocks for allgatherv.
 constexpr int64_t MaxBroadcastBlocks = int64_t(1) << 22;
 constexpr uint64_t MaxAllgathervBlocks = uint64_t(1) << 24;
-/// Plans up to this many block entries are built to compare the two
-/// neighbours of n* with evaluateCost; larger ones use the closed form
-/// (n - 1 + q)(alpha + beta m / n), which keeps prepare() cheap for a launcher
-/// that builds only its own rank (DESIGN.md rule 2).
-constexpr uint64_t CostedPlanLimit = uint64_t(1) << 16;
-
 // Census buffers (circulant-logp.md §9).
 constexpr uint16_t PartialBuffer = 1;  ///< W: the other ranks' sum so far.
 constexpr uint16_t IncomingBuffer = 2; ///< A W received while ours is sent.
@@ -91,15 +84,27 @@ public:
   Program buildRank(const PlanHeader &H, uint32_t Rank) const override;
   std::string explain(const CompileRequest &Request,
                       const PlanHeader &Header) const override;
+  std::vector<std::map<std::string, std::string>>
+  candidates(const CompileRequest &Request) const override {
+    if (!usesBlocks(Request.Kind) || Request.Params.count("blocks"))
+      return {{}};
+    auto [Lo, Hi] = blocksAround(Request);
+    if (Lo == Hi)
+      return {{{"blocks", std::to_string(Lo)}}};
+    return {{{"blocks", std::to_string(Lo)}}, {{"blocks", std::to_string(Hi)}}};
+  }
 
 private:
   /// Sets Blocks and Weights of H for n blocks per root.
   void layBlocks(PlanHeader &H, const CompileRequest &Request,
                  uint64_t N) const;
   uint64_t maxBlocks(const CompileRequest &Request) const;
-  /// The rounded n* the cost model prefers.
-  uint64_t chooseBlocks(const CompileRequest &Request,
-                        const PlanHeader &Base) const;
+  /// The integers below and above n* = sqrt((q - 1) beta m / alpha).
+  std::pair<uint64_t, uint64_t>
+  blocksAround(const CompileRequest &Request) const;
+  /// The one of them the closed form (n - 1 + q)(alpha + beta m / n)
+  /// prefers: prepare()'s default.
+  uint64_t chooseBlocks(const CompileRequest &Request) const;
 
   void buildBroadcast(const PlanHeader &H, uint32_t Rank, Program &Prog) const;
   void buildAllgather(const PlanHeader &H, uint32_t Rank, Program &Prog) const;
@@ -132,9 +137,10 @@ void CirculantAlgorithm::layBlocks(PlanHeader &H, const CompileRequest &Request,
   }
 }
 
-uint64_t CirculantAlgorithm::chooseBlocks(const CompileRequest &Request,
-                                          const PlanHeader &Base) const {
-  unsigned Q = Base.Ranks <= 1 ? 0 : llvm::Log2_64_Ceil(Base.Ranks);
+std::pair<uint64_t, uint64_t>
+CirculantAlgorithm::blocksAround(const CompileRequest &Request) const {
+  uint32_t P = Request.ranks();
+  unsigned Q = P <= 1 ? 0 : llvm::Log2_64_Ceil(P);
   // Empty blocks buy nothing: keep n <= m where m allows.
   uint64_t Cap =
       std::min(maxBlocks(Request), std::max<uint64_t>(1, Request.Bytes));
@@ -142,25 +148,18 @@ uint64_t CirculantAlgorithm::chooseBlocks(const CompileRequest &Request,
   auto Clamp = [&](double V) {
     return V < 1 ? uint64_t(1) : V >= double(Cap) ? Cap : uint64_t(V);
   };
-  uint64_t Lo = Clamp(std::floor(Star)), Hi = Clamp(std::ceil(Star));
-  if (Lo == Hi)
-    return Lo;
-  // Both neighbours are judged the same way: by the cost model on the built
-  // plan while it is small, else by the closed form.
-  uint64_t Entries = uint64_t(Base.Ranks) * (Hi - 1 + Q) *
-                     (Base.Kind == Collective::Allgatherv ? Base.Ranks : 1);
-  bool Costed = Entries <= CostedPlanLimit;
-  auto Time = [&](uint64_t N) {
-    if (!Costed)
-      return modelTime(Q, N, Request.Bytes, Request.Cost);
-    Plan Candidate;
-    Candidate.Header = Base;
-    layBlocks(Candidate.Header, Request, N);
-    for (uint32_t R = 0; R < Base.Ranks; ++R)
-      Candidate.Programs.push_back(buildRank(Candidate.Header, R));
-    return evaluateCost(Candidate, Request.Bytes, Request.Cost).Time;
-  };
-  return Time(Hi) < Time(Lo) ? Hi : Lo;
+  return {Clamp(std::floor(Star)), Clamp(std::ceil(Star))};
+}
+
+uint64_t CirculantAlgorithm::chooseBlocks(const CompileRequest &Request) const {
+  // The paper's closed form picks between the neighbours of n*; the tuner
+  // prices both with the cost model (candidates()).
+  auto [Lo, Hi] = blocksAround(Request);
+  unsigned Q = Request.ranks() <= 1 ? 0 : llvm::Log2_64_Ceil(Request.ranks());
+  return modelTime(Q, Hi, Request.Bytes, Request.Cost) <
+                 modelTime(Q, Lo, Request.Bytes, Request.Cost)
+             ? Hi
+             : Lo;
 }
 
 llvm::Expected<PlanHeader>
@@ -187,7 +186,7 @@ CirculantAlgorithm::prepare(const CompileRequest &Request) const {
         return Given.takeError();
       N = uint64_t(*Given);
     } else {
-      N = chooseBlocks(Request, H);
+      N = chooseBlocks(Request);
     }
     layBlocks(H, Request, N);
     break;

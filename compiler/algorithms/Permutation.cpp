@@ -23,20 +23,15 @@
 // sent or combined than the cyclic hybrid, strictly fewer for 0 < r < L
 // (spec §3.6), so it is the default group for powers of two.
 //
-// Choosing r: every r in 0..L is compiled and priced with evaluateCost while
-// P * (L + 1) stays under ExactSearchLimit, and always when nodes hold several
-// ranks (intra-node alpha/beta break the symmetry). Beyond that only rank 0's
-// program is built and its rounds are priced as alpha + beta * bytes + gamma *
-// reduced-bytes with uniform blocks of Bytes / P: every rank runs a congruent
-// program (rotated or XOR-relabelled) in lockstep, so that sum is exactly what
-// evaluateCost returns on a flat topology when P divides Bytes, and differs by
-// under one block's bytes per round otherwise (PermutationSweepTest checks the
-// choice against evaluateCost at P = 2047 and 2048).
+// Choosing r: candidates() offers every r in 0..L and the tuner
+// (compiler/select/Tuner.h) prices them with the cost model; every rank runs
+// a congruent program (rotated or XOR-relabelled), so the family declares
+// its plans rank symmetric and the tuner may price large P from rank 0.
+// prepare() alone defaults to r = 0.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/algorithms/Algorithm.h"
-#include "compiler/cost/CostModel.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -65,10 +60,6 @@ enum class Buf : uint8_t { Data, Recv, Partial };
 
 constexpr llvm::StringLiteral RecvName = "recv";
 constexpr llvm::StringLiteral PartialName = "partial";
-
-/// Above this many rank programs in total, r is chosen on rank 0's program
-/// alone (see the file comment).
-constexpr uint64_t ExactSearchLimit = 1 << 14;
 
 unsigned logRounds(uint32_t P) { return P <= 1 ? 0 : llvm::Log2_64_Ceil(P); }
 
@@ -338,13 +329,21 @@ public:
   Program buildRank(const PlanHeader &H, uint32_t Rank) const override;
   std::string explain(const CompileRequest &Request,
                       const PlanHeader &H) const override;
+  std::vector<std::map<std::string, std::string>>
+  candidates(const CompileRequest &Request) const override {
+    if (Request.Kind != Collective::Allreduce || Request.Params.count("r"))
+      return {{}};
+    std::vector<std::map<std::string, std::string>> Out;
+    for (unsigned R = 0; R <= logRounds(Request.ranks()); ++R)
+      Out.push_back({{"r", std::to_string(R)}});
+    return Out;
+  }
+  bool rankSymmetric(const PlanHeader &) const override { return true; }
 
 private:
   /// The header for a resolved group and r.
   PlanHeader headerWith(const CompileRequest &Request, Group G,
                         unsigned R) const;
-  /// The cost model's figure for every r in 0..L under group G.
-  std::vector<double> modelCosts(const CompileRequest &Request, Group G) const;
 };
 
 llvm::Expected<Group> groupFor(const CompileRequest &Request) {
@@ -395,41 +394,6 @@ PlanHeader PermutationAlgorithm::headerWith(const CompileRequest &Request,
   return H;
 }
 
-std::vector<double>
-PermutationAlgorithm::modelCosts(const CompileRequest &Request, Group G) const {
-  uint32_t P = Request.ranks();
-  unsigned L = logRounds(P);
-  bool Exact = uint64_t(P) * (L + 1) <= ExactSearchLimit ||
-               Request.Topo.ranksPerNode() != 1;
-  std::vector<double> Costs;
-  for (unsigned R = 0; R <= L; ++R) {
-    PlanHeader H = headerWith(Request, G, R);
-    Shape S = shapeOf(H);
-    if (Exact) {
-      Plan Full;
-      Full.Header = H;
-      for (uint32_t Rank = 0; Rank < P; ++Rank)
-        Full.Programs.push_back(programOf(S, H, Rank));
-      Costs.push_back(evaluateCost(Full, Request.Bytes, Request.Cost).Time);
-      continue;
-    }
-    double U = double(Request.Bytes) / P, Time = 0;
-    for (const Round &Rd : programOf(S, H, 0).Rounds) {
-      uint64_t Moved = 0, Reduced = 0;
-      for (const Op &O : Rd.Ops) {
-        if (O.Kind == OpKind::Recv)
-          Moved += O.Blocks.count();
-        if (O.Kind != OpKind::Send && O.Mode == Combine::Reduce)
-          Reduced += O.Blocks.count();
-      }
-      Time += Request.Cost.Alpha +
-              (Request.Cost.Beta * Moved + Request.Cost.Gamma * Reduced) * U;
-    }
-    Costs.push_back(Time);
-  }
-  return Costs;
-}
-
 llvm::Expected<PlanHeader>
 PermutationAlgorithm::prepare(const CompileRequest &Request) const {
   uint32_t P = Request.ranks();
@@ -454,14 +418,8 @@ PermutationAlgorithm::prepare(const CompileRequest &Request) const {
       return R.takeError();
     return headerWith(Request, *G, unsigned(*R));
   }
-  std::vector<double> Costs = modelCosts(Request, *G);
-  // Ties go to the smaller r: fewer bytes and bitwise-identical results on
-  // every rank at r = 0 (spec §7.2).
-  unsigned Best = 0;
-  for (unsigned R = 1; R <= L; ++R)
-    if (Costs[R] < Costs[Best])
-      Best = R;
-  return headerWith(Request, *G, Best);
+  // Without r, the bandwidth-optimal end; the tuner prices the others.
+  return headerWith(Request, *G, 0);
 }
 
 Program PermutationAlgorithm::buildRank(const PlanHeader &H,
@@ -481,19 +439,18 @@ std::string PermutationAlgorithm::explain(const CompileRequest &Request,
        << "\n";
     return OS.str();
   }
-  bool Given = Request.Params.count("r") != 0;
   double M = double(Request.Bytes);
   OS << "permutation allreduce, P = " << S.P << ", L = " << S.L << ", group "
-     << groupName(S.G) << ", m = " << Request.Bytes << " B; r "
-     << (Given ? "given" : "chosen by the cost model") << "\n";
-  OS << "   r   J  rounds  paper (36)/(44) [ms]  cost model [ms]\n";
-  std::vector<double> Costs = modelCosts(Request, S.G);
+     << groupName(S.G) << ", m = " << Request.Bytes << " B, r = " << S.R
+     << "\n";
+  OS << "the paper's estimates, (36) for r < L and (44) for r = L "
+        "(Kolmakov and Zhang, §§5-6), beside the plan's r:\n";
+  OS << "   r   J  rounds  paper (36)/(44) [ms]\n";
   for (unsigned R = 0; R <= S.L; ++R)
-    OS << llvm::format("%4u %3llu %7u %21.4f %16.4f", R,
+    OS << llvm::format("%4u %3llu %7u %21.4f", R,
                        (unsigned long long)vectorsAt(S.P, S.L - R), 2 * S.L - R,
-                       paperEstimate(S.P, R, M, Request.Cost) * 1e3,
-                       Costs[R] * 1e3)
-       << (R == S.R ? "  <- chosen" : "") << "\n";
+                       paperEstimate(S.P, R, M, Request.Cost) * 1e3)
+       << (R == S.R ? "  <- this plan" : "") << "\n";
   if (S.P == 2)
     OS << "paper (44) has no gamma term at P = 2; the plan combines m bytes "
           "(spec §7.4)\n";
@@ -501,8 +458,9 @@ std::string PermutationAlgorithm::explain(const CompileRequest &Request,
   if (std::isnan(Star))
     OS << "paper (37): undefined for P <= 2\n";
   else
-    OS << llvm::format("paper (37): r* = %.2f (clamped to [0, %u])\n", Star,
-                       S.L);
+    OS << llvm::format("paper (37), the continuous optimum of (36): r* = %.2f "
+                       "(the plan's r lies in [0, %u])\n",
+                       Star, S.L);
   return OS.str();
 }
 

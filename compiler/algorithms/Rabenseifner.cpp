@@ -39,6 +39,12 @@ public:
     return Supported;
   }
 
+  /// For powers of two every rank runs rank 0's program with peers XORed
+  /// by its rank; the fold of other P singles out the paired ranks.
+  bool rankSymmetric(const PlanHeader &H) const override {
+    return llvm::isPowerOf2_32(H.Ranks);
+  }
+
   llvm::Expected<PlanHeader>
   prepare(const CompileRequest &Request) const override {
     PlanHeader H = headerFor(*this, Request);

@@ -26,6 +26,9 @@ public:
     return Supported;
   }
 
+  /// Every rank runs rank 0's program rotated by its rank.
+  bool rankSymmetric(const PlanHeader &) const override { return true; }
+
   llvm::Expected<PlanHeader>
   prepare(const CompileRequest &Request) const override {
     PlanHeader H = headerFor(*this, Request);

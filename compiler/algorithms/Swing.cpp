@@ -120,6 +120,27 @@ public:
              "1"}};
   }
 
+  /// The tuner prices both variants (allreduce) and, on a torus, both
+  /// port settings: Swing-L wins small vectors, Swing-B large ones. A flat
+  /// topology promises one port per node, so only ports=1 there.
+  std::vector<std::map<std::string, std::string>>
+  candidates(const CompileRequest &Request) const override {
+    std::vector<std::string> Variants = {"bandwidth"}, Ports = {"1"};
+    if (Request.Kind == Collective::Allreduce)
+      Variants.push_back("latency");
+    if (Request.Topo.kind() == TopologyKind::Torus)
+      Ports.push_back("all");
+    if (Request.Params.count("variant"))
+      Variants = {Request.Params.at("variant")};
+    if (Request.Params.count("ports"))
+      Ports = {Request.Params.at("ports")};
+    std::vector<std::map<std::string, std::string>> Out;
+    for (const std::string &V : Variants)
+      for (const std::string &P : Ports)
+        Out.push_back({{"variant", V}, {"ports", P}});
+    return Out;
+  }
+
   llvm::Expected<PlanHeader>
   prepare(const CompileRequest &Request) const override {
     PlanHeader H = headerFor(*this, Request);

@@ -11,6 +11,7 @@
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/cost/CostModel.h"
+#include "compiler/select/Tuner.h"
 #include "compiler/verify/Verifier.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -79,34 +80,40 @@ TEST_CASE("reduce-scatter and allgather: every P in 1..256") {
     }
 }
 
-TEST_CASE("the rank-0 search above the exact limit agrees with evaluateCost") {
-  // P * (L + 1) = 2048 * 12 is above the limit where prepare() prices every
-  // full plan, so it prices rank 0's rounds; with P | m that is exact.
-  for (uint32_t P : {2047u, 2048u}) {
-    unsigned L = llvm::Log2_32_Ceil(P);
-    for (uint64_t Bytes :
-         {uint64_t(P) * 4, uint64_t(P) * 256, uint64_t(P) * 16384}) {
+TEST_CASE(
+    "the tuner's rank-0 pricing equals evaluateCost for symmetric plans") {
+  // Above MaxOpsToPrice the tuner prices rank-symmetric plans on a flat
+  // topology from rank 0's rounds; with P | m that is exactly the critical
+  // path evaluateCost finds on the whole plan.
+  CostParams C;
+  C.Alpha = 3e-5;
+  C.Beta = 1e-8;
+  C.Gamma = 2e-10;
+  struct Case {
+    const char *Family;
+    uint32_t P;
+    std::map<std::string, std::string> Params;
+  } Cases[] = {{"permutation", 2047, {{"r", "0"}}},
+               {"permutation", 2047, {{"r", "5"}}},
+               {"permutation", 2048, {{"r", "11"}}},
+               {"permutation", 2048, {{"r", "4"}, {"group", "cyclic"}}},
+               {"ring", 100, {}},
+               {"recursive-doubling", 1024, {}},
+               {"rabenseifner", 1024, {}}};
+  for (const Case &K : Cases)
+    for (uint64_t Bytes : {uint64_t(K.P) * 4, uint64_t(K.P) * 16384}) {
+      const Algorithm *A = findAlgorithm(K.Family);
+      REQUIRE(A != nullptr);
       CompileRequest Req;
-      Req.Topo = Topology::flat(P);
+      Req.Topo = Topology::flat(K.P);
       Req.Bytes = Bytes;
-      Req.Cost.Alpha = 3e-5;
-      Req.Cost.Beta = 1e-8;
-      Req.Cost.Gamma = 2e-10;
-      llvm::Expected<PlanHeader> H = algo().prepare(Req);
-      REQUIRE(bool(H));
-      unsigned Best = 0;
-      double BestTime = 0;
-      for (unsigned R = 0; R <= L; ++R) {
-        CompileRequest Fixed = Req;
-        Fixed.Params["r"] = std::to_string(R);
-        llvm::Expected<Plan> Pl = compilePlan(algo(), Fixed);
-        REQUIRE(bool(Pl));
-        double T = evaluateCost(*Pl, Bytes, Req.Cost).Time;
-        if (R == 0 || T < BestTime)
-          Best = R, BestTime = T;
-      }
-      INFO("P = ", P, ", m = ", Bytes);
-      CHECK(H->Params.at("r") == std::to_string(Best));
+      Req.Cost = C;
+      Req.Params = K.Params;
+      llvm::Expected<Plan> Pl = compilePlan(*A, Req);
+      REQUIRE(bool(Pl));
+      INFO(K.Family, " P = ", K.P, ", m = ", Bytes);
+      CHECK(A->rankSymmetric(Pl->Header));
+      CHECK(rankZeroTime(Pl->Header, Pl->Programs[0], Req) ==
+            doctest::Approx(evaluateCost(*Pl, Bytes, C).Time).epsilon(1e-12));
     }
-  }
 }

@@ -12,6 +12,7 @@
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/cost/CostModel.h"
+#include "compiler/select/Tuner.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -43,7 +44,7 @@ CompileRequest request(uint32_t P, std::map<std::string, std::string> Params,
   return Req;
 }
 
-Plan compile(const CompileRequest &Req) {
+Plan compileFixed(const CompileRequest &Req) {
   llvm::Expected<Plan> Pl = compilePlan(algo(), Req);
   if (!Pl) {
     std::string Msg = llvm::toString(Pl.takeError());
@@ -111,7 +112,7 @@ uint16_t bufferNamed(const PlanHeader &H, llvm::StringRef Name) {
 /// the received blocks are complete.
 void checkTable(const CompileRequest &Req, llvm::ArrayRef<Row> Rows,
                 unsigned Steps) {
-  Plan Pl = compile(Req);
+  Plan Pl = compileFixed(Req);
   uint32_t P = Req.ranks();
   for (uint32_t R = 0; R < P; ++R)
     CHECK(Pl.Programs[R].Rounds.size() == Steps);
@@ -169,7 +170,7 @@ void checkTable(const CompileRequest &Req, llvm::ArrayRef<Row> Rows,
 /// Every rank's program is rank 0's with peers and blocks moved by +Rank
 /// (spec §8 item 8), so rows given for some ranks hold for all.
 void checkRotation(const CompileRequest &Req) {
-  Plan Pl = compile(Req);
+  Plan Pl = compileFixed(Req);
   uint32_t P = Req.ranks();
   for (uint32_t R = 1; R < P; ++R) {
     const Program &Zero = Pl.Programs[0], &Mine = Pl.Programs[R];
@@ -375,7 +376,7 @@ TEST_CASE("P = 6, 4, 2, 1 (spec §4.6)") {
   }
   for (Collective C : {Collective::Allreduce, Collective::ReduceScatter,
                        Collective::Allgather}) {
-    Plan Pl = compile(request(1, {}, C));
+    Plan Pl = compileFixed(request(1, {}, C));
     CHECK(Pl.Programs.size() == 1);
     CHECK(Pl.Programs[0].Rounds.empty());
   }
@@ -467,8 +468,8 @@ TEST_CASE("reference counts per rank (spec §5.2, cyclic group)") {
       REQUIRE_FALSE(F[2].getAsInteger(10, Want.Sent));
       REQUIRE_FALSE(F[3].getAsInteger(10, Want.Combines));
       INFO("P = ", P, ", r = ", R);
-      Plan Pl =
-          compile(request(P, {{"r", std::to_string(R)}, {"group", "cyclic"}}));
+      Plan Pl = compileFixed(
+          request(P, {{"r", std::to_string(R)}, {"group", "cyclic"}}));
       Counts Got = countsOf(Pl);
       CHECK(Got.Steps == Want.Steps);
       CHECK(Got.Sent == Want.Sent);
@@ -483,8 +484,8 @@ TEST_CASE("XOR group: recursive halving, recursive doubling, cheaper hybrid "
   for (uint32_t P : {2u, 4u, 8u, 16u, 32u, 64u}) {
     unsigned L = llvm::Log2_32(P);
     INFO("P = ", P);
-    Plan BO = compile(request(P, {{"r", "0"}, {"group", "xor"}}));
-    Plan LO = compile(request(P, {{"r", std::to_string(L)}}));
+    Plan BO = compileFixed(request(P, {{"r", "0"}, {"group", "xor"}}));
+    Plan LO = compileFixed(request(P, {{"r", std::to_string(L)}}));
     CHECK(LO.Header.Params.at("group") == "xor"); // the default
     for (uint32_t Rank = 0; Rank < P; ++Rank) {
       // RH: partner p XOR P/2^(i+1) at reduction step i, mirrored after.
@@ -505,10 +506,10 @@ TEST_CASE("XOR group: recursive halving, recursive doubling, cheaper hybrid "
     }
     for (unsigned R = 0; R <= L; ++R) {
       INFO("r = ", R);
-      Plan X =
-          compile(request(P, {{"r", std::to_string(R)}, {"group", "xor"}}));
-      Plan C =
-          compile(request(P, {{"r", std::to_string(R)}, {"group", "cyclic"}}));
+      Plan X = compileFixed(
+          request(P, {{"r", std::to_string(R)}, {"group", "xor"}}));
+      Plan C = compileFixed(
+          request(P, {{"r", std::to_string(R)}, {"group", "cyclic"}}));
       Counts CX = countsOf(X), CC = countsOf(C);
       uint64_t J = uint64_t(1) << R;
       CHECK(CX.Steps == 2 * L - R);
@@ -525,7 +526,7 @@ TEST_CASE("XOR group: recursive halving, recursive doubling, cheaper hybrid "
     }
   }
   // The spec's example: P = 8, r = 2.
-  Counts C = countsOf(compile(request(8, {{"r", "2"}, {"group", "xor"}})));
+  Counts C = countsOf(compileFixed(request(8, {{"r", "2"}, {"group", "xor"}})));
   CHECK(C.Sent == 16);
   CHECK(C.Combines == 12);
 }
@@ -535,7 +536,7 @@ TEST_CASE("reduce-scatter and allgather are the two phases, for any P") {
     unsigned L = P == 1 ? 0 : llvm::Log2_32_Ceil(P);
     INFO("P = ", P);
     for (Collective C : {Collective::ReduceScatter, Collective::Allgather}) {
-      Plan Pl = compile(request(P, {}, C));
+      Plan Pl = compileFixed(request(P, {}, C));
       CHECK(Pl.Header.Blocks == P);
       CHECK(Pl.Header.Buffers.size() == 1);
       for (uint32_t R = 0; R < P; ++R)
@@ -552,22 +553,22 @@ TEST_CASE("reduce-scatter and allgather are the two phases, for any P") {
 }
 
 TEST_CASE("header: parameters, buffers, commutativity") {
-  Plan BO = compile(request(7, {{"r", "0"}}));
+  Plan BO = compileFixed(request(7, {{"r", "0"}}));
   CHECK(BO.Header.RequiresCommutative);
   CHECK(BO.Header.Params.at("group") == "cyclic");
   CHECK(BO.Header.Params.at("r") == "0");
   CHECK(BO.Header.Buffers == std::vector<std::string>{"data"});
   // P = 3, r = 1 keeps q* in data and q' in partial, and never needs a
   // separate receive buffer (spec §4.4).
-  Plan H3 = compile(request(3, {{"r", "1"}}));
+  Plan H3 = compileFixed(request(3, {{"r", "1"}}));
   CHECK(H3.Header.Buffers == std::vector<std::string>{"data", "partial"});
   // Powers of two never split A and B (spec §3.4).
-  Plan H8 = compile(request(8, {{"r", "1"}, {"group", "cyclic"}}));
+  Plan H8 = compileFixed(request(8, {{"r", "1"}, {"group", "cyclic"}}));
   CHECK(H8.Header.Buffers == std::vector<std::string>{"data", "recv"});
-  Plan H7 = compile(request(7, {{"r", "2"}}));
+  Plan H7 = compileFixed(request(7, {{"r", "2"}}));
   CHECK(H7.Header.Buffers ==
         std::vector<std::string>{"data", "recv", "partial"});
-  Plan RS = compile(request(8, {}, Collective::ReduceScatter));
+  Plan RS = compileFixed(request(8, {}, Collective::ReduceScatter));
   CHECK(RS.Header.Params.count("r") == 0);
   CHECK(RS.Header.Params.at("group") == "xor");
 }
@@ -617,11 +618,17 @@ CompileRequest costed(uint32_t P, uint64_t Bytes,
   return Req;
 }
 
+/// The tuner's choice of r among the family's candidates.
+PlanHeader tuned(const CompileRequest &Req) {
+  const Algorithm *Family = &algo();
+  llvm::Expected<Compilation> C = collplan::compile(Req, Family);
+  REQUIRE(bool(C));
+  return C->Best.Header;
+}
+
 unsigned chosenR(const CompileRequest &Req) {
-  llvm::Expected<PlanHeader> H = algo().prepare(Req);
-  REQUIRE(bool(H));
   unsigned R = 0;
-  REQUIRE_FALSE(llvm::StringRef(H->Params.at("r")).getAsInteger(10, R));
+  REQUIRE_FALSE(llvm::StringRef(tuned(Req).Params.at("r")).getAsInteger(10, R));
   return R;
 }
 
@@ -654,7 +661,7 @@ TEST_CASE("P = 127 with the paper's Table 2 parameters (spec §5.3)") {
     INFO("m = ", S.M);
     CHECK(chosenR(costed(127, S.M)) == S.R);
     auto Time = [&](unsigned R) {
-      Plan Pl = compile(costed(127, S.M, {{"r", std::to_string(R)}}));
+      Plan Pl = compileFixed(costed(127, S.M, {{"r", std::to_string(R)}}));
       return evaluateCost(Pl, S.M, table2()).Time * 1e3;
     };
     // Blocks of m / 127 bytes are uneven (72 or 73 bytes for m = 9216), so
@@ -666,7 +673,7 @@ TEST_CASE("P = 127 with the paper's Table 2 parameters (spec §5.3)") {
   // With P | m the counts of P = 2^L - 1 make (36) and (44) exact.
   uint64_t M = 127 * 72;
   for (unsigned R = 0; R <= 7; ++R) {
-    Plan Pl = compile(costed(127, M, {{"r", std::to_string(R)}}));
+    Plan Pl = compileFixed(costed(127, M, {{"r", std::to_string(R)}}));
     CHECK(evaluateCost(Pl, M, table2()).Time ==
           doctest::Approx(formula(127, 7, R, M)).epsilon(1e-9));
   }
@@ -689,21 +696,40 @@ TEST_CASE("the chosen r never grows with m (spec §8 item 14)") {
   }
 }
 
-TEST_CASE("explain shows (36)/(44) beside the cost model and marks r") {
+TEST_CASE("explain shows (36)/(44) and marks the plan's r") {
   CompileRequest Req = costed(127, 9216);
-  llvm::Expected<PlanHeader> H = algo().prepare(Req);
-  REQUIRE(bool(H));
-  std::string Text = algo().explain(Req, *H);
+  PlanHeader H = tuned(Req);
+  std::string Text = algo().explain(Req, H);
   INFO(Text);
   CHECK(Text.find("r* = 3.26") != std::string::npos);
   // The chosen row: r = 3, J = 8, 11 rounds, (36) = 0.5464 ms.
-  size_t Mark = Text.find("<- chosen");
+  size_t Mark = Text.find("<- this plan");
   REQUIRE(Mark != std::string::npos);
   size_t LineStart = Text.rfind('\n', Mark) + 1;
   std::string Line = Text.substr(LineStart, Mark - LineStart);
   CHECK(Line.find("   3   8      11") == 0);
-  CHECK(Line.find(" 0.5464 ") != std::string::npos);
-  CHECK(Text.find("<- chosen", Mark + 1) == std::string::npos);
+  CHECK(Line.find(" 0.5464") != std::string::npos);
+  CHECK(Text.find("<- this plan", Mark + 1) == std::string::npos);
+}
+
+TEST_CASE("the tuner's table lists every r with the cost model's figure") {
+  CompileRequest Req = costed(127, 9216);
+  const Algorithm *Family = &algo();
+  llvm::Expected<Compilation> C = collplan::compile(Req, Family);
+  REQUIRE(bool(C));
+  REQUIRE(C->Candidates.size() == 8);
+  // Fastest first, and each figure is evaluateCost of that r's plan.
+  for (size_t I = 0; I < C->Candidates.size(); ++I) {
+    const Candidate &K = C->Candidates[I];
+    CHECK(K.Skipped.empty());
+    if (I > 0)
+      CHECK(C->Candidates[I - 1].PredictedTime <= K.PredictedTime);
+    CompileRequest Fixed = Req;
+    Fixed.Params["r"] = K.Params.at("r");
+    CHECK(K.PredictedTime ==
+          evaluateCost(compileFixed(Fixed), Req.Bytes, Req.Cost).Time);
+  }
+  CHECK(C->Candidates[0].Params.at("r") == "3");
 }
 
 TEST_CASE("r is chosen with evaluateCost on a multi-node topology too") {
@@ -711,16 +737,15 @@ TEST_CASE("r is chosen with evaluateCost on a multi-node topology too") {
   Req.Topo = Topology::nodes(4, 8);
   Req.Cost.AlphaIntra = 1e-6;
   Req.Cost.BetaIntra = 1e-9;
-  llvm::Expected<PlanHeader> H = algo().prepare(Req);
-  REQUIRE(bool(H));
+  PlanHeader H = tuned(Req);
   unsigned Best = 0;
   double BestTime = 0;
   for (unsigned R = 0; R <= 5; ++R) {
     CompileRequest Fixed = Req;
     Fixed.Params["r"] = std::to_string(R);
-    double T = evaluateCost(compile(Fixed), Req.Bytes, Req.Cost).Time;
+    double T = evaluateCost(compileFixed(Fixed), Req.Bytes, Req.Cost).Time;
     if (R == 0 || T < BestTime)
       Best = R, BestTime = T;
   }
-  CHECK(H->Params.at("r") == std::to_string(Best));
+  CHECK(H.Params.at("r") == std::to_string(Best));
 }

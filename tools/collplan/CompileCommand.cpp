@@ -8,9 +8,9 @@
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/cost/CostModel.h"
-#include "compiler/select/Select.h"
-#include "plan/serialize/PlanFile.h"
+#include "compiler/select/Tuner.h"
 #include "compiler/verify/Verifier.h"
+#include "plan/serialize/PlanFile.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 
@@ -159,6 +159,10 @@ void printSummary(const CompileOptions &O, const Plan &P,
           for (const Candidate &C : Ranked)
             J.object([&] {
               J.attribute("algorithm", C.Algo->name());
+              J.attributeObject("params", [&] {
+                for (const auto &[K, V] : C.Params)
+                  J.attribute(K, V);
+              });
               if (C.Skipped.empty())
                 J.attribute("predicted_time", C.PredictedTime);
               else
@@ -215,21 +219,12 @@ int runCompile(const CompileOptions &O) {
     if (!O.Quiet)
       Building(Built, Total);
   };
-  Plan P;
-  std::vector<Candidate> Ranked;
-  const Algorithm *Algo = nullptr;
-  if (O.Algorithm == "auto") {
-    llvm::Expected<Selection> S = selectAlgorithm(Request);
-    if (!S) {
-      printError(llvm::toString(S.takeError()));
-      return ExitCannotCompile;
-    }
-    P = std::move(S->Best);
-    Ranked = std::move(S->Candidates);
-    Algo = findAlgorithm(P.Header.Algorithm);
-  } else {
-    Algo = findAlgorithm(O.Algorithm);
-    if (!Algo) {
+  // One pipeline for both: the tuner prices the candidates of one family
+  // (its open parameters) or of every family (auto), and builds the best.
+  std::vector<const Algorithm *> Families;
+  if (O.Algorithm != "auto") {
+    const Algorithm *Named = findAlgorithm(O.Algorithm);
+    if (!Named) {
       std::string Known;
       for (const Algorithm *A : allAlgorithms())
         Known += " " + A->name().str();
@@ -237,26 +232,23 @@ int runCompile(const CompileOptions &O) {
                  Known);
       return ExitUsage;
     }
-    llvm::Expected<Plan> Compiled = compilePlan(*Algo, Request, Progress);
-    if (!Compiled) {
-      printError(llvm::toString(Compiled.takeError()));
-      return ExitCannotCompile;
-    }
-    P = std::move(*Compiled);
+    Families.push_back(Named);
   }
+  llvm::Expected<Compilation> Compiled = compile(Request, Families, Progress);
+  if (!Compiled) {
+    printError(llvm::toString(Compiled.takeError()));
+    return ExitCannotCompile;
+  }
+  Plan P = std::move(Compiled->Best);
+  std::vector<Candidate> Ranked;
+  if (Compiled->Candidates.size() > 1)
+    Ranked = std::move(Compiled->Candidates);
+  const Algorithm *Algo = Compiled->Chosen;
   double CompileSeconds = secondsSince(Start);
 
   if (O.Explain) {
-    if (!Ranked.empty()) {
-      llvm::outs() << "candidates, fastest first:\n";
-      for (const Candidate &C : Ranked) {
-        llvm::outs() << "  " << C.Algo->name() << ": ";
-        if (C.Skipped.empty())
-          llvm::outs() << formatSeconds(C.PredictedTime) << "\n";
-        else
-          llvm::outs() << "skipped (" << C.Skipped << ")\n";
-      }
-    }
+    if (!Ranked.empty())
+      llvm::outs() << candidateTable(Ranked);
     std::string Why = Algo->explain(Request, P.Header);
     if (!Why.empty())
       llvm::outs() << Why << (llvm::StringRef(Why).endswith("\n") ? "" : "\n");

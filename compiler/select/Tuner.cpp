@@ -1,0 +1,224 @@
+//===- Tuner.cpp - One compile pipeline: candidates, prices, the best plan ===//
+
+#include "compiler/select/Tuner.h"
+
+#include "compiler/cost/CostModel.h"
+#include "plan/ir/BlockLayout.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace collplan {
+
+namespace {
+
+using llvm::createStringError;
+using llvm::inconvertibleErrorCode;
+
+} // namespace
+
+// Each round lasts as long as rank 0's slowest message, plus its
+// reductions after what it receives.
+double rankZeroTime(const PlanHeader &H, const Program &Rank0,
+                    const CompileRequest &Request) {
+  const CostParams &C = Request.Cost;
+  BlockLayout Layout(H, Request.Bytes);
+  double Time = 0;
+  for (const Round &Rd : Rank0.Rounds) {
+    double Received = 0, Sent = 0, Reduced = 0;
+    for (const Op &O : Rd.Ops) {
+      double Message = C.Alpha + C.Beta * double(Layout.size(O.Blocks));
+      if (O.Kind == OpKind::Send)
+        Sent = std::max(Sent, Message);
+      else if (O.Kind == OpKind::Recv)
+        Received = std::max(Received, Message);
+      if (O.Kind != OpKind::Send && O.Mode == Combine::Reduce)
+        Reduced += double(Layout.size(O.Blocks));
+    }
+    Time += std::max(Received + C.Gamma * Reduced, Sent);
+  }
+  return Time;
+}
+
+namespace {
+
+bool flatOnePerNode(const Topology &T) {
+  return T.kind() == TopologyKind::Flat && T.ranksPerNode() == 1;
+}
+
+/// The request's parameters that A knows: with several families, each
+/// takes only its own.
+CompileRequest requestFor(const Algorithm &A, const CompileRequest &Request) {
+  CompileRequest Own = Request;
+  std::vector<ParamInfo> Known = A.params();
+  std::erase_if(Own.Params, [&](const auto &KV) {
+    return llvm::none_of(
+        Known, [&](const ParamInfo &I) { return I.Name == KV.first; });
+  });
+  return Own;
+}
+
+std::string formatTime(double Seconds) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  if (Seconds >= 1)
+    OS << llvm::format("%.3f s", Seconds);
+  else if (Seconds >= 1e-3)
+    OS << llvm::format("%.3f ms", Seconds * 1e3);
+  else
+    OS << llvm::format("%.3f us", Seconds * 1e6);
+  return OS.str();
+}
+
+std::string paramText(const std::map<std::string, std::string> &Params) {
+  std::string Out;
+  for (const auto &[Name, Value] : Params)
+    Out += (Out.empty() ? "" : " ") + Name + "=" + Value;
+  return Out;
+}
+
+} // namespace
+
+llvm::Expected<Compilation>
+compile(const CompileRequest &Request,
+        llvm::ArrayRef<const Algorithm *> Families,
+        llvm::function_ref<void(uint32_t, uint32_t)> Progress) {
+  bool Auto = Families.empty();
+  std::vector<const Algorithm *> Tried;
+  for (const Algorithm *A : Auto ? allAlgorithms() : Families)
+    if (!Auto || A->supports(Request.Kind))
+      Tried.push_back(A);
+
+  // Every (family, setting) to price.
+  struct Setting {
+    const Algorithm *Algo;
+    CompileRequest Req;
+  };
+  Compilation Out;
+  std::vector<Setting> Settings;
+  for (const Algorithm *A : Tried) {
+    CompileRequest Own = Auto ? requestFor(*A, Request) : Request;
+    if (llvm::Error E = checkRequest(*A, Own)) {
+      if (Tried.size() == 1)
+        return std::move(E);
+      Out.Candidates.push_back(
+          {A, Own.Params, 0, 0, false, llvm::toString(std::move(E))});
+      continue;
+    }
+    for (std::map<std::string, std::string> &Choice : A->candidates(Own)) {
+      CompileRequest Try = Own;
+      Try.Params.merge(Choice);
+      Settings.push_back({A, std::move(Try)});
+    }
+  }
+  // One setting: nothing to choose, build it (with progress).
+  if (Settings.size() == 1 && Out.Candidates.empty()) {
+    llvm::Expected<Plan> P =
+        compilePlan(*Settings[0].Algo, Settings[0].Req, Progress);
+    if (!P)
+      return P.takeError();
+    Out.Chosen = Settings[0].Algo;
+    Out.Candidates.push_back(
+        {Out.Chosen, P->Header.Params,
+         evaluateCost(*P, Request.Bytes, Request.Cost).Time, 0, false, ""});
+    Out.Best = std::move(*P);
+    return Out;
+  }
+
+  std::optional<size_t> Best; // Into Settings.
+  std::optional<Plan> BestPlan;
+  double BestTime = 0;
+  for (size_t I = 0; I < Settings.size(); ++I) {
+    const Algorithm &A = *Settings[I].Algo;
+    const CompileRequest &Try = Settings[I].Req;
+    Candidate C{&A, Try.Params, 0, 0, false, ""};
+    llvm::Expected<PlanHeader> H = A.prepare(Try);
+    if (!H) {
+      C.Skipped = llvm::toString(H.takeError());
+      Out.Candidates.push_back(std::move(C));
+      continue;
+    }
+    C.Params = H->Params;
+    Program First = A.buildRank(*H, 0);
+    uint64_t Ops = First.numOps() * H->Ranks;
+    std::optional<Plan> Built;
+    if (Ops <= MaxOpsToPrice) {
+      llvm::Expected<Plan> P = compilePlan(A, Try);
+      if (!P) {
+        C.Skipped = llvm::toString(P.takeError());
+        Out.Candidates.push_back(std::move(C));
+        continue;
+      }
+      CostReport R = evaluateCost(*P, Request.Bytes, Request.Cost);
+      C.PredictedTime = R.Time;
+      C.Rounds = R.Rounds.size();
+      Built = std::move(*P);
+    } else if (A.rankSymmetric(*H) && flatOnePerNode(H->Topo) &&
+               (Request.CommutativeOperator || !H->RequiresCommutative)) {
+      C.PredictedTime = rankZeroTime(*H, First, Request);
+      C.Rounds = First.Rounds.size();
+      C.FromRankZero = true;
+    } else {
+      C.Skipped =
+          "about " + std::to_string(Ops) + " operations: too large to price";
+      Out.Candidates.push_back(std::move(C));
+      continue;
+    }
+    if (!Best || C.PredictedTime < BestTime) {
+      Best = I;
+      BestTime = C.PredictedTime;
+      BestPlan = std::move(Built);
+    }
+    Out.Candidates.push_back(std::move(C));
+  }
+
+  if (!Best) {
+    std::string Reasons;
+    for (const Candidate &C : Out.Candidates)
+      Reasons += "\n  " + C.Algo->name().str() + ": " + C.Skipped;
+    return createStringError(inconvertibleErrorCode(),
+                             "no algorithm can compile %s for P = %u%s",
+                             collectiveName(Request.Kind).str().c_str(),
+                             Request.ranks(), Reasons.c_str());
+  }
+  Out.Chosen = Settings[*Best].Algo;
+  if (!BestPlan) {
+    // Priced from rank 0: build it now (compilePlan refuses what cannot fit).
+    llvm::Expected<Plan> P =
+        compilePlan(*Out.Chosen, Settings[*Best].Req, Progress);
+    if (!P)
+      return P.takeError();
+    BestPlan = std::move(*P);
+  }
+  Out.Best = std::move(*BestPlan);
+  std::stable_sort(Out.Candidates.begin(), Out.Candidates.end(),
+                   [](const Candidate &A, const Candidate &B) {
+                     if (A.Skipped.empty() != B.Skipped.empty())
+                       return A.Skipped.empty();
+                     return A.PredictedTime < B.PredictedTime;
+                   });
+  return Out;
+}
+
+std::string candidateTable(llvm::ArrayRef<Candidate> Candidates) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "candidates, fastest first:\n";
+  for (const Candidate &K : Candidates) {
+    OS << "  " << llvm::left_justify(K.Algo->name(), 20);
+    if (!K.Skipped.empty()) {
+      OS << "skipped: " << K.Skipped << "\n";
+      continue;
+    }
+    OS << llvm::right_justify(formatTime(K.PredictedTime), 12) << "  "
+       << llvm::format("%4u", K.Rounds) << " rounds  " << paramText(K.Params)
+       << (K.FromRankZero ? "  (priced from rank 0)" : "") << "\n";
+  }
+  return OS.str();
+}
+
+} // namespace collplan

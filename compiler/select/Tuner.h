@@ -1,0 +1,75 @@
+//===- Tuner.h - One compile pipeline: candidates, prices, the best plan --===//
+//
+// The tuner is the only place that chooses: it asks each family for the
+// parameter settings worth trying (Algorithm::candidates), prices every
+// (family, setting) with the one cost model, and builds the fastest. Families
+// only enumerate and build (as MPICH keeps coll/selection apart from
+// coll/allreduce/*). `collplan compile`, the benchmarks and a launcher all
+// call compile().
+//
+// Pricing: a candidate whose plan holds at most MaxOpsToPrice operations
+// (rank 0's program times P) is built and priced by evaluateCost. A larger
+// one is priced from rank 0's rounds when the family says its plan is rank
+// symmetric and the topology is flat with one rank per node: every rank then
+// runs rank 0's program relabelled, in lockstep, so the critical path is the
+// sum over rank 0's rounds of alpha + beta * bytes + gamma * reduced bytes
+// (exact when the vector splits into equal blocks). Otherwise it is skipped,
+// with the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_SELECT_TUNER_H
+#define COLLPLAN_SELECT_TUNER_H
+
+#include "compiler/algorithms/Algorithm.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace collplan {
+
+/// Plans with more operations than this are priced from rank 0 or skipped,
+/// not built just to be priced.
+constexpr uint64_t MaxOpsToPrice = 20'000'000;
+
+struct Candidate {
+  const Algorithm *Algo = nullptr;
+  /// The parameters as prepare() resolved them.
+  std::map<std::string, std::string> Params;
+  double PredictedTime = 0;
+  uint32_t Rounds = 0;
+  /// Priced from rank 0's rounds rather than from the whole plan.
+  bool FromRankZero = false;
+  /// Why the candidate was not priced; empty when it was.
+  std::string Skipped;
+};
+
+struct Compilation {
+  Plan Best;
+  const Algorithm *Chosen = nullptr;
+  /// Every candidate of every family tried, fastest first, skipped last.
+  std::vector<Candidate> Candidates;
+};
+
+/// Prices every candidate of Families (every family implementing the
+/// collective when empty: `--algorithm auto`) and builds the fastest. With
+/// several families, each receives only the request's parameters it knows.
+llvm::Expected<Compilation>
+compile(const CompileRequest &Request,
+        llvm::ArrayRef<const Algorithm *> Families = {},
+        llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress =
+            nullptr);
+
+/// The candidates as a table for `--explain`: one line each, with the
+/// predicted time, rounds and parameters, or why it was skipped.
+std::string candidateTable(llvm::ArrayRef<Candidate> Candidates);
+
+/// What the tuner charges a rank-symmetric plan on a flat topology: rank 0's
+/// rounds priced one after another (see above).
+double rankZeroTime(const PlanHeader &H, const Program &Rank0,
+                    const CompileRequest &Request);
+
+} // namespace collplan
+
+#endif // COLLPLAN_SELECT_TUNER_H

@@ -83,29 +83,32 @@ std::string paramText(const std::map<std::string, std::string> &Params) {
 
 } // namespace
 
-llvm::Expected<Compilation>
-compile(const CompileRequest &Request,
-        llvm::ArrayRef<const Algorithm *> Families,
-        llvm::function_ref<void(uint32_t, uint32_t)> Progress) {
+namespace {
+
+/// One (family, parameter setting) to price: the request it is built from.
+struct Setting {
+  const Algorithm *Algo;
+  CompileRequest Req;
+};
+
+/// Every setting of Families (every family implementing the collective when
+/// empty) for Request. A family that cannot serve the request at all is
+/// returned as a skipped candidate, or as the error when it is the only one.
+llvm::Error settingsOf(const CompileRequest &Request,
+                       llvm::ArrayRef<const Algorithm *> Families,
+                       std::vector<Setting> &Settings,
+                       std::vector<Candidate> &Skipped) {
   bool Auto = Families.empty();
   std::vector<const Algorithm *> Tried;
   for (const Algorithm *A : Auto ? allAlgorithms() : Families)
     if (!Auto || A->supports(Request.Kind))
       Tried.push_back(A);
-
-  // Every (family, setting) to price.
-  struct Setting {
-    const Algorithm *Algo;
-    CompileRequest Req;
-  };
-  Compilation Out;
-  std::vector<Setting> Settings;
   for (const Algorithm *A : Tried) {
     CompileRequest Own = Auto ? requestFor(*A, Request) : Request;
     if (llvm::Error E = checkRequest(*A, Own)) {
       if (Tried.size() == 1)
-        return std::move(E);
-      Out.Candidates.push_back(
+        return E;
+      Skipped.push_back(
           {A, Own.Params, 0, 0, false, llvm::toString(std::move(E))});
       continue;
     }
@@ -115,6 +118,67 @@ compile(const CompileRequest &Request,
       Settings.push_back({A, std::move(Try)});
     }
   }
+  return llvm::Error::success();
+}
+
+/// A setting priced at several message sizes; the plan when it was built.
+struct Priced {
+  Candidate C;
+  std::vector<double> Times; ///< One per size; empty when skipped.
+  std::optional<Plan> Built;
+};
+
+Priced price(const Setting &S, llvm::ArrayRef<uint64_t> Sizes) {
+  const Algorithm &A = *S.Algo;
+  Priced Out{{&A, S.Req.Params, 0, 0, false, ""}, {}, std::nullopt};
+  llvm::Expected<PlanHeader> H = A.prepare(S.Req);
+  if (!H) {
+    Out.C.Skipped = llvm::toString(H.takeError());
+    return Out;
+  }
+  Out.C.Params = H->Params;
+  Program First = A.buildRank(*H, 0);
+  uint64_t Ops = First.numOps() * H->Ranks;
+  if (Ops <= MaxOpsToPrice) {
+    llvm::Expected<Plan> P = compilePlan(A, S.Req);
+    if (!P) {
+      Out.C.Skipped = llvm::toString(P.takeError());
+      return Out;
+    }
+    for (uint64_t Bytes : Sizes) {
+      CostReport R = evaluateCost(*P, Bytes, S.Req.Cost);
+      Out.Times.push_back(R.Time);
+      Out.C.Rounds = R.Rounds.size();
+    }
+    Out.Built = std::move(*P);
+  } else if (A.rankSymmetric(*H) && flatOnePerNode(H->Topo) &&
+             (S.Req.CommutativeOperator || !H->RequiresCommutative)) {
+    for (uint64_t Bytes : Sizes) {
+      CompileRequest At = S.Req;
+      At.Bytes = Bytes;
+      Out.Times.push_back(rankZeroTime(*H, First, At));
+    }
+    Out.C.Rounds = First.Rounds.size();
+    Out.C.FromRankZero = true;
+  } else {
+    Out.C.Skipped =
+        "about " + std::to_string(Ops) + " operations: too large to price";
+    return Out;
+  }
+  Out.C.PredictedTime = Out.Times.front();
+  return Out;
+}
+
+} // namespace
+
+llvm::Expected<Compilation>
+compile(const CompileRequest &Request,
+        llvm::ArrayRef<const Algorithm *> Families,
+        llvm::function_ref<void(uint32_t, uint32_t)> Progress) {
+  Compilation Out;
+  std::vector<Setting> Settings;
+  if (llvm::Error E = settingsOf(Request, Families, Settings, Out.Candidates))
+    return std::move(E);
   // One setting: nothing to choose, build it (with progress).
   if (Settings.size() == 1 && Out.Candidates.empty()) {
     llvm::Expected<Plan> P =
@@ -133,47 +197,13 @@ compile(const CompileRequest &Request,
   std::optional<Plan> BestPlan;
   double BestTime = 0;
   for (size_t I = 0; I < Settings.size(); ++I) {
-    const Algorithm &A = *Settings[I].Algo;
-    const CompileRequest &Try = Settings[I].Req;
-    Candidate C{&A, Try.Params, 0, 0, false, ""};
-    llvm::Expected<PlanHeader> H = A.prepare(Try);
-    if (!H) {
-      C.Skipped = llvm::toString(H.takeError());
-      Out.Candidates.push_back(std::move(C));
-      continue;
-    }
-    C.Params = H->Params;
-    Program First = A.buildRank(*H, 0);
-    uint64_t Ops = First.numOps() * H->Ranks;
-    std::optional<Plan> Built;
-    if (Ops <= MaxOpsToPrice) {
-      llvm::Expected<Plan> P = compilePlan(A, Try);
-      if (!P) {
-        C.Skipped = llvm::toString(P.takeError());
-        Out.Candidates.push_back(std::move(C));
-        continue;
-      }
-      CostReport R = evaluateCost(*P, Request.Bytes, Request.Cost);
-      C.PredictedTime = R.Time;
-      C.Rounds = R.Rounds.size();
-      Built = std::move(*P);
-    } else if (A.rankSymmetric(*H) && flatOnePerNode(H->Topo) &&
-               (Request.CommutativeOperator || !H->RequiresCommutative)) {
-      C.PredictedTime = rankZeroTime(*H, First, Request);
-      C.Rounds = First.Rounds.size();
-      C.FromRankZero = true;
-    } else {
-      C.Skipped =
-          "about " + std::to_string(Ops) + " operations: too large to price";
-      Out.Candidates.push_back(std::move(C));
-      continue;
-    }
-    if (!Best || C.PredictedTime < BestTime) {
+    Priced P = price(Settings[I], Request.Bytes);
+    if (P.C.Skipped.empty() && (!Best || P.C.PredictedTime < BestTime)) {
       Best = I;
-      BestTime = C.PredictedTime;
-      BestPlan = std::move(Built);
+      BestTime = P.C.PredictedTime;
+      BestPlan = std::move(P.Built);
     }
-    Out.Candidates.push_back(std::move(C));
+    Out.Candidates.push_back(std::move(P.C));
   }
 
   if (!Best) {
@@ -201,6 +231,37 @@ compile(const CompileRequest &Request,
                        return A.Skipped.empty();
                      return A.PredictedTime < B.PredictedTime;
                    });
+  return Out;
+}
+
+llvm::Expected<std::vector<SizeRange>>
+choiceBySize(const CompileRequest &Request,
+             llvm::ArrayRef<const Algorithm *> Families,
+             llvm::ArrayRef<uint64_t> Sizes) {
+  std::vector<Setting> Settings;
+  std::vector<Candidate> Skipped;
+  if (llvm::Error E = settingsOf(Request, Families, Settings, Skipped))
+    return std::move(E);
+  std::vector<Priced> All;
+  for (const Setting &S : Settings) {
+    All.push_back(price(S, Sizes));
+    All.back().Built.reset(); // Only the figures are needed.
+  }
+  std::vector<SizeRange> Out;
+  for (size_t K = 0; K < Sizes.size(); ++K) {
+    const Priced *Best = nullptr;
+    for (const Priced &P : All)
+      if (!P.Times.empty() && (!Best || P.Times[K] < Best->Times[K]))
+        Best = &P;
+    if (!Best)
+      continue;
+    if (!Out.empty() && Out.back().Algo == Best->C.Algo &&
+        Out.back().Params == Best->C.Params) {
+      Out.back().To = Sizes[K];
+      continue;
+    }
+    Out.push_back({Sizes[K], Sizes[K], Best->C.Algo, Best->C.Params});
+  }
   return Out;
 }
 

@@ -61,6 +61,24 @@ compile(const CompileRequest &Request,
         llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress =
             nullptr);
 
+/// Sizes [From, To] (inclusive, among the sizes asked) whose best candidate
+/// is Algo with Params.
+struct SizeRange {
+  uint64_t From = 0, To = 0;
+  const Algorithm *Algo = nullptr;
+  std::map<std::string, std::string> Params;
+};
+
+/// The best candidate at each of Sizes, adjacent sizes with the same choice
+/// merged: where the choice switches (Swing-L to Swing-B, nap to smp). Each
+/// candidate is built once, for Request.Bytes, and priced at every size, so
+/// parameters that depend on the size (circulant's block count) stay as
+/// chosen for Request.Bytes.
+llvm::Expected<std::vector<SizeRange>>
+choiceBySize(const CompileRequest &Request,
+             llvm::ArrayRef<const Algorithm *> Families,
+             llvm::ArrayRef<uint64_t> Sizes);
+
 /// The candidates as a table for `--explain`: one line each, with the
 /// predicted time, rounds and parameters, or why it was skipped.
 std::string candidateTable(llvm::ArrayRef<Candidate> Candidates);

@@ -200,6 +200,30 @@ void printSummary(const CompileOptions &O, const Plan &P,
     OS << "  wrote " << O.Output << "\n";
 }
 
+/// Where the best candidate changes with the message size, 8 B to 1 GiB:
+/// the L/B switch point of a family, the crossover between families.
+void printChoiceBySize(const CompileRequest &Request,
+                       llvm::ArrayRef<const Algorithm *> Families) {
+  std::vector<uint64_t> Sizes;
+  for (uint64_t B = 8; B <= (uint64_t(1) << 30); B *= 2)
+    Sizes.push_back(B);
+  llvm::Expected<std::vector<SizeRange>> Ranges =
+      choiceBySize(Request, Families, Sizes);
+  if (!Ranges) {
+    llvm::consumeError(Ranges.takeError());
+    return;
+  }
+  llvm::outs() << "best by message size (these plans, priced at each size):\n";
+  for (const SizeRange &R : *Ranges) {
+    llvm::outs() << "  " << llvm::right_justify(formatBytes(double(R.From)), 9)
+                 << " .. " << llvm::left_justify(formatBytes(double(R.To)), 9)
+                 << "  " << R.Algo->name();
+    for (const auto &[K, V] : R.Params)
+      llvm::outs() << " " << K << "=" << V;
+    llvm::outs() << "\n";
+  }
+}
+
 int runCompile(const CompileOptions &O) {
   CompileRequest Request;
   if (std::optional<Failure> F = buildRequest(O, Request)) {
@@ -247,8 +271,10 @@ int runCompile(const CompileOptions &O) {
   double CompileSeconds = secondsSince(Start);
 
   if (O.Explain) {
-    if (!Ranked.empty())
+    if (!Ranked.empty()) {
       llvm::outs() << candidateTable(Ranked);
+      printChoiceBySize(Request, Families);
+    }
     std::string Why = Algo->explain(Request, P.Header);
     if (!Why.empty())
       llvm::outs() << Why << (llvm::StringRef(Why).endswith("\n") ? "" : "\n");

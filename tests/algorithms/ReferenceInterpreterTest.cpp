@@ -1,11 +1,12 @@
-//===- PlanSimulatorTest.cpp - The test oracle catches broken plans -------===//
+//===- ReferenceInterpreterTest.cpp - The test oracle catches broken plans ===//
 //
-// The simulator is only an oracle if it rejects wrong plans: operands
-// combined out of order, a lost message, a receive into blocks being sent.
+// The reference interpreter is only an oracle if it rejects wrong plans:
+// operands combined out of order, a lost message, a receive into blocks being
+// sent.
 //
 //===----------------------------------------------------------------------===//
 
-#include "PlanSimulator.h"
+#include "tests/support/ReferenceInterpreter.h"
 #include "CompileHelper.h"
 
 #include "doctest/doctest.h"
@@ -15,8 +16,8 @@ using namespace collplan::test;
 
 namespace {
 
-bool mentions(const SimulationResult &S, const char *Text) {
-  for (const std::string &E : S.Errors)
+bool mentions(const Interpretation &S, const char *Text) {
+  for (const std::string &E : S.problems())
     if (E.find(Text) != std::string::npos)
       return true;
   return false;
@@ -24,23 +25,26 @@ bool mentions(const SimulationResult &S, const char *Text) {
 
 } // namespace
 
-TEST_CASE("the simulator sees operands combined out of rank order") {
+TEST_CASE(
+    "the reference interpreter sees operands combined out of rank order") {
   // From root 3 the binomial reduce combines 3, 4, ..., 7, 0, 1, 2.
   Plan P = compileFlat("binomial", Collective::Reduce, 8, 3);
-  CHECK(simulate(P).Errors.empty());
+  CHECK(interpret(P).problems().empty());
   P.Header.RequiresCommutative = false;
-  CHECK(mentions(simulate(P), "out of rank order"));
+  CHECK(mentions(interpret(P), "out of rank order"));
 }
 
-TEST_CASE("the simulator sees a lost message and a wrong end state") {
+TEST_CASE(
+    "the reference interpreter sees a lost message and a wrong end state") {
   Plan P = compileFlat("ring", Collective::Allreduce, 4);
   P.Programs[0].Rounds.pop_back();
-  SimulationResult S = simulate(P);
+  Interpretation S = interpret(P);
   CHECK(mentions(S, "does not receive"));
   CHECK(mentions(S, "not the expected ones"));
 }
 
-TEST_CASE("the simulator sees a receive into blocks sent in the round") {
+TEST_CASE(
+    "the reference interpreter sees a receive into blocks sent in the round") {
   Plan P;
   P.Header.Ranks = 2;
   P.Header.Topo = Topology::flat(2);
@@ -49,5 +53,5 @@ TEST_CASE("the simulator sees a receive into blocks sent in the round") {
     P.Programs[R].add(0, Op::send(1 - R, BlockSet::single(0)));
     P.Programs[R].add(0, Op::recv(1 - R, BlockSet::single(0), Combine::Reduce));
   }
-  CHECK(mentions(simulate(P), "receives into blocks it sends"));
+  CHECK(mentions(interpret(P), "receives into blocks it sends"));
 }

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
-#include "PlanSimulator.h"
+#include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/verify/Verifier.h"
 
@@ -35,7 +35,7 @@ void checkPlan(const Plan &P, bool Simulate = true) {
   CHECK(V.Valid);
   if (!Simulate)
     return;
-  for (const std::string &E : simulate(P).Errors)
+  for (const std::string &E : interpret(P).problems())
     FAIL_CHECK(E);
 }
 

@@ -1,12 +1,14 @@
 //===- CirculantPlanTest.cpp - Plans of the circulant algorithm ----------===//
 //
-// Runs the plans the `circulant` algorithm emits through a brute-force
-// simulator written here: it matches every send with its receive, tracks the
-// multiset of contributions each (rank, buffer, block) holds and checks the
-// end state each collective promises. Oracles besides: the broadcast round
+// Runs the plans the `circulant` algorithm emits through the reference
+// interpreter (tests/support): it matches every send with its receive, tracks
+// the contributions each (rank, buffer, block) holds and checks the end state
+// each collective promises. Oracles besides: the broadcast round
 // tables of circulant-2022.md §14.1 and the cost figures of its A13.
 //
 //===----------------------------------------------------------------------===//
+
+#include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/algorithms/Algorithm.h"
 
@@ -60,7 +62,7 @@ using Holding = std::vector<uint32_t>;
 
 struct SimResult {
   std::string Error; ///< Empty when the run was consistent.
-  uint32_t Rounds = 0;
+  uint64_t Rounds = 0;
   /// Final[r][b]: the data buffer of rank r.
   std::vector<std::vector<Holding>> Final;
   /// Blocks any rank received twice into a block it already held (Replace).
@@ -70,146 +72,28 @@ struct SimResult {
   uint64_t MaxMessageWeight = 0;
 };
 
-/// Executes a plan on contribution multisets, per Plan.h's round semantics.
+/// Executes a plan on the reference interpreter, per Plan.h's round
+/// semantics, and collects what the tests below look at.
 SimResult simulate(const Plan &Pl) {
-  const PlanHeader &H = Pl.Header;
-  uint32_t P = H.Ranks;
-  uint64_t B = H.Blocks;
-  size_t NumBuffers = H.Buffers.size();
+  test::ReferenceInterpreter Interpreter(Pl);
+  const test::Interpretation &Run = Interpreter.run();
   SimResult Out;
-  // State[r][buffer][block].
-  std::vector<std::vector<std::vector<Holding>>> State(
-      P,
-      std::vector<std::vector<Holding>>(NumBuffers, std::vector<Holding>(B)));
-  for (uint32_t R = 0; R < P; ++R)
-    for (uint64_t Bl = 0; Bl < B; ++Bl) {
-      bool Initial = false;
-      switch (H.Kind) {
-      case Collective::Broadcast:
-        Initial = R == *H.Root;
-        break;
-      case Collective::Allgather:
-      case Collective::Allgatherv:
-        Initial = Bl / (B / P) == R;
-        break;
-      default:
-        Initial = true;
-      }
-      if (Initial)
-        State[R][DataBuffer][Bl] = {R};
+  std::vector<std::string> Problems = Run.problems();
+  if (!Problems.empty())
+    Out.Error = Problems.front();
+  Out.Rounds = Run.RoundSpan;
+  Out.Duplicates = Run.ReplacedHeld;
+  Out.MaxOpsPerRound = Run.MaxOpsPerRound;
+  Out.MaxMessageWeight = Run.MaxMessageWeight;
+  Out.Final.resize(Pl.Header.Ranks);
+  for (uint32_t R = 0; R < Pl.Header.Ranks; ++R)
+    for (uint64_t Bl = 0; Bl < Pl.Header.Blocks; ++Bl) {
+      Holding H = Interpreter.holding(R, DataBuffer, Bl);
+      // A contribution held twice: the multiset differs from the set.
+      if (Interpreter.contributionCount(R, DataBuffer, Bl) != H.size())
+        H.push_back(UINT32_MAX);
+      Out.Final[R].push_back(std::move(H));
     }
-  auto Weight = [&](uint64_t Bl) {
-    return H.Weights.empty() ? 1 : H.Weights[Bl];
-  };
-
-  uint32_t MaxRound = 0;
-  bool Any = false;
-  for (const Program &Prog : Pl.Programs)
-    for (const Round &Rd : Prog.Rounds) {
-      MaxRound = std::max(MaxRound, Rd.Index);
-      Any = true;
-    }
-  Out.Rounds = Any ? MaxRound + 1 : 0;
-  std::vector<size_t> Cursor(P, 0);
-  for (uint32_t T = 0; T < Out.Rounds; ++T) {
-    // (src, dst) -> payloads sent, in order.
-    std::map<std::pair<uint32_t, uint32_t>,
-             std::vector<std::pair<BlockSet, std::vector<Holding>>>>
-        Sent;
-    std::vector<const Round *> Now(P, nullptr);
-    for (uint32_t R = 0; R < P; ++R) {
-      const auto &Rounds = Pl.Programs[R].Rounds;
-      if (Cursor[R] < Rounds.size() && Rounds[Cursor[R]].Index == T)
-        Now[R] = &Rounds[Cursor[R]++];
-    }
-    for (uint32_t R = 0; R < P; ++R) {
-      if (!Now[R])
-        continue;
-      Out.MaxOpsPerRound =
-          std::max<uint64_t>(Out.MaxOpsPerRound, Now[R]->Ops.size());
-      for (const Op &O : Now[R]->Ops) {
-        if (O.Kind != OpKind::Send)
-          continue;
-        std::vector<Holding> Payload;
-        uint64_t W = 0;
-        bool Ok = true;
-        O.Blocks.forEachBlock([&](uint64_t Bl) {
-          if (State[R][O.Buffer][Bl].empty())
-            Ok = false;
-          Payload.push_back(State[R][O.Buffer][Bl]);
-          W += Weight(Bl);
-        });
-        if (!Ok) {
-          Out.Error = "rank " + std::to_string(R) + " round " +
-                      std::to_string(T) + " sends blocks " + O.Blocks.str() +
-                      " it does not hold";
-          return Out;
-        }
-        Out.MaxMessageWeight = std::max(Out.MaxMessageWeight, W);
-        Sent[{R, O.Peer}].push_back({O.Blocks, std::move(Payload)});
-      }
-    }
-    std::map<std::pair<uint32_t, uint32_t>, size_t> Taken;
-    for (uint32_t R = 0; R < P; ++R) {
-      if (!Now[R])
-        continue;
-      for (const Op &O : Now[R]->Ops) {
-        if (O.Kind == OpKind::Send)
-          continue;
-        if (O.Kind == OpKind::Local)
-          continue;
-        auto &List = Sent[{O.Peer, R}];
-        size_t &I = Taken[{O.Peer, R}];
-        if (I >= List.size() || List[I].first != O.Blocks) {
-          Out.Error = "rank " + std::to_string(R) + " round " +
-                      std::to_string(T) + " receives " + O.Blocks.str() +
-                      " from " + std::to_string(O.Peer) + " unmatched";
-          return Out;
-        }
-        const auto &Payload = List[I++].second;
-        size_t J = 0;
-        O.Blocks.forEachBlock([&](uint64_t Bl) {
-          Holding &Dst = State[R][O.Buffer][Bl];
-          if (O.Mode == Combine::Replace) {
-            if (O.Buffer == DataBuffer && !Dst.empty())
-              ++Out.Duplicates;
-            Dst = Payload[J];
-          } else {
-            Dst.insert(Dst.end(), Payload[J].begin(), Payload[J].end());
-            std::sort(Dst.begin(), Dst.end());
-          }
-          ++J;
-        });
-      }
-    }
-    for (const auto &[Key, List] : Sent)
-      if (Taken[Key] != List.size()) {
-        Out.Error = "round " + std::to_string(T) + ": a send from " +
-                    std::to_string(Key.first) + " to " +
-                    std::to_string(Key.second) + " is never received";
-        return Out;
-      }
-    for (uint32_t R = 0; R < P; ++R) {
-      if (!Now[R])
-        continue;
-      for (const Op &O : Now[R]->Ops) {
-        if (O.Kind != OpKind::Local)
-          continue;
-        O.Blocks.forEachBlock([&](uint64_t Bl) {
-          const Holding &Src = State[R][O.Source][Bl];
-          Holding &Dst = State[R][O.Buffer][Bl];
-          if (O.Mode == Combine::Replace) {
-            Dst = Src;
-          } else {
-            Dst.insert(Dst.end(), Src.begin(), Src.end());
-            std::sort(Dst.begin(), Dst.end());
-          }
-        });
-      }
-    }
-  }
-  for (uint32_t R = 0; R < P; ++R)
-    Out.Final.push_back(State[R][DataBuffer]);
   return Out;
 }
 

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
-#include "PlanSimulator.h"
+#include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/verify/Verifier.h"
 
@@ -46,7 +46,7 @@ void checkPlan(const Plan &P, bool Simulate) {
     FAIL_CHECK(D.str());
   CHECK(V.Valid);
   if (Simulate)
-    for (const std::string &E : simulate(P).Errors)
+    for (const std::string &E : interpret(P).problems())
       FAIL_CHECK(E);
 }
 

@@ -3,12 +3,12 @@
 // Oracles: the worked tables of ../shared/spec/permutation-allreduce.md §4
 // (peers, blocks and contribution sets per step), its reference counts
 // (§5.2), its XOR-group figures (§3.6) and its cost figures for the paper's
-// Table 2 parameters (§5.3). Contribution sets come from the brute-force
-// simulator in PermutationSimulator.h.
+// Table 2 parameters (§5.3). Contribution sets come from the reference
+// interpreter, tests/support/ReferenceInterpreter.h.
 //
 //===----------------------------------------------------------------------===//
 
-#include "PermutationSimulator.h"
+#include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/cost/CostModel.h"
@@ -25,7 +25,7 @@
 #include <vector>
 
 using namespace collplan;
-using collplan::testing::ContributionSim;
+using collplan::test::ReferenceInterpreter;
 
 namespace {
 
@@ -116,8 +116,8 @@ void checkTable(const CompileRequest &Req, llvm::ArrayRef<Row> Rows,
   uint32_t P = Req.ranks();
   for (uint32_t R = 0; R < P; ++R)
     CHECK(Pl.Programs[R].Rounds.size() == Steps);
-  ContributionSim Sim(Pl);
-  std::string Err = Sim.run([&](uint32_t Idx) {
+  ReferenceInterpreter Sim(Pl);
+  const test::Interpretation &Run = Sim.run([&](uint32_t Idx) {
     for (const Row &Rw : Rows) {
       if (Rw.Step != Idx)
         continue;
@@ -143,7 +143,7 @@ void checkTable(const CompileRequest &Req, llvm::ArrayRef<Row> Rows,
       llvm::StringRef Holds(Rw.Holds);
       if (Holds.empty()) {
         blocks(Rw.Recvs, P).forEachBlock([&](uint64_t B) {
-          CHECK(Sim.set(Rw.Rank, DataBuffer, B).all());
+          CHECK(Sim.contributors(Rw.Rank, DataBuffer, B).all());
         });
         continue;
       }
@@ -158,13 +158,13 @@ void checkTable(const CompileRequest &Req, llvm::ArrayRef<Row> Rows,
         BlockSet Which = blocks(Blk, P);
         Which.forEachBlock([&](uint64_t B) {
           CHECK(Sim.defined(Rw.Rank, Buf, B));
-          CHECK(Sim.set(Rw.Rank, Buf, B) == Want);
+          CHECK(Sim.contributors(Rw.Rank, Buf, B) == Want);
         });
       }
     }
   });
-  CHECK(Err == "");
-  CHECK(Sim.checkResult() == "");
+  CHECK(Run.firstError() == "");
+  CHECK(Run.firstEndError() == "");
 }
 
 /// Every rank's program is rank 0's with peers and blocks moved by +Rank
@@ -411,16 +411,16 @@ Counts countsOf(const Plan &Pl) {
 
 /// J: blocks rank 0 holds complete once the L reduction rounds are done.
 uint64_t completeAfterReduction(const Plan &Pl, unsigned L) {
-  ContributionSim Sim(Pl);
+  ReferenceInterpreter Sim(Pl);
   uint64_t J = 0;
-  std::string Err = Sim.run([&](uint32_t Idx) {
+  const test::Interpretation &Run = Sim.run([&](uint32_t Idx) {
     if (Idx + 1 != L)
       return;
     for (uint64_t B = 0; B < Pl.Header.Blocks; ++B)
-      J += Sim.set(0, DataBuffer, B).all();
+      J += Sim.contributors(0, DataBuffer, B).all();
   });
-  CHECK(Err == "");
-  CHECK(Sim.checkResult() == "");
+  CHECK(Run.firstError() == "");
+  CHECK(Run.firstEndError() == "");
   return J;
 }
 
@@ -545,9 +545,9 @@ TEST_CASE("reduce-scatter and allgather are the two phases, for any P") {
       CHECK(N.Steps == L);
       CHECK(N.Sent == P - 1);
       CHECK(N.Combines == (C == Collective::ReduceScatter ? P - 1 : 0));
-      ContributionSim Sim(Pl);
-      CHECK(Sim.run() == "");
-      CHECK(Sim.checkResult() == "");
+      ReferenceInterpreter Sim(Pl);
+      CHECK(Sim.run().firstError() == "");
+      CHECK(Sim.run().firstEndError() == "");
     }
   }
 }

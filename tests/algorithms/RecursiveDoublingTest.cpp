@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
-#include "PlanSimulator.h"
+#include "tests/support/ReferenceInterpreter.h"
 
 #include "doctest/doctest.h"
 
@@ -26,7 +26,7 @@ const Op *findOp(llvm::ArrayRef<Op> Ops, OpKind Kind) {
 }
 
 void checkSimulation(const Plan &P) {
-  for (const std::string &E : simulate(P).Errors)
+  for (const std::string &E : interpret(P).problems())
     FAIL_CHECK(E);
 }
 

@@ -1,7 +1,7 @@
 //===- RingTest.cpp - Ring against the worked example of ring.md §4a ------===//
 
 #include "CompileHelper.h"
-#include "PlanSimulator.h"
+#include "tests/support/ReferenceInterpreter.h"
 
 #include "doctest/doctest.h"
 
@@ -69,8 +69,8 @@ TEST_CASE("ring allreduce at P = 4 follows ring.md §4a send by send") {
     }
   }
   CHECK(roundCount(P) == 6);
-  SimulationResult S = simulate(P);
-  for (const std::string &E : S.Errors)
+  Interpretation S = interpret(P);
+  for (const std::string &E : S.problems())
     FAIL_CHECK(E);
 }
 
@@ -89,8 +89,8 @@ TEST_CASE("ring reduce-scatter and allgather are the two halves of §4a") {
       REQUIRE(!Ops.empty());
       CHECK(Ops[0].Blocks == BlockSet::single(T.Chunk));
     }
-  CHECK(simulate(RS).Errors.empty());
-  CHECK(simulate(AG).Errors.empty());
+  CHECK(interpret(RS).problems().empty());
+  CHECK(interpret(AG).problems().empty());
 }
 
 TEST_CASE("a plan too large to hold is refused before it is built") {

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
-#include "PlanSimulator.h"
+#include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/verify/Verifier.h"
 
@@ -95,7 +95,7 @@ void checkShape(llvm::ArrayRef<uint32_t> Dims, bool Flat, uint32_t SimulateUpTo,
         FAIL_CHECK(D.str());
       CHECK(V.Valid);
       if (P <= SimulateUpTo)
-        for (const std::string &E : simulate(*Result).Errors)
+        for (const std::string &E : interpret(*Result).problems())
           FAIL_CHECK(E);
     }
 }

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
-#include "PlanSimulator.h"
+#include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/algorithms/SwingPeers.h"
 #include "plan/ir/BlockLayout.h"

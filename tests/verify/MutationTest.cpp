@@ -2,15 +2,15 @@
 //
 // Every registered algorithm, every collective it implements, small P and
 // several roots: the plan itself must verify, and every single-edit mutant
-// that concrete execution (ConcreteEvaluator.h) finds broken must be
-// rejected, by the exact mode, by the hashed mode and when streamed one block
-// at a time. New algorithms join through allAlgorithms() without edits here.
+// that concrete execution (tests/support/ReferenceInterpreter.h) finds
+// broken must be rejected, by the exact mode, by the hashed mode and when
+// streamed one block at a time. New algorithms join through allAlgorithms() without edits here.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ConcreteEvaluator.h"
 #include "Mutations.h"
 #include "PlanBuilder.h"
+#include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/verify/Verifier.h"
@@ -80,7 +80,7 @@ const uint32_t Sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16};
 
 } // namespace
 
-TEST_CASE("the concrete evaluator on hand-built plans") {
+TEST_CASE("the reference interpreter's concrete verdict on hand-built plans") {
   // Its own sanity: right on plans whose outcome is known by hand.
   Plan Ok =
       emptyPlan(Collective::Allreduce, 2, 1, std::nullopt, {"data", "tmp"});
@@ -88,30 +88,29 @@ TEST_CASE("the concrete evaluator on hand-built plans") {
   message(Ok, 0, 1, 0, BlockSet::single(0), Combine::Replace, 0, 1);
   Ok.Programs[0].add(0, Op::local(1, 0, BlockSet::single(0), Combine::Reduce));
   Ok.Programs[1].add(0, Op::local(1, 0, BlockSet::single(0), Combine::Reduce));
-  CHECK_FALSE(evaluateConcretely(Ok, 1).Broken);
+  CHECK_FALSE(interpret(Ok, 1).Broken);
 
   Plan Twice = Ok;
   Twice.Programs[1].add(0,
                         Op::local(1, 0, BlockSet::single(0), Combine::Reduce));
-  CHECK(evaluateConcretely(Twice, 1).Broken);
+  CHECK(interpret(Twice, 1).Broken);
 
   Plan Silent = emptyPlan(Collective::Allreduce, 2, 1);
-  CHECK(evaluateConcretely(Silent, 1).Broken);
-  CHECK_FALSE(
-      evaluateConcretely(emptyPlan(Collective::Allreduce, 1, 3), 1).Broken);
+  CHECK(interpret(Silent, 1).Broken);
+  CHECK_FALSE(interpret(emptyPlan(Collective::Allreduce, 1, 3), 1).Broken);
 
   Plan Bcast = emptyPlan(Collective::Broadcast, 2, 2, 1u);
   message(Bcast, 0, 1, 0, BlockSet::range(0, 2), Combine::Replace);
-  CHECK_FALSE(evaluateConcretely(Bcast, 1).Broken);
+  CHECK_FALSE(interpret(Bcast, 1).Broken);
   Bcast.Header.Root = 0;
-  CHECK(evaluateConcretely(Bcast, 1).Broken);
+  CHECK(interpret(Bcast, 1).Broken);
 
   Plan Overlap = emptyPlan(Collective::Allgather, 2, 2);
   message(Overlap, 0, 0, 1, BlockSet::single(0), Combine::Replace);
   Overlap.Programs[1].add(0, Op::send(0, BlockSet::single(0)));
   Overlap.Programs[0].add(0,
                           Op::recv(1, BlockSet::single(0), Combine::Replace));
-  CHECK(evaluateConcretely(Overlap, 1).Broken);
+  CHECK(interpret(Overlap, 1).Broken);
 }
 
 TEST_CASE("every registered algorithm's plans verify") {
@@ -120,7 +119,7 @@ TEST_CASE("every registered algorithm's plans verify") {
                        << " algorithms");
   for (const NamedPlan &N : Plans) {
     INFO(N.Name);
-    REQUIRE_FALSE(evaluateConcretely(N.P, 7).Broken);
+    REQUIRE_FALSE(interpret(N.P, 7).Broken);
     VerifyResult Exact = verifyIn(N.P, VerifyMode::Exact);
     VerifyResult Hashed = verifyIn(N.P, VerifyMode::Hashed);
     VerifyResult Streamed = verifyIn(N.P, VerifyMode::Exact, 1);
@@ -146,7 +145,7 @@ TEST_CASE("every mutant concrete execution breaks is rejected") {
     ++Plans;
     for (const Mutant &M : mutantsOf(N.P, PerKind, Seed++)) {
       ++Mutants;
-      bool IsBroken = evaluateConcretely(M.Mutated, Seed).Broken;
+      bool IsBroken = interpret(M.Mutated, Seed).Broken;
       VerifyResult Exact = verifyIn(M.Mutated, VerifyMode::Exact);
       VerifyResult Hashed = verifyIn(M.Mutated, VerifyMode::Hashed);
       Broken += IsBroken;
@@ -163,7 +162,7 @@ TEST_CASE("every mutant concrete execution breaks is rejected") {
       MissedStreamed += StreamedValid;
       if (Exact.Valid || Hashed.Valid || StreamedValid) {
         INFO(N.Name << ", " << M.What << ": "
-                    << evaluateConcretely(M.Mutated, Seed).Why);
+                    << interpret(M.Mutated, Seed).Why);
         CHECK_FALSE(Exact.Valid);
         CHECK_FALSE(Hashed.Valid);
         CHECK_FALSE(StreamedValid);
@@ -198,7 +197,7 @@ TEST_CASE("larger P streams through many chunks in both modes") {
   Dropped.Programs[300].Rounds.back().Ops.pop_back();
   auto &Sender = Dropped.Programs[301].Rounds.back().Ops;
   Sender.erase(Sender.begin());
-  REQUIRE(evaluateConcretely(Dropped, 3).Broken);
+  REQUIRE(interpret(Dropped, 3).Broken);
   for (VerifyMode Mode : {VerifyMode::Exact, VerifyMode::Hashed}) {
     CAPTURE(verifyModeName(Mode).str());
     VerifyOptions O;

@@ -3,6 +3,7 @@
 #include "compiler/algorithms/Algorithm.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace collplan {
 
@@ -58,14 +59,32 @@ llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request) {
                                (unsigned long long)Request.Weights[R], R,
                                (unsigned long long)maxBlockWeight(P), P);
   std::vector<ParamInfo> Known = A.params();
-  for (const auto &[Name, Value] : Request.Params)
-    if (llvm::none_of(Known,
-                      [&](const ParamInfo &I) { return I.Name == Name; }))
+  for (const auto &[Name, Value] : Request.Params) {
+    auto Info = llvm::find_if(
+        Known, [&](const ParamInfo &I) { return I.Name == Name; });
+    if (Info == Known.end())
       return createStringError(inconvertibleErrorCode(),
                                "algorithm '%s' has no parameter '%s' (see "
                                "'collplan list')",
                                A.name().str().c_str(), Name.c_str());
+    const ParamDomain &D = Info->Domain;
+    int64_t Number = 0;
+    bool Fits = D.Choices.empty()
+                    ? !llvm::StringRef(Value).getAsInteger(10, Number) &&
+                          Number >= D.Min
+                    : llvm::is_contained(D.Choices, Value);
+    if (!Fits)
+      return createStringError(
+          inconvertibleErrorCode(), "parameter %s=%s of '%s': expected %s",
+          Name.c_str(), Value.c_str(), A.name().str().c_str(), D.str().c_str());
+  }
   return llvm::Error::success();
+}
+
+std::string ParamDomain::str() const {
+  if (Choices.empty())
+    return "an integer >= " + std::to_string(Min);
+  return llvm::join(Choices, "|");
 }
 
 llvm::Expected<int64_t>

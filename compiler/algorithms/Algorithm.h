@@ -47,11 +47,28 @@ struct CompileRequest {
   uint32_t ranks() const { return Topo.ranks(); }
 };
 
+/// The values a parameter takes, checked by checkRequest before any family
+/// sees them (the typed catalog MPICH keeps in coll_algorithms.txt): one of
+/// Choices, or, when Choices is empty, an integer of at least Min (a family
+/// checks bounds that depend on the request, such as r <= ceil(log2 P)).
+struct ParamDomain {
+  std::vector<std::string> Choices;
+  int64_t Min = 0;
+
+  static ParamDomain oneOf(std::vector<std::string> Choices) {
+    return {std::move(Choices), 0};
+  }
+  static ParamDomain integerFrom(int64_t Min) { return {{}, Min}; }
+  /// "bandwidth|latency" or "integer >= 0", for `collplan list`.
+  std::string str() const;
+};
+
 struct ParamInfo {
   std::string Name;
   std::string Help;
   /// Shown by `collplan list`: "0" or "chosen by the cost model".
   std::string Default;
+  ParamDomain Domain;
 };
 
 class Algorithm {

@@ -58,7 +58,8 @@ public:
     return {{"ports",
              "all (2D instances on 1/(2D) of the vector each) or 1 (one "
              "instance, dimensions in order)",
-             "all on a torus, 1 on a flat topology"}};
+             "chosen by the cost model on a torus, else 1",
+             ParamDomain::oneOf({"1", "all"})}};
   }
 
   /// On a torus the tuner prices one instance against 2D concurrent ones.

@@ -76,7 +76,7 @@ public:
   std::vector<ParamInfo> params() const override {
     return {{"blocks",
              "broadcast, allgatherv: blocks n each root's data is cut into",
-             "chosen by the cost model"}};
+             "chosen by the cost model", ParamDomain::integerFrom(1)}};
   }
 
   llvm::Expected<PlanHeader>

@@ -319,9 +319,10 @@ public:
     return {{"r",
              "allreduce: distribution steps removed, 0 (bandwidth-optimal, "
              "2L rounds) .. L = ceil(log2 P) (latency-optimal, L rounds)",
-             "chosen by the cost model"},
+             "chosen by the cost model", ParamDomain::integerFrom(0)},
             {"group", "cyclic (any P) or xor (P a power of two)",
-             "xor for powers of two, else cyclic"}};
+             "xor for powers of two, else cyclic",
+             ParamDomain::oneOf({"cyclic", "xor"})}};
   }
 
   llvm::Expected<PlanHeader>

@@ -25,16 +25,11 @@ const Algorithm &smpAlgorithm();
 
 llvm::ArrayRef<const Algorithm *> allAlgorithms() {
   static const Algorithm *const All[] = {
-      &ringAlgorithm(),
-      &recursiveDoublingAlgorithm(),
-      &rabenseifnerAlgorithm(),
-      &binomialAlgorithm(),
-      &permutationAlgorithm(),
-      &circulantAlgorithm(),
-      &swingAlgorithm(),
-      &bucketAlgorithm(),
-      &napAlgorithm(),
-      &smpAlgorithm(),
+      &ringAlgorithm(),         &recursiveDoublingAlgorithm(),
+      &rabenseifnerAlgorithm(), &binomialAlgorithm(),
+      &permutationAlgorithm(),  &circulantAlgorithm(),
+      &swingAlgorithm(),        &bucketAlgorithm(),
+      &napAlgorithm(),          &smpAlgorithm(),
   };
   return All;
 }

@@ -53,11 +53,20 @@ public:
     return Supported;
   }
   std::vector<ParamInfo> params() const override {
-    return {
-        {"intra", "the intra-node reduce to local rank 0", "binomial"},
-        {"inter", "the allreduce among the nodes' leaders",
-         "recursive-doubling"},
-        {"bcast", "the intra-node broadcast from local rank 0", "binomial"}};
+    // Any other family that implements the part's collective.
+    auto Serving = [this](Collective Kind) {
+      std::vector<std::string> Names;
+      for (const Algorithm *A : allAlgorithms())
+        if (A != this && A->supports(Kind))
+          Names.push_back(A->name().str());
+      return ParamDomain::oneOf(std::move(Names));
+    };
+    return {{"intra", "the intra-node reduce to local rank 0", "binomial",
+             Serving(Collective::Reduce)},
+            {"inter", "the allreduce among the nodes' leaders",
+             "recursive-doubling", Serving(Collective::Allreduce)},
+            {"bcast", "the intra-node broadcast from local rank 0", "binomial",
+             Serving(Collective::Broadcast)}};
   }
 
   llvm::Expected<PlanHeader>

@@ -113,11 +113,12 @@ public:
     return {{"variant",
              "bandwidth (reduce-scatter + allgather, Swing-B) or latency "
              "(whole vector every step, Swing-L; allreduce only)",
-             "bandwidth"},
+             "bandwidth", ParamDomain::oneOf({"bandwidth", "latency"})},
             {"ports",
              "1 (one collective) or all (2D concurrent collectives on 1/(2D) "
              "of the vector each)",
-             "1"}};
+             "chosen by the cost model on a torus, else 1",
+             ParamDomain::oneOf({"1", "all"})}};
   }
 
   /// The tuner prices both variants (allreduce) and, on a torus, both

@@ -115,7 +115,10 @@ std::optional<Failure> buildRequest(const CompileOptions &O,
     auto [Key, Value] = llvm::StringRef(KV).split('=');
     if (Key.empty() || Value.empty() || KV.find('=') == std::string::npos)
       return Failure{ExitUsage, "--param '" + KV + "': expected NAME=VALUE"};
-    Request.Params[Key.str()] = Value.str();
+    if (!Request.Params.emplace(Key.str(), Value.str()).second)
+      return Failure{ExitUsage, "--param " + Key.str() +
+                                    " is given twice; give each parameter "
+                                    "once"};
   }
   return parseWeights(O, Request.Weights);
 }

@@ -27,8 +27,8 @@ void listText() {
       OS << " " << collectiveName(C);
     OS << "\n    topologies:  " << Topologies << "\n";
     for (const ParamInfo &P : A->params())
-      OS << "    --param " << P.Name << "=...  " << P.Help
-         << " (default: " << P.Default << ")\n";
+      OS << "    --param " << P.Name << "=" << P.Domain.str() << "\n        "
+         << P.Help << " (default: " << P.Default << ")\n";
     OS << "\n";
   }
   OS << "'auto' (the default for compile) picks the algorithm the cost model "
@@ -53,6 +53,15 @@ void listJson() {
               J.attribute("name", P.Name);
               J.attribute("help", P.Help);
               J.attribute("default", P.Default);
+              if (P.Domain.Choices.empty()) {
+                J.attribute("type", "integer");
+                J.attribute("min", P.Domain.Min);
+              } else {
+                J.attributeArray("choices", [&] {
+                  for (const std::string &C : P.Domain.Choices)
+                    J.value(C);
+                });
+              }
             });
         });
       });

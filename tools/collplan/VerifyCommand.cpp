@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "plan/serialize/PlanFile.h"
 #include "compiler/verify/Verifier.h"
+#include "plan/serialize/PlanFile.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 

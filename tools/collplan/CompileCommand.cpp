@@ -104,8 +104,10 @@ std::optional<Failure> buildRequest(const CompileOptions &O,
                                   "'; expected block or round-robin"};
   llvm::Expected<Topology> Topo =
       Topology::parse(O.Topology, O.Ranks, O.Ppn, *Mapping);
-  if (!Topo)
-    return Failure{ExitUsage, llvm::toString(Topo.takeError())};
+  if (!Topo) {
+    ErrorReport R = takeErrorReport(Topo.takeError(), ErrorKind::Usage);
+    return Failure{exitCodeFor(R.Kind), R.Message};
+  }
   Request.Topo = *Topo;
   Request.Root = O.Root;
   Request.Bytes = O.Bytes.Value;
@@ -220,10 +222,8 @@ int runCompile(const CompileOptions &O) {
   const Algorithm *Algo = nullptr;
   if (O.Algorithm == "auto") {
     llvm::Expected<Selection> S = selectAlgorithm(Request);
-    if (!S) {
-      printError(llvm::toString(S.takeError()));
-      return ExitCannotCompile;
-    }
+    if (!S)
+      return reportError(S.takeError(), ErrorKind::CannotCompile);
     P = std::move(S->Best);
     Ranked = std::move(S->Candidates);
     Algo = findAlgorithm(P.Header.Algorithm);
@@ -238,10 +238,8 @@ int runCompile(const CompileOptions &O) {
       return ExitUsage;
     }
     llvm::Expected<Plan> Compiled = compilePlan(*Algo, Request, Progress);
-    if (!Compiled) {
-      printError(llvm::toString(Compiled.takeError()));
-      return ExitCannotCompile;
-    }
+    if (!Compiled)
+      return reportError(Compiled.takeError(), ErrorKind::CannotCompile);
     P = std::move(*Compiled);
   }
   double CompileSeconds = secondsSince(Start);
@@ -283,10 +281,8 @@ int runCompile(const CompileOptions &O) {
 
   CostReport Cost = evaluateCost(P, Request.Bytes, Request.Cost);
   if (!O.Output.empty())
-    if (llvm::Error E = writePlanFile(P, O.Output, *OutFormat)) {
-      printError(llvm::toString(std::move(E)));
-      return ExitIoError;
-    }
+    if (llvm::Error E = writePlanFile(P, O.Output, *OutFormat))
+      return reportError(std::move(E), ErrorKind::Io);
   if (!O.Quiet || O.Format == OutputFormat::Json)
     printSummary(O, P, Verified, VerifySeconds, CompileSeconds, Cost, Ranked);
   return ExitSuccess;

@@ -74,4 +74,12 @@ llvm::Error withDefaultKind(llvm::Error E, ErrorKind Kind);
 
 } // namespace collplan
 
+/// Unwraps an llvm::Expected into Var, or returns its error from the
+/// enclosing function.
+#define COLLPLAN_TRY(Var, Expr)                                                \
+  auto Var##OrErr = (Expr);                                                    \
+  if (!Var##OrErr)                                                             \
+    return Var##OrErr.takeError();                                             \
+  auto Var = std::move(*Var##OrErr)
+
 #endif // COLLPLAN_IR_ERROR_H

@@ -212,6 +212,102 @@ llvm::Expected<int> listenOn(const std::string &Host, uint16_t &Port) {
   return Fd;
 }
 
+namespace {
+
+/// Accepts Count ranks on Listener that introduce themselves with a rank in
+/// [Lo, P), into Sockets (and their listening ports into Ports, if given).
+llvm::Error acceptRanks(int Listener, const TcpConfig &C, const Deadline &Until,
+                        uint32_t Count, uint32_t Lo, std::vector<int> &Sockets,
+                        std::vector<uint32_t> *Ports) {
+  for (uint32_t I = 0; I < Count;) {
+    llvm::Expected<int> Fd = acceptWithin(Listener, Until);
+    if (!Fd)
+      return llvm::joinErrors(makeError(ErrorKind::Runtime,
+                                        "rank %u waited for %u more rank(s) to "
+                                        "connect:",
+                                        C.Rank, Count - I),
+                              Fd.takeError());
+    tune(*Fd);
+    Hello H;
+    if (llvm::Error E = receiveAll(*Fd, &H, sizeof(H), Until, ~0u)) {
+      close(*Fd);
+      if (Until.expired())
+        return E;
+      // Closed before a whole hello: a port probe (nc -z), not a rank.
+      llvm::consumeError(std::move(E));
+      continue;
+    }
+    if (H.Magic != HelloMagic) {
+      close(*Fd); // A stranger, not a collplan rank: ignore it.
+      continue;
+    }
+    if (llvm::Error E = checkHello(H, C)) {
+      close(*Fd);
+      return E;
+    }
+    if (H.Rank < Lo || Sockets[H.Rank] >= 0) {
+      close(*Fd);
+      return makeError(ErrorKind::Runtime,
+                       "rank %u connected twice or out of order "
+                       "(two processes with the same COLLPLAN_RANK?)",
+                       H.Rank);
+    }
+    Sockets[H.Rank] = *Fd;
+    if (Ports)
+      (*Ports)[H.Rank] = H.Port;
+    ++I;
+  }
+  return llvm::Error::success();
+}
+
+/// Rank 0: every other rank connects and says its port; rank 0 sends them
+/// the list of all ports.
+llvm::Error gatherPorts(int Listener, const TcpConfig &C, const Deadline &Until,
+                        std::vector<int> &Sockets) {
+  std::vector<uint32_t> Ports(C.Size, 0);
+  if (llvm::Error E =
+          acceptRanks(Listener, C, Until, C.Size - 1, 1, Sockets, &Ports))
+    return E;
+  for (uint32_t Q = 1; Q < C.Size; ++Q)
+    if (llvm::Error E = sendAll(Sockets[Q], Ports.data(),
+                                Ports.size() * sizeof(uint32_t), Until, Q))
+      return E;
+  return llvm::Error::success();
+}
+
+/// Rank r > 0: says its port to rank 0, receives every rank's, connects to
+/// ranks 1..r-1 and accepts ranks r+1..P-1.
+llvm::Error joinRanks(int Listener, const TcpConfig &C, uint16_t MyPort,
+                      const Deadline &Until, std::vector<int> &Sockets) {
+  llvm::Expected<int> Fd = connectWithRetry(C.Host, C.Port, Until, 0);
+  if (!Fd)
+    return Fd.takeError();
+  Sockets[0] = *Fd;
+  Hello H;
+  H.Size = C.Size;
+  H.Rank = C.Rank;
+  H.Port = MyPort;
+  if (llvm::Error E = sendAll(*Fd, &H, sizeof(H), Until, 0))
+    return E;
+  std::vector<uint32_t> Ports(C.Size, 0);
+  if (llvm::Error E = receiveAll(*Fd, Ports.data(),
+                                 Ports.size() * sizeof(uint32_t), Until, 0))
+    return E;
+  for (uint32_t Q = 1; Q < C.Rank; ++Q) {
+    llvm::Expected<int> Peer =
+        connectWithRetry(C.Host, uint16_t(Ports[Q]), Until, Q);
+    if (!Peer)
+      return Peer.takeError();
+    Sockets[Q] = *Peer;
+    if (llvm::Error E = sendAll(*Peer, &H, sizeof(H), Until, Q))
+      return E;
+  }
+  return acceptRanks(Listener, C, Until, C.Size - 1 - C.Rank, C.Rank + 1,
+                     Sockets, nullptr);
+}
+
+} // namespace
+
 llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &C) {
   std::vector<int> Sockets(C.Size, -1);
   if (C.Size == 1)
@@ -228,91 +324,15 @@ llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &C) {
     return E;
   };
   if (Listener < 0) {
-    llvm::Expected<int> L = listenOn(C.Rank == 0 ? C.Host : C.Host, MyPort);
+    llvm::Expected<int> L = listenOn(C.Host, MyPort);
     if (!L)
       return Fail(L.takeError());
     Listener = *L;
   }
-
-  // Accepts Count ranks that introduce themselves with a rank in [Lo, P).
-  auto AcceptRanks = [&](uint32_t Count, uint32_t Lo,
-                         std::vector<uint32_t> *Ports) -> llvm::Error {
-    for (uint32_t I = 0; I < Count;) {
-      llvm::Expected<int> Fd = acceptWithin(Listener, Until);
-      if (!Fd)
-        return llvm::joinErrors(
-            makeError(ErrorKind::Runtime,
-                      "rank %u waited for %u more rank(s) to "
-                      "connect:",
-                      C.Rank, Count - I),
-            Fd.takeError());
-      tune(*Fd);
-      Hello H;
-      if (llvm::Error E = receiveAll(*Fd, &H, sizeof(H), Until, ~0u)) {
-        close(*Fd);
-        if (Until.expired())
-          return E;
-        // Closed before a whole hello: a port probe (nc -z), not a rank.
-        llvm::consumeError(std::move(E));
-        continue;
-      }
-      if (H.Magic != HelloMagic) {
-        close(*Fd); // A stranger, not a collplan rank: ignore it.
-        continue;
-      }
-      if (llvm::Error E = checkHello(H, C)) {
-        close(*Fd);
-        return E;
-      }
-      if (H.Rank < Lo || Sockets[H.Rank] >= 0) {
-        close(*Fd);
-        return makeError(ErrorKind::Runtime,
-                         "rank %u connected twice or out of order "
-                         "(two processes with the same COLLPLAN_RANK?)",
-                         H.Rank);
-      }
-      Sockets[H.Rank] = *Fd;
-      if (Ports)
-        (*Ports)[H.Rank] = H.Port;
-      ++I;
-    }
-    return llvm::Error::success();
-  };
-
-  std::vector<uint32_t> Ports(C.Size, 0);
-  if (C.Rank == 0) {
-    if (llvm::Error E = AcceptRanks(C.Size - 1, 1, &Ports))
-      return Fail(std::move(E));
-    for (uint32_t Q = 1; Q < C.Size; ++Q)
-      if (llvm::Error E = sendAll(Sockets[Q], Ports.data(),
-                                  Ports.size() * sizeof(uint32_t), Until, Q))
-        return Fail(std::move(E));
-  } else {
-    llvm::Expected<int> Fd = connectWithRetry(C.Host, C.Port, Until, 0);
-    if (!Fd)
-      return Fail(Fd.takeError());
-    Sockets[0] = *Fd;
-    Hello H;
-    H.Size = C.Size;
-    H.Rank = C.Rank;
-    H.Port = MyPort;
-    if (llvm::Error E = sendAll(*Fd, &H, sizeof(H), Until, 0))
-      return Fail(std::move(E));
-    if (llvm::Error E = receiveAll(*Fd, Ports.data(),
-                                   Ports.size() * sizeof(uint32_t), Until, 0))
-      return Fail(std::move(E));
-    for (uint32_t Q = 1; Q < C.Rank; ++Q) {
-      llvm::Expected<int> Peer =
-          connectWithRetry(C.Host, uint16_t(Ports[Q]), Until, Q);
-      if (!Peer)
-        return Fail(Peer.takeError());
-      Sockets[Q] = *Peer;
-      if (llvm::Error E = sendAll(*Peer, &H, sizeof(H), Until, Q))
-        return Fail(std::move(E));
-    }
-    if (llvm::Error E = AcceptRanks(C.Size - 1 - C.Rank, C.Rank + 1, nullptr))
-      return Fail(std::move(E));
-  }
+  if (llvm::Error E = C.Rank == 0
+                          ? gatherPorts(Listener, C, Until, Sockets)
+                          : joinRanks(Listener, C, MyPort, Until, Sockets))
+    return Fail(std::move(E));
   close(Listener);
   return Sockets;
 }

@@ -111,8 +111,8 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
                      "operator is not",
                      A.name().str().c_str());
   // Rank 0's program stands for every rank's size: refuse a plan that cannot
-  // fit before running out of memory building it (ring at large P has P^2
-  // operations).
+  // fit before running out of memory building it (ring allreduce at large P has
+  // 4P(P-1) operations).
   Program First = A.buildRank(Result.Header, 0);
   uint64_t Estimate = First.numOps() * P;
   if (Estimate > MaxPlanOps)

@@ -1,6 +1,7 @@
 //===- Executor.cpp - Runs one rank's program on a user buffer ------------===//
 
 #include "runtime/Executor.h"
+#include "plan/ir/Error.h"
 
 #include "plan/ir/BlockLayout.h"
 
@@ -9,9 +10,6 @@
 #include <cstring>
 
 namespace collplan::runtime {
-
-using llvm::createStringError;
-using llvm::inconvertibleErrorCode;
 
 namespace {
 
@@ -50,40 +48,37 @@ uint64_t Executor::localCount(uint64_t Count) const {
 
 llvm::Error Executor::checkCall(Transport &T, const CallArgs &Args) const {
   if (T.size() != Header.Ranks)
-    return createStringError(inconvertibleErrorCode(),
-                             "the plan is for P = %u ranks but the transport "
-                             "has %u",
-                             Header.Ranks, T.size());
+    return makeError(ErrorKind::Runtime,
+                     "the plan is for P = %u ranks but the transport "
+                     "has %u",
+                     Header.Ranks, T.size());
   if (T.rank() != Rank)
-    return createStringError(inconvertibleErrorCode(),
-                             "the executor runs rank %u's program but the "
-                             "transport is rank %u",
-                             Rank, T.rank());
+    return makeError(ErrorKind::Runtime,
+                     "the executor runs rank %u's program but the "
+                     "transport is rank %u",
+                     Rank, T.rank());
   if (reduces(Header.Kind)) {
     if (!Args.Op.User && !supports(Args.Type, Args.Op.Kind))
-      return createStringError(inconvertibleErrorCode(),
-                               "operator %s is not defined on %s",
-                               reduceOpName(Args.Op.Kind).str().c_str(),
-                               datatypeName(Args.Type).str().c_str());
+      return makeError(ErrorKind::Runtime, "operator %s is not defined on %s",
+                       reduceOpName(Args.Op.Kind).str().c_str(),
+                       datatypeName(Args.Type).str().c_str());
     if (violatesCommutativity(Header, Args.Op))
-      return createStringError(
-          inconvertibleErrorCode(),
+      return makeError(
+          ErrorKind::Runtime,
           "the plan ('%s') combines contributions out of rank order and needs "
           "a commutative operator; this operator is not commutative",
           Header.Algorithm.c_str());
   }
   size_t ES = sizeOf(Args.Type);
   if (Args.Count > SIZE_MAX / ES / Header.Buffers.size())
-    return createStringError(inconvertibleErrorCode(),
-                             "%llu elements do not fit in memory",
-                             (unsigned long long)Args.Count);
+    return makeError(ErrorKind::Runtime, "%llu elements do not fit in memory",
+                     (unsigned long long)Args.Count);
   // A rank promised nothing (reduce away from the root) needs no output
   // buffer, unless it works in place.
   bool OutputNeeded = !Header.outputBlocks(Rank).empty() || !Args.Input;
   if (Args.Count > 0 && OutputNeeded && !Args.Output)
-    return createStringError(inconvertibleErrorCode(),
-                             "no output buffer for %llu elements",
-                             (unsigned long long)Args.Count);
+    return makeError(ErrorKind::Runtime, "no output buffer for %llu elements",
+                     (unsigned long long)Args.Count);
   return llvm::Error::success();
 }
 
@@ -179,9 +174,8 @@ llvm::Error Executor::runRounds(Transport &T, char *Data,
 
     if (!Sends.empty() || !Receives.empty())
       if (llvm::Error E = T.exchange(Sends, Receives))
-        return createStringError(inconvertibleErrorCode(), "round %u: %s",
-                                 Rd.Index,
-                                 llvm::toString(std::move(E)).c_str());
+        return makeError(ErrorKind::Runtime, "round %u: %s", Rd.Index,
+                         llvm::toString(std::move(E)).c_str());
 
     for (const PendingReduce &PR : Reduces) {
       const char *In = Staging.data() + PR.StagingOffset;

@@ -1,6 +1,7 @@
 //===- Transport.cpp - What every transport shares ------------------------===//
 
 #include "runtime/Transport.h"
+#include "plan/ir/Error.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -32,8 +33,8 @@ llvm::Error checkSameHash(Transport &T, uint64_t Hash) {
     return E;
   for (uint32_t Q = 0; Q < P; ++Q)
     if (Theirs[Q] != Hash)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
+      return makeError(
+          ErrorKind::Runtime,
           "ranks hold different plans: rank %u has plan %s, rank %u has plan "
           "%s",
           Me, hex(Hash).c_str(), Q, hex(Theirs[Q]).c_str());

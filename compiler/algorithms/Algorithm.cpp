@@ -1,14 +1,12 @@
 //===- Algorithm.cpp - What all algorithm families share ------------------===//
 
 #include "compiler/algorithms/Algorithm.h"
+#include "plan/ir/Error.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace collplan {
-
-using llvm::createStringError;
-using llvm::inconvertibleErrorCode;
 
 bool Algorithm::supports(Collective C) const {
   return llvm::is_contained(collectives(), C);
@@ -27,46 +25,44 @@ PlanHeader headerFor(const Algorithm &A, const CompileRequest &Request) {
 
 llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request) {
   if (!A.supports(Request.Kind))
-    return createStringError(inconvertibleErrorCode(),
-                             "algorithm '%s' does not implement %s (see "
-                             "'collplan list')",
-                             A.name().str().c_str(),
-                             collectiveName(Request.Kind).str().c_str());
+    return makeError(ErrorKind::CannotCompile,
+                     "algorithm '%s' does not implement %s (see "
+                     "'collplan list')",
+                     A.name().str().c_str(),
+                     collectiveName(Request.Kind).str().c_str());
   uint32_t P = Request.ranks();
   if (P == 0)
-    return createStringError(inconvertibleErrorCode(), "P must be at least 1");
+    return makeError(ErrorKind::CannotCompile, "P must be at least 1");
   if (Request.Root && !hasRoot(Request.Kind))
-    return createStringError(inconvertibleErrorCode(),
-                             "%s has no root; drop --root",
-                             collectiveName(Request.Kind).str().c_str());
+    return makeError(ErrorKind::CannotCompile, "%s has no root; drop --root",
+                     collectiveName(Request.Kind).str().c_str());
   if (Request.Root && *Request.Root >= P)
-    return createStringError(inconvertibleErrorCode(),
-                             "root %u is not a rank of P = %u", *Request.Root,
-                             P);
+    return makeError(ErrorKind::CannotCompile,
+                     "root %u is not a rank of P = %u", *Request.Root, P);
   if (Request.Kind == Collective::Allgatherv && Request.Weights.size() != P)
-    return createStringError(inconvertibleErrorCode(),
-                             "allgatherv needs one weight per rank: %zu "
-                             "weights for P = %u",
-                             Request.Weights.size(), P);
+    return makeError(ErrorKind::CannotCompile,
+                     "allgatherv needs one weight per rank: %zu "
+                     "weights for P = %u",
+                     Request.Weights.size(), P);
   if (Request.Kind != Collective::Allgatherv && !Request.Weights.empty())
-    return createStringError(inconvertibleErrorCode(),
-                             "--weights applies to allgatherv only");
+    return makeError(ErrorKind::CannotCompile,
+                     "--weights applies to allgatherv only");
   for (size_t R = 0; R < Request.Weights.size(); ++R)
     if (Request.Weights[R] > maxBlockWeight(P))
-      return createStringError(inconvertibleErrorCode(),
-                               "weight %llu of rank %zu is too large: at "
-                               "most %llu for P = %u",
-                               (unsigned long long)Request.Weights[R], R,
-                               (unsigned long long)maxBlockWeight(P), P);
+      return makeError(ErrorKind::CannotCompile,
+                       "weight %llu of rank %zu is too large: at "
+                       "most %llu for P = %u",
+                       (unsigned long long)Request.Weights[R], R,
+                       (unsigned long long)maxBlockWeight(P), P);
   std::vector<ParamInfo> Known = A.params();
   for (const auto &[Name, Value] : Request.Params) {
     auto Info = llvm::find_if(
         Known, [&](const ParamInfo &I) { return I.Name == Name; });
     if (Info == Known.end())
-      return createStringError(inconvertibleErrorCode(),
-                               "algorithm '%s' has no parameter '%s' (see "
-                               "'collplan list')",
-                               A.name().str().c_str(), Name.c_str());
+      return makeError(ErrorKind::CannotCompile,
+                       "algorithm '%s' has no parameter '%s' (see "
+                       "'collplan list')",
+                       A.name().str().c_str(), Name.c_str());
     const ParamDomain &D = Info->Domain;
     int64_t Number = 0;
     bool Fits = D.Choices.empty()
@@ -74,9 +70,9 @@ llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request) {
                           Number >= D.Min
                     : llvm::is_contained(D.Choices, Value);
     if (!Fits)
-      return createStringError(
-          inconvertibleErrorCode(), "parameter %s=%s of '%s': expected %s",
-          Name.c_str(), Value.c_str(), A.name().str().c_str(), D.str().c_str());
+      return makeError(ErrorKind::CannotCompile,
+                       "parameter %s=%s of '%s': expected %s", Name.c_str(),
+                       Value.c_str(), A.name().str().c_str(), D.str().c_str());
   }
   return llvm::Error::success();
 }
@@ -95,11 +91,11 @@ integerParam(const std::map<std::string, std::string> &Params,
     return Default;
   int64_t V = 0;
   if (llvm::StringRef(It->second).getAsInteger(10, V) || V < Min || V > Max)
-    return createStringError(inconvertibleErrorCode(),
-                             "parameter %s=%s: expected an integer in "
-                             "[%lld, %lld]",
-                             Name.str().c_str(), It->second.c_str(),
-                             (long long)Min, (long long)Max);
+    return makeError(ErrorKind::CannotCompile,
+                     "parameter %s=%s: expected an integer in "
+                     "[%lld, %lld]",
+                     Name.str().c_str(), It->second.c_str(), (long long)Min,
+                     (long long)Max);
   return V;
 }
 
@@ -109,8 +105,9 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
   if (llvm::Error E = checkRequest(A, Request))
     return E;
   llvm::Expected<PlanHeader> Header = A.prepare(Request);
+  // A family's own errors are untyped: whatever it refuses, it cannot compile.
   if (!Header)
-    return Header.takeError();
+    return withDefaultKind(Header.takeError(), ErrorKind::CannotCompile);
   Plan Result;
   Result.Header = std::move(*Header);
   uint32_t P = Result.Header.Ranks;
@@ -119,28 +116,27 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
   // weights, not the blocks').
   for (uint64_t W : Result.Header.Weights)
     if (W > maxBlockWeight(Result.Header.Blocks))
-      return createStringError(
-          inconvertibleErrorCode(),
-          "the weights are too large: a block of the %s "
-          "plan would weigh %llu, more than the %llu a "
-          "plan of %llu blocks allows",
-          A.name().str().c_str(), (unsigned long long)W,
-          (unsigned long long)maxBlockWeight(Result.Header.Blocks),
-          (unsigned long long)Result.Header.Blocks);
+      return makeError(ErrorKind::CannotCompile,
+                       "the weights are too large: a block of the %s "
+                       "plan would weigh %llu, more than the %llu a "
+                       "plan of %llu blocks allows",
+                       A.name().str().c_str(), (unsigned long long)W,
+                       (unsigned long long)maxBlockWeight(Result.Header.Blocks),
+                       (unsigned long long)Result.Header.Blocks);
   if (!Request.CommutativeOperator && Result.Header.RequiresCommutative)
-    return createStringError(inconvertibleErrorCode(),
-                             "the %s plan combines contributions out of rank "
-                             "order and needs a commutative operator; this "
-                             "operator is not",
-                             A.name().str().c_str());
+    return makeError(ErrorKind::CannotCompile,
+                     "the %s plan combines contributions out of rank "
+                     "order and needs a commutative operator; this "
+                     "operator is not",
+                     A.name().str().c_str());
   // Rank 0's program stands for every rank's size: refuse a plan that cannot
-  // fit before running out of memory building it (ring at large P has P^2
-  // operations).
+  // fit before running out of memory building it (ring allreduce at large P has
+  // 4P(P-1) operations).
   Program First = A.buildRank(Result.Header, 0);
   uint64_t Estimate = First.numOps() * P;
   if (Estimate > MaxPlanOps)
-    return createStringError(
-        inconvertibleErrorCode(),
+    return makeError(
+        ErrorKind::CannotCompile,
         "the %s plan for P = %u would hold about %llu operations, more than "
         "the limit of %llu; choose an algorithm with fewer rounds (see "
         "'collplan list')",

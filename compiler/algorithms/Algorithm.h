@@ -126,7 +126,8 @@ const Algorithm *findAlgorithm(llvm::StringRef Name);
 /// Plans with more operations than this are refused before they are built:
 /// at about 70 bytes each in memory (measured: ring allreduce at P = 8192,
 /// just under the limit, peaks at 19 GB) a larger one would exhaust a 24 GiB
-/// machine. Ring allreduce reaches it past P = 8192.
+/// machine. Ring allreduce, 4P(P-1) operations (2(P-1) rounds of a send and a
+/// receive on each of P ranks), reaches it past P = 8192.
 constexpr uint64_t MaxPlanOps = uint64_t(1) << 28;
 
 /// prepare() then buildRank() for every rank: the whole plan. Progress, if

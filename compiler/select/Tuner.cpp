@@ -4,6 +4,7 @@
 
 #include "compiler/cost/CostModel.h"
 #include "plan/ir/BlockLayout.h"
+#include "plan/ir/Error.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
@@ -14,12 +15,7 @@
 
 namespace collplan {
 
-namespace {
-
-using llvm::createStringError;
-using llvm::inconvertibleErrorCode;
-
-} // namespace
+namespace {} // namespace
 
 // Each round lasts as long as rank 0's slowest message, plus its
 // reductions after what it receives.
@@ -210,10 +206,10 @@ compile(const CompileRequest &Request,
     std::string Reasons;
     for (const Candidate &C : Out.Candidates)
       Reasons += "\n  " + C.Algo->name().str() + ": " + C.Skipped;
-    return createStringError(inconvertibleErrorCode(),
-                             "no algorithm can compile %s for P = %u%s",
-                             collectiveName(Request.Kind).str().c_str(),
-                             Request.ranks(), Reasons.c_str());
+    return makeError(ErrorKind::CannotCompile,
+                     "no algorithm can compile %s for P = %u%s",
+                     collectiveName(Request.Kind).str().c_str(),
+                     Request.ranks(), Reasons.c_str());
   }
   Out.Chosen = Settings[*Best].Algo;
   if (!BestPlan) {

@@ -1,6 +1,7 @@
 //===- ContributionStore.cpp - Symbolic state of one chunk of blocks ------===//
 
 #include "compiler/verify/ContributionStore.h"
+#include "plan/ir/Hash.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -10,15 +11,6 @@
 namespace collplan {
 namespace verify {
 namespace {
-
-/// splitmix64 (Steele, Lea, Flood 2014): a cheap, well-mixed 64-bit hash of
-/// a counter, so every rank gets an independent-looking random value.
-uint64_t splitmix64(uint64_t X) {
-  X += 0x9e3779b97f4a7c15ULL;
-  X = (X ^ (X >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  X = (X ^ (X >> 27)) * 0x94d049bb133111ebULL;
-  return X ^ (X >> 31);
-}
 
 /// "rank 4's contribution" or "the contributions of ranks 2, 3".
 std::string contributionsOf(llvm::ArrayRef<uint32_t> Ranks, uint64_t Total) {

@@ -1,13 +1,11 @@
 //===- Topology.cpp - Where ranks live ------------------------------------===//
 
 #include "plan/ir/Topology.h"
+#include "plan/ir/Error.h"
 
 #include "llvm/ADT/STLExtras.h"
 
 namespace collplan {
-
-using llvm::createStringError;
-using llvm::inconvertibleErrorCode;
 
 Topology Topology::flat(uint32_t Ranks) { return nodes(Ranks, 1); }
 
@@ -44,14 +42,13 @@ parseExtents(llvm::StringRef Text, llvm::StringRef Whole) {
   for (llvm::StringRef Part : Parts) {
     uint64_t V = 0;
     if (Part.getAsInteger(10, V) || V == 0)
-      return createStringError(inconvertibleErrorCode(),
-                               "topology '%s': '%s' is not a positive integer",
-                               Whole.str().c_str(), Part.str().c_str());
+      return makeError(ErrorKind::Usage,
+                       "topology '%s': '%s' is not a positive integer",
+                       Whole.str().c_str(), Part.str().c_str());
     if (V > MaxRanks || (Product *= V) > MaxRanks)
-      return createStringError(inconvertibleErrorCode(),
-                               "topology '%s' has more than %llu ranks",
-                               Whole.str().c_str(),
-                               (unsigned long long)MaxRanks);
+      return makeError(ErrorKind::Usage,
+                       "topology '%s' has more than %llu ranks",
+                       Whole.str().c_str(), (unsigned long long)MaxRanks);
     Out.push_back(V);
   }
   return Out;
@@ -62,8 +59,8 @@ llvm::Expected<Topology> Topology::parse(llvm::StringRef Text,
                                          std::optional<uint64_t> RanksPerNode,
                                          RankMapping Mapping) {
   auto Fail = [&](const std::string &Why) -> llvm::Error {
-    return createStringError(inconvertibleErrorCode(), "topology '%s': %s",
-                             Text.str().c_str(), Why.c_str());
+    return makeError(ErrorKind::Usage, "topology '%s': %s", Text.str().c_str(),
+                     Why.c_str());
   };
   if (RanksPerNode && (*RanksPerNode == 0 || *RanksPerNode > MaxRanks))
     return Fail("--ppn must be between 1 and " + std::to_string(MaxRanks));
@@ -118,13 +115,11 @@ llvm::Expected<Topology> Topology::parse(llvm::StringRef Text,
 }
 
 uint32_t Topology::nodeOf(uint32_t Rank) const {
-  return Mapping == RankMapping::Block ? Rank / RanksPerNode
-                                       : Rank % NumNodes;
+  return Mapping == RankMapping::Block ? Rank / RanksPerNode : Rank % NumNodes;
 }
 
 uint32_t Topology::localRankOf(uint32_t Rank) const {
-  return Mapping == RankMapping::Block ? Rank % RanksPerNode
-                                       : Rank / NumNodes;
+  return Mapping == RankMapping::Block ? Rank % RanksPerNode : Rank / NumNodes;
 }
 
 llvm::SmallVector<uint32_t, 4> Topology::coordsOf(uint32_t Node) const {

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "plan/serialize/HeaderChecks.h"
 #include "plan/serialize/PlanCodecs.h"
 #include "plan/serialize/PlanFields.h"
 #include "plan/serialize/PlanFile.h"
@@ -166,21 +167,13 @@ private:
   StringRef Name;
 };
 
-#define COLLPLAN_TRY(Var, Expr)                                                \
-  auto Var##OrErr = (Expr);                                                    \
-  if (!Var##OrErr)                                                             \
-    return Var##OrErr.takeError();                                             \
-  auto Var = std::move(*Var##OrErr)
-
 Expected<Topology> decodeTopology(ByteReader &In, uint32_t Ranks) {
   COLLPLAN_TRY(Kind, In.uleb("topology.kind", 0, 1));
   COLLPLAN_TRY(Nodes, In.uleb("topology.nodes", 1, MaxRanks));
   COLLPLAN_TRY(Ppn, In.uleb("topology.ppn", 1, MaxRanks));
   COLLPLAN_TRY(Mapping, In.uleb("topology.mapping", 0, 1));
-  if (Nodes * Ppn != Ranks)
-    return In.fail("topology", Twine(Nodes) + " nodes of " + Twine(Ppn) +
-                                   " ranks do not make the plan's " +
-                                   Twine(Ranks) + " ranks");
+  if (auto Problem = checkNodesMakeRanks(Nodes, Ppn, Ranks))
+    return In.fail("topology", *Problem);
   if (TopologyKind(Kind) == TopologyKind::Flat)
     return Topology::nodes(uint32_t(Nodes), uint32_t(Ppn),
                            RankMapping(Mapping));
@@ -194,9 +187,8 @@ Expected<Topology> decodeTopology(ByteReader &In, uint32_t Ranks) {
     Product = std::min<uint64_t>(Product * D, MaxRanks + 1);
     Dims.push_back(uint32_t(D));
   }
-  if (Product != Nodes)
-    return In.fail("topology.dims", "the dimensions do not multiply to " +
-                                        Twine(Nodes) + " nodes");
+  if (auto Problem = checkDimsMakeNodes(Product, Nodes))
+    return In.fail("topology.dims", *Problem);
   return Topology::torus(Dims, uint32_t(Ppn), RankMapping(Mapping));
 }
 
@@ -220,9 +212,9 @@ Expected<PlanHeader> decodeHeader(ByteReader &In) {
   COLLPLAN_TRY(Blocks, In.uleb("blocks", 1, MaxPlanBlocks));
   H.Blocks = Blocks;
   COLLPLAN_TRY(NumWeights, In.count("weights", MaxPlanBlocks, 1));
-  if (NumWeights != 0 && NumWeights != H.Blocks)
-    return In.fail("weights", "has " + Twine(NumWeights) + " entries for " +
-                                  Twine(H.Blocks) + " blocks");
+  if (NumWeights != 0)
+    if (auto Problem = checkWeightCount(NumWeights, H.Blocks))
+      return In.fail("weights", *Problem);
   uint64_t MaxWeight = maxBlockWeight(H.Blocks);
   H.Weights.reserve(NumWeights);
   for (uint64_t I = 0; I < NumWeights; ++I) {
@@ -242,12 +234,10 @@ Expected<PlanHeader> decodeHeader(ByteReader &In) {
   for (uint64_t I = 0; I < NumBuffers; ++I) {
     std::string Field = "buffers[" + std::to_string(I) + "]";
     COLLPLAN_TRY(Name, In.string(Field));
-    if (Name.empty())
-      return In.fail(Field, "a buffer name cannot be empty");
+    if (auto Problem = checkBufferName(Name, Seen))
+      return In.fail(Field, *Problem);
     if (I == 0 && Name != "data")
       return In.fail(Field, "the first buffer must be 'data'");
-    if (!Seen.insert(Name).second)
-      return In.fail(Field, "buffer '" + Name + "' is declared twice");
     H.Buffers.push_back(Name.str());
   }
   COLLPLAN_TRY(Commutative, In.uleb("requires_commutative", 0, 1));
@@ -412,18 +402,14 @@ Expected<Plan> decodeBinaryPlan(StringRef Bytes, StringRef Name) {
     return In.fail("", "not a binary collplan plan (bad magic)");
   In.skip(sizeof(BinaryPlanMagic));
   COLLPLAN_TRY(Version, In.uleb("version", 1, UINT32_MAX));
-  if (Version > PlanFormatVersion)
-    return In.fail("version", "plan format version " + Twine(Version) +
-                                  " is newer than this collplan supports (" +
-                                  Twine(PlanFormatVersion) +
-                                  "); upgrade collplan to read it");
+  if (auto Problem = checkVersion(Version))
+    return In.fail("version", *Problem);
   Plan P;
   COLLPLAN_TRY(Header, decodeHeader(In));
   P.Header = std::move(Header);
   COLLPLAN_TRY(NumPrograms, In.count("programs", MaxRanks, 1));
-  if (NumPrograms != P.Header.Ranks)
-    return In.fail("programs", "has " + Twine(NumPrograms) + " programs for " +
-                                   Twine(P.Header.Ranks) + " ranks");
+  if (auto Problem = checkProgramCount(NumPrograms, P.Header.Ranks))
+    return In.fail("programs", *Problem);
   P.Programs.reserve(NumPrograms);
   for (uint32_t R = 0; R < NumPrograms; ++R) {
     COLLPLAN_TRY(Prog, decodeProgram(In, P.Header, R));

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "plan/ir/Error.h"
 #include "plan/serialize/PlanCodecs.h"
 #include "plan/serialize/PlanFields.h"
 
@@ -115,8 +116,8 @@ llvm::Error checkJsonNesting(llvm::StringRef Text, llvm::StringRef Name) {
       InString = true;
     } else if (C == '[' || C == '{') {
       if (++Depth > MaxTextNesting)
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
+        return makeError(
+            ErrorKind::Usage,
             "%s: byte %zu: nesting deeper than %u levels; not a plan",
             Name.str().c_str(), I, MaxTextNesting);
     } else if ((C == ']' || C == '}') && Depth > 0) {
@@ -146,9 +147,9 @@ llvm::Expected<Plan> decodeJsonPlan(llvm::StringRef Text,
     return E;
   llvm::Expected<json::Value> Root = json::parse(Text);
   if (!Root)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "%s: invalid JSON: %s", Name.str().c_str(),
-                                   llvm::toString(Root.takeError()).c_str());
+    return makeError(ErrorKind::Usage, "%s: invalid JSON: %s",
+                     Name.str().c_str(),
+                     llvm::toString(Root.takeError()).c_str());
   return readPlanFields(*Root, Name);
 }
 

@@ -1,12 +1,14 @@
 //===- PlanFields.cpp - The field tree shared by YAML and JSON plans ------===//
 //
-// The one description of a text plan's structure: field names, order and
-// types on the way out, and every check on the way in. schemas/plan.schema.json
-// states the same structure for outside tools; keep the two in step.
+// The way in: every check a text plan's structure gets (PlanFieldsWriter.cpp
+// is the way out; HeaderChecks.h holds the header checks the binary reader
+// shares). schemas/plan.schema.json states the same structure for outside
+// tools; keep the two in step.
 //
 //===----------------------------------------------------------------------===//
 
 #include "plan/serialize/PlanFields.h"
+#include "plan/serialize/HeaderChecks.h"
 #include "plan/serialize/PlanFile.h"
 #include "plan/serialize/PlanLocation.h"
 
@@ -25,153 +27,6 @@ using llvm::StringRef;
 using llvm::Twine;
 namespace json = llvm::json;
 using Style = FieldWriter::Style;
-
-FieldWriter::~FieldWriter() = default;
-
-//===----------------------------------------------------------------------===//
-// Writing
-//===----------------------------------------------------------------------===//
-
-static StringRef opKindName(OpKind K) {
-  switch (K) {
-  case OpKind::Send:
-    return "send";
-  case OpKind::Recv:
-    return "recv";
-  case OpKind::Local:
-    return "local";
-  }
-  return "send";
-}
-
-static StringRef combineName(Combine C) {
-  return C == Combine::Reduce ? "reduce" : "replace";
-}
-
-static void writeBlocks(const BlockSet &S, FieldWriter &W) {
-  W.beginList(Style::Flow);
-  for (const BlockRange &R : S.ranges()) {
-    W.beginList(Style::Flow);
-    W.value(R.Begin);
-    W.value(R.End);
-    W.endList();
-  }
-  W.endList();
-}
-
-static void writeOp(const Op &O, const PlanHeader &H, FieldWriter &W) {
-  auto BufferName = [&](uint16_t B) -> StringRef {
-    return B < H.Buffers.size() ? StringRef(H.Buffers[B]) : StringRef("?");
-  };
-  W.beginMap(Style::Flow);
-  W.key("kind");
-  W.value(opKindName(O.Kind));
-  if (O.Kind != OpKind::Local) {
-    W.key("peer");
-    W.value(uint64_t(O.Peer));
-  } else {
-    W.key("source");
-    W.value(BufferName(O.Source));
-  }
-  W.key("buffer");
-  W.value(BufferName(O.Buffer));
-  if (O.Kind != OpKind::Send) {
-    W.key("combine");
-    W.value(combineName(O.Mode));
-  }
-  W.key("blocks");
-  writeBlocks(O.Blocks, W);
-  W.endMap();
-}
-
-static void writeTopology(const Topology &T, FieldWriter &W) {
-  W.beginMap(Style::Flow);
-  W.key("kind");
-  W.value(StringRef(T.kind() == TopologyKind::Torus ? "torus" : "flat"));
-  W.key("nodes");
-  W.value(uint64_t(T.numNodes()));
-  W.key("ppn");
-  W.value(uint64_t(T.ranksPerNode()));
-  W.key("mapping");
-  W.value(mappingName(T.mapping()));
-  if (T.kind() == TopologyKind::Torus) {
-    W.key("dims");
-    W.beginList(Style::Flow);
-    for (uint32_t D : T.dims())
-      W.value(uint64_t(D));
-    W.endList();
-  }
-  W.endMap();
-}
-
-void writePlanFields(const Plan &P, FieldWriter &W) {
-  const PlanHeader &H = P.Header;
-  W.beginMap(Style::Block);
-  W.key("format");
-  W.value(StringRef(PlanFormatTag));
-  W.key("version");
-  W.value(uint64_t(PlanFormatVersion));
-  W.key("collective");
-  W.value(collectiveName(H.Kind));
-  W.key("ranks");
-  W.value(uint64_t(H.Ranks));
-  W.key("topology");
-  writeTopology(H.Topo, W);
-  W.key("algorithm");
-  W.value(StringRef(H.Algorithm));
-  W.key("params");
-  W.beginMap(Style::Flow);
-  for (const auto &[Name, Value] : H.Params) { // std::map: sorted by name.
-    W.key(Name);
-    W.value(StringRef(Value));
-  }
-  W.endMap();
-  W.key("blocks");
-  W.value(H.Blocks);
-  if (!H.Weights.empty()) {
-    W.key("weights");
-    W.beginList(Style::Flow);
-    for (uint64_t X : H.Weights)
-      W.value(X);
-    W.endList();
-  }
-  if (H.Root) {
-    W.key("root");
-    W.value(uint64_t(*H.Root));
-  }
-  W.key("buffers");
-  W.beginList(Style::Flow);
-  for (const std::string &B : H.Buffers)
-    W.value(StringRef(B));
-  W.endList();
-  W.key("requires_commutative");
-  W.value(H.RequiresCommutative);
-
-  W.key("programs");
-  W.beginList(Style::Block);
-  for (size_t R = 0; R < P.Programs.size(); ++R) {
-    W.beginMap(Style::Block);
-    W.key("rank");
-    W.value(uint64_t(R));
-    W.key("rounds");
-    W.beginList(Style::Block);
-    for (const Round &Rd : P.Programs[R].Rounds) {
-      W.beginMap(Style::Block);
-      W.key("index");
-      W.value(uint64_t(Rd.Index));
-      W.key("ops");
-      W.beginList(Style::Block);
-      for (const Op &O : Rd.Ops)
-        writeOp(O, H, W);
-      W.endList();
-      W.endMap();
-    }
-    W.endList();
-    W.endMap();
-  }
-  W.endList();
-  W.endMap();
-}
 
 //===----------------------------------------------------------------------===//
 // Reading
@@ -302,14 +157,6 @@ private:
   StringRef Name;
 };
 
-/// Unwraps an Expected into Var, or returns its error from the enclosing
-/// function.
-#define COLLPLAN_TRY(Var, Expr)                                                \
-  auto Var##OrErr = (Expr);                                                    \
-  if (!Var##OrErr)                                                             \
-    return Var##OrErr.takeError();                                             \
-  auto Var = std::move(*Var##OrErr)
-
 Expected<Topology> readTopology(const TreeReader &In, const json::Value &V,
                                 uint32_t Ranks) {
   COLLPLAN_TRY(
@@ -322,10 +169,8 @@ Expected<Topology> readTopology(const TreeReader &In, const json::Value &V,
   if (!Mapping)
     return In.fail("topology.mapping",
                    "expected block or round-robin, got '" + MappingText + "'");
-  if (Nodes * Ppn != Ranks)
-    return In.fail("topology", Twine(Nodes) + " nodes of " + Twine(Ppn) +
-                                   " ranks do not make the plan's " +
-                                   Twine(Ranks) + " ranks");
+  if (auto Problem = checkNodesMakeRanks(Nodes, Ppn, Ranks))
+    return In.fail("topology", *Problem);
   if (Kind == "flat") {
     if (O->get("dims"))
       return In.fail("topology.dims", "a flat topology has no dims");
@@ -348,9 +193,8 @@ Expected<Topology> readTopology(const TreeReader &In, const json::Value &V,
       break;
     Dims.push_back(uint32_t(D));
   }
-  if (Product != Nodes)
-    return In.fail("topology.dims", "the dimensions do not multiply to " +
-                                        Twine(Nodes) + " nodes");
+  if (auto Problem = checkDimsMakeNodes(Product, Nodes))
+    return In.fail("topology.dims", *Problem);
   return Topology::torus(Dims, uint32_t(Ppn), *Mapping);
 }
 
@@ -517,10 +361,8 @@ Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
     if (!Weights)
       return In.fail("weights", "expected a list of integers, got " +
                                     describe(*WeightsValue));
-    if (Weights->size() != H.Blocks)
-      return In.fail("weights", "has " + Twine(Weights->size()) +
-                                    " entries for " + Twine(H.Blocks) +
-                                    " blocks");
+    if (auto Problem = checkWeightCount(Weights->size(), H.Blocks))
+      return In.fail("weights", *Problem);
     uint64_t MaxWeight = maxBlockWeight(H.Blocks);
     H.Weights.reserve(Weights->size());
     for (size_t I = 0; I < Weights->size(); ++I) {
@@ -542,13 +384,11 @@ Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
   for (size_t I = 0; I < Buffers->size(); ++I) {
     std::string Field = "buffers[" + std::to_string(I) + "]";
     COLLPLAN_TRY(BufferName, In.string((*Buffers)[I], Field));
-    if (BufferName.empty())
-      return In.fail(Field, "a buffer name cannot be empty");
+    if (auto Problem = checkBufferName(BufferName, Seen))
+      return In.fail(Field, *Problem);
     if (I == 0 && BufferName != "data")
       return In.fail(Field, "the first buffer must be 'data', got '" +
                                 BufferName + "'");
-    if (!Seen.insert(BufferName).second)
-      return In.fail(Field, "buffer '" + BufferName + "' is declared twice");
     H.Buffers.push_back(BufferName.str());
   }
 
@@ -576,11 +416,8 @@ Expected<Plan> readPlanFields(const json::Value &Root, StringRef Name) {
                                  "'; this is not a collplan plan");
   COLLPLAN_TRY(VersionValue, In.member(*Probe, "version"));
   COLLPLAN_TRY(Version, In.number(*VersionValue, "version", 1, UINT32_MAX));
-  if (Version > PlanFormatVersion)
-    return In.fail("version", "plan format version " + Twine(Version) +
-                                  " is newer than this collplan supports (" +
-                                  Twine(PlanFormatVersion) +
-                                  "); upgrade collplan to read it");
+  if (auto Problem = checkVersion(Version))
+    return In.fail("version", *Problem);
   COLLPLAN_TRY(O,
                In.map(Root, "",
                       {"format", "version", "collective", "ranks", "topology",
@@ -596,10 +433,8 @@ Expected<Plan> readPlanFields(const json::Value &Root, StringRef Name) {
 
   COLLPLAN_TRY(Programs, In.list(*O, "programs"));
   // Compare before allocating: Ranks may be large, the list is what exists.
-  if (Programs->size() != P.Header.Ranks)
-    return In.fail("programs", "has " + Twine(Programs->size()) +
-                                   " programs for " + Twine(P.Header.Ranks) +
-                                   " ranks");
+  if (auto Problem = checkProgramCount(Programs->size(), P.Header.Ranks))
+    return In.fail("programs", *Problem);
   P.Programs.reserve(Programs->size());
   TreeReader ProgramIn(Name);
   for (size_t R = 0; R < Programs->size(); ++R) {

@@ -1,6 +1,7 @@
 //===- PlanFile.cpp - Format detection, files on disk and the plan hash ---===//
 
 #include "plan/serialize/PlanFile.h"
+#include "plan/ir/Error.h"
 #include "plan/serialize/PlanCodecs.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -27,8 +28,14 @@ using llvm::StringRef;
 /// P = 1024 ring rounds is a few hundred MB, a binary plan far less.
 constexpr uint64_t MaxPlanFileBytes = uint64_t(4) << 30;
 
+/// A plan that cannot be read: the input is at fault.
 static Error fail(const llvm::Twine &Message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
+  return makeError(ErrorKind::Usage, Message);
+}
+
+/// A plan that cannot be written.
+static Error failWrite(const llvm::Twine &Message) {
+  return makeError(ErrorKind::Io, Message);
 }
 
 std::optional<PlanFormat> formatForPath(StringRef Path) {
@@ -144,9 +151,9 @@ Error writePlanFile(const Plan &P, StringRef Path, PlanFormat F) {
   int FD = -1;
   llvm::SmallString<256> TempPath;
   if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, TempPath))
-    return fail("cannot write plan file '" + Path +
-                "': cannot create a temporary file in '" + Dir +
-                "': " + EC.message());
+    return failWrite("cannot write plan file '" + Path +
+                     "': cannot create a temporary file in '" + Dir +
+                     "': " + EC.message());
 
   std::error_code EC = writeAll(FD, Bytes);
   if (!EC && ::fsync(FD) != 0)
@@ -157,7 +164,7 @@ Error writePlanFile(const Plan &P, StringRef Path, PlanFormat F) {
     EC = llvm::sys::fs::rename(TempPath, Path);
   if (EC) {
     llvm::sys::fs::remove(TempPath);
-    return fail("cannot write plan file '" + Path + "': " + EC.message());
+    return failWrite("cannot write plan file '" + Path + "': " + EC.message());
   }
   syncDirectory(Dir);
   return Error::success();

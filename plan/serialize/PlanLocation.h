@@ -8,6 +8,8 @@
 #ifndef COLLPLAN_SERIALIZE_PLANLOCATION_H
 #define COLLPLAN_SERIALIZE_PLANLOCATION_H
 
+#include "plan/ir/Error.h"
+
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 
@@ -59,7 +61,7 @@ inline llvm::Error readError(const std::string &Source,
   if (!F.empty())
     Text += "field '" + F + "': ";
   Text += Message.str();
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Text);
+  return makeError(ErrorKind::Usage, Text);
 }
 
 } // namespace collplan

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "plan/ir/Error.h"
 #include "plan/serialize/PlanCodecs.h"
 #include "plan/serialize/PlanFields.h"
 
@@ -76,10 +77,9 @@ private:
 
 llvm::Error failAt(StringRef Name, const YAML::Mark &M,
                    const llvm::Twine &Why) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 Name + ": line " + llvm::Twine(M.line + 1) +
-                                     ", column " + llvm::Twine(M.column + 1) +
-                                     ": " + Why);
+  return makeError(ErrorKind::Usage,
+                   Name + ": line " + llvm::Twine(M.line + 1) + ", column " +
+                       llvm::Twine(M.column + 1) + ": " + Why);
 }
 
 /// yaml-cpp recurses once per nesting level, in block style (indentation)
@@ -90,8 +90,8 @@ llvm::Error checkYamlNesting(StringRef Text, StringRef Name) {
   unsigned Flow = 0;
   size_t Line = 1;
   auto Fail = [&](const char *What) {
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
+    return makeError(
+        ErrorKind::Usage,
         "%s: line %zu: %s nesting deeper than %u levels; not a plan",
         Name.str().c_str(), Line, What, MaxTextNesting);
   };
@@ -232,10 +232,9 @@ llvm::Expected<Plan> decodeYamlPlan(StringRef Text, StringRef Name) {
   try {
     std::vector<YAML::Node> Documents = YAML::LoadAll(Text.str());
     if (Documents.size() > 1)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "%s: holds %zu YAML documents; a plan file holds one",
-          Name.str().c_str(), Documents.size());
+      return makeError(ErrorKind::Usage,
+                       "%s: holds %zu YAML documents; a plan file holds one",
+                       Name.str().c_str(), Documents.size());
     if (!Documents.empty()) {
       size_t Budget = 2 * Text.size() + 16;
       auto Tree = toTree(Documents.front(), 0, Budget, Name);
@@ -246,9 +245,8 @@ llvm::Expected<Plan> decodeYamlPlan(StringRef Text, StringRef Name) {
   } catch (const YAML::Exception &E) {
     return failAt(Name, E.mark, "invalid YAML: " + E.msg);
   } catch (const std::exception &E) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "%s: invalid YAML: %s", Name.str().c_str(),
-                                   E.what());
+    return makeError(ErrorKind::Usage, "%s: invalid YAML: %s",
+                     Name.str().c_str(), E.what());
   }
   return readPlanFields(Root, Name);
 }

@@ -244,30 +244,60 @@ bool runFromPlan(const Call &C, const CallArgs &Args, int &Result) {
   return true;
 }
 
+/// A predefined operator on a type it is defined on, as ours.
+struct TypedOp {
+  Datatype Type;
+  ReduceOp Op;
+};
+
+/// The call's type and operator when a plan may combine them.
+std::optional<TypedOp> typedOpOf(MPI_Datatype Type, MPI_Op Op) {
+  std::optional<Datatype> T = datatypeOf(Type, true);
+  std::optional<ReduceOp> O = reduceOpOf(Op);
+  if (!T || !O || !supports(*T, *O))
+    return std::nullopt;
+  return TypedOp{*T, *O};
+}
+
+/// The executor's view of the call's buffers: MPI_IN_PLACE (Input null) is the
+/// contract's in place.
+CallArgs argsOf(const void *SendBuf, void *RecvBuf, uint64_t Count,
+                Datatype Type, std::optional<ReduceOp> Op = std::nullopt) {
+  CallArgs A;
+  A.Input = SendBuf == MPI_IN_PLACE ? nullptr : SendBuf;
+  A.Output = RecvBuf;
+  A.Count = Count;
+  A.Type = Type;
+  if (Op)
+    A.Op = Operator::predefined(*Op);
+  return A;
+}
+
+/// The call's result when a plan ran it; nothing when it goes to PMPI_.
+std::optional<int> fromPlan(const Call &C, const CallArgs &Args) {
+  int Result = MPI_SUCCESS;
+  if (runFromPlan(C, Args, Result))
+    return Result;
+  return std::nullopt;
+}
+
 } // namespace
 
 extern "C" {
 
 COLLPLAN_EXPORT int MPI_Allreduce(const void *SendBuf, void *RecvBuf, int Count,
                                   MPI_Datatype Type, MPI_Op Op, MPI_Comm Comm) {
-  std::optional<Datatype> T = datatypeOf(Type, true);
-  std::optional<ReduceOp> O = reduceOpOf(Op);
-  if (T && O && Count >= 0 && supports(*T, *O)) {
+  std::optional<TypedOp> T = typedOpOf(Type, Op);
+  if (T && Count >= 0) {
     Call C{"MPI_Allreduce",
            Collective::Allreduce,
            Comm,
-           uint64_t(Count) * sizeOf(*T),
-           O,
+           uint64_t(Count) * sizeOf(T->Type),
+           T->Op,
            std::nullopt};
-    CallArgs A;
-    A.Input = SendBuf == MPI_IN_PLACE ? nullptr : SendBuf;
-    A.Output = RecvBuf;
-    A.Count = uint64_t(Count);
-    A.Type = *T;
-    A.Op = Operator::predefined(*O);
-    int Result;
-    if (runFromPlan(C, A, Result))
-      return Result;
+    if (std::optional<int> Result = fromPlan(
+            C, argsOf(SendBuf, RecvBuf, uint64_t(Count), T->Type, T->Op)))
+      return *Result;
   }
   return PMPI_Allreduce(SendBuf, RecvBuf, Count, Type, Op, Comm);
 }
@@ -275,29 +305,22 @@ COLLPLAN_EXPORT int MPI_Allreduce(const void *SendBuf, void *RecvBuf, int Count,
 COLLPLAN_EXPORT int MPI_Reduce_scatter_block(const void *SendBuf, void *RecvBuf,
                                              int RecvCount, MPI_Datatype Type,
                                              MPI_Op Op, MPI_Comm Comm) {
-  std::optional<Datatype> T = datatypeOf(Type, true);
-  std::optional<ReduceOp> O = reduceOpOf(Op);
+  std::optional<TypedOp> T = typedOpOf(Type, Op);
   int Size = 1;
   PMPI_Comm_size(Comm, &Size);
-  if (T && O && RecvCount >= 0 && supports(*T, *O)) {
+  if (T && RecvCount >= 0) {
     uint64_t N = uint64_t(RecvCount) * uint64_t(Size);
     // Equal blocks give every rank exactly RecvCount elements.
     Call C{"MPI_Reduce_scatter_block",
            Collective::ReduceScatter,
            Comm,
-           N * sizeOf(*T),
-           O,
+           N * sizeOf(T->Type),
+           T->Op,
            std::nullopt,
            [](const Plan &P) { return P.Header.Weights.empty(); }};
-    CallArgs A;
-    A.Input = SendBuf == MPI_IN_PLACE ? nullptr : SendBuf;
-    A.Output = RecvBuf;
-    A.Count = N;
-    A.Type = *T;
-    A.Op = Operator::predefined(*O);
-    int Result;
-    if (runFromPlan(C, A, Result))
-      return Result;
+    if (std::optional<int> Result =
+            fromPlan(C, argsOf(SendBuf, RecvBuf, N, T->Type, T->Op)))
+      return *Result;
   }
   return PMPI_Reduce_scatter_block(SendBuf, RecvBuf, RecvCount, Type, Op, Comm);
 }
@@ -320,14 +343,9 @@ COLLPLAN_EXPORT int MPI_Allgather(const void *SendBuf, int SendCount,
            std::nullopt,
            std::nullopt,
            [](const Plan &P) { return P.Header.Weights.empty(); }};
-    CallArgs A;
-    A.Input = InPlace ? nullptr : SendBuf;
-    A.Output = RecvBuf;
-    A.Count = N;
-    A.Type = *T;
-    int Result;
-    if (runFromPlan(C, A, Result))
-      return Result;
+    if (std::optional<int> Result =
+            fromPlan(C, argsOf(SendBuf, RecvBuf, N, *T)))
+      return *Result;
   }
   return PMPI_Allgather(SendBuf, SendCount, SendType, RecvBuf, RecvCount,
                         RecvType, Comm);
@@ -363,14 +381,9 @@ COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount,
     };
     Call C{"MPI_Allgatherv", Collective::Allgatherv, Comm, N * sizeOf(*T),
            std::nullopt,     std::nullopt,           Fits};
-    CallArgs A;
-    A.Input = InPlace ? nullptr : SendBuf;
-    A.Output = RecvBuf;
-    A.Count = N;
-    A.Type = *T;
-    int Result;
-    if (runFromPlan(C, A, Result))
-      return Result;
+    if (std::optional<int> Result =
+            fromPlan(C, argsOf(SendBuf, RecvBuf, N, *T)))
+      return *Result;
   }
   return PMPI_Allgatherv(SendBuf, SendCount, SendType, RecvBuf, RecvCounts,
                          Displs, RecvType, Comm);
@@ -383,13 +396,9 @@ COLLPLAN_EXPORT int MPI_Bcast(void *Buffer, int Count, MPI_Datatype Type,
     Call C{"MPI_Bcast",  Collective::Broadcast,
            Comm,         uint64_t(Count) * sizeOf(*T),
            std::nullopt, uint32_t(Root)};
-    CallArgs A;
-    A.Output = Buffer;
-    A.Count = uint64_t(Count);
-    A.Type = *T;
-    int Result;
-    if (runFromPlan(C, A, Result))
-      return Result;
+    if (std::optional<int> Result =
+            fromPlan(C, argsOf(nullptr, Buffer, uint64_t(Count), *T)))
+      return *Result;
   }
   return PMPI_Bcast(Buffer, Count, Type, Root, Comm);
 }
@@ -397,26 +406,16 @@ COLLPLAN_EXPORT int MPI_Bcast(void *Buffer, int Count, MPI_Datatype Type,
 COLLPLAN_EXPORT int MPI_Reduce(const void *SendBuf, void *RecvBuf, int Count,
                                MPI_Datatype Type, MPI_Op Op, int Root,
                                MPI_Comm Comm) {
-  std::optional<Datatype> T = datatypeOf(Type, true);
-  std::optional<ReduceOp> O = reduceOpOf(Op);
-  if (T && O && Count >= 0 && Root >= 0 && supports(*T, *O)) {
-    Call C{"MPI_Reduce",
-           Collective::Reduce,
-           Comm,
-           uint64_t(Count) * sizeOf(*T),
-           O,
-           uint32_t(Root)};
-    CallArgs A;
+  std::optional<TypedOp> T = typedOpOf(Type, Op);
+  if (T && Count >= 0 && Root >= 0) {
+    Call C{"MPI_Reduce", Collective::Reduce,
+           Comm,         uint64_t(Count) * sizeOf(T->Type),
+           T->Op,        uint32_t(Root)};
     // MPI_IN_PLACE is legal at the root only, where it means the input is
     // in RecvBuf: the contract's in place.
-    A.Input = SendBuf == MPI_IN_PLACE ? nullptr : SendBuf;
-    A.Output = RecvBuf;
-    A.Count = uint64_t(Count);
-    A.Type = *T;
-    A.Op = Operator::predefined(*O);
-    int Result;
-    if (runFromPlan(C, A, Result))
-      return Result;
+    if (std::optional<int> Result = fromPlan(
+            C, argsOf(SendBuf, RecvBuf, uint64_t(Count), T->Type, T->Op)))
+      return *Result;
   }
   return PMPI_Reduce(SendBuf, RecvBuf, Count, Type, Op, Root, Comm);
 }

@@ -16,79 +16,61 @@
 
 namespace collplan::runtime {
 
-llvm::Expected<std::vector<RankOutcome>>
-launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
-            std::chrono::milliseconds Deadline, const RankBody &Body) {
-  TcpConfig Base;
-  Base.Size = Ranks;
-  Base.Timeout = Timeout;
-  Base.Port = 0;
-  llvm::Expected<int> Listener = listenOn(Base.Host, Base.Port);
-  if (!Listener)
-    return Listener.takeError();
+namespace {
+
+void killAll(const std::vector<pid_t> &Pids) {
+  for (pid_t Pid : Pids)
+    if (Pid > 0)
+      kill(Pid, SIGKILL);
+}
+
+/// Writes all of Text to Fd, as far as the pipe takes it.
+void writeReport(int Fd, const std::string &Text) {
+  const char *P = Text.data();
+  size_t Left = Text.size();
+  while (Left) {
+    ssize_t N = write(Fd, P, Left);
+    if (N <= 0 && errno != EINTR)
+      break;
+    if (N > 0) {
+      P += N;
+      Left -= size_t(N);
+    }
+  }
+}
+
+/// Rank R's child process: runs Body, writes its report to ReportFd and
+/// exits with its code. OpenPipes are the earlier ranks' pipe ends it closes.
+[[noreturn]] void runChild(uint32_t R, const TcpConfig &Base, int Listener,
+                           int ReportFd, const std::vector<int> &OpenPipes,
+                           const RankBody &Body) {
+  for (uint32_t Q = 0; Q < R; ++Q)
+    close(OpenPipes[Q]);
+  TcpConfig Config = Base;
+  Config.Rank = R;
+  if (R == 0)
+    Config.ListenSocket = Listener;
+  else
+    close(Listener);
+  std::string Report;
+  int Code = Body(Config, Report);
+  writeReport(ReportFd, Report);
   std::fflush(stdout);
   std::fflush(stderr);
+  _exit(Code);
+}
 
-  std::vector<pid_t> Pids(Ranks, -1);
-  std::vector<int> Pipes(Ranks, -1);
-  std::vector<RankOutcome> Outcomes(Ranks);
-  auto KillAll = [&] {
-    for (pid_t Pid : Pids)
-      if (Pid > 0)
-        kill(Pid, SIGKILL);
-  };
-  for (uint32_t R = 0; R < Ranks; ++R) {
-    int Fds[2];
-    if (pipe2(Fds, O_CLOEXEC) != 0) {
-      KillAll();
-      return errnoError("pipe");
-    }
-    pid_t Pid = fork();
-    if (Pid < 0) {
-      KillAll();
-      return errnoError("fork");
-    }
-    if (Pid == 0) {
-      close(Fds[0]);
-      for (uint32_t Q = 0; Q < R; ++Q)
-        close(Pipes[Q]);
-      TcpConfig Config = Base;
-      Config.Rank = R;
-      if (R == 0)
-        Config.ListenSocket = *Listener;
-      else
-        close(*Listener);
-      std::string Report;
-      int Code = Body(Config, Report);
-      const char *P = Report.data();
-      size_t Left = Report.size();
-      while (Left) {
-        ssize_t N = write(Fds[1], P, Left);
-        if (N <= 0 && errno != EINTR)
-          break;
-        if (N > 0) {
-          P += N;
-          Left -= size_t(N);
-        }
-      }
-      std::fflush(stdout);
-      std::fflush(stderr);
-      _exit(Code);
-    }
-    close(Fds[1]);
-    Pids[R] = Pid;
-    Pipes[R] = Fds[0];
-  }
-  close(*Listener);
-
-  // Drain every pipe until all children closed theirs (they exited).
+/// Reads every pipe into its rank's report until all children closed theirs
+/// (they exited). Past Deadline (if positive) kills them and returns true.
+bool drainReports(std::vector<int> &Pipes, const std::vector<pid_t> &Pids,
+                  std::vector<RankOutcome> &Outcomes,
+                  std::chrono::milliseconds Deadline) {
   auto Start = std::chrono::steady_clock::now();
-  size_t Open = Ranks;
-  bool Killed = false;
+  size_t Open = Pipes.size();
   while (Open) {
     std::vector<pollfd> Polls;
     std::vector<uint32_t> Who;
-    for (uint32_t R = 0; R < Ranks; ++R)
+    for (uint32_t R = 0; R < Pipes.size(); ++R)
       if (Pipes[R] >= 0) {
         Polls.push_back({Pipes[R], POLLIN, 0});
         Who.push_back(R);
@@ -103,9 +85,8 @@ launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
     if (N < 0 && errno == EINTR)
       continue;
     if (N == 0) {
-      KillAll(); // Past the deadline: the children are ours to end.
-      Killed = true;
-      break;
+      killAll(Pids); // Past the deadline: the children are ours to end.
+      return true;
     }
     for (size_t I = 0; I < Polls.size(); ++I) {
       if (!Polls[I].revents)
@@ -122,7 +103,14 @@ launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
       }
     }
   }
-  for (uint32_t R = 0; R < Ranks; ++R) {
+  return false;
+}
+
+/// Waits for every child and records its exit code.
+void reapChildren(const std::vector<pid_t> &Pids, std::vector<int> &Pipes,
+                  std::vector<RankOutcome> &Outcomes, bool Killed,
+                  std::chrono::milliseconds Deadline) {
+  for (uint32_t R = 0; R < Pids.size(); ++R) {
     if (Pipes[R] >= 0)
       close(Pipes[R]);
     int Status = 0;
@@ -136,6 +124,49 @@ launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
       Outcomes[R].Report = "killed by the launcher after " +
                            std::to_string(Deadline.count()) + " ms";
   }
+}
+
+} // namespace
+
+llvm::Expected<std::vector<RankOutcome>>
+launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
+            std::chrono::milliseconds Deadline, const RankBody &Body) {
+  TcpConfig Base;
+  Base.Size = Ranks;
+  Base.Timeout = Timeout;
+  Base.Port = 0;
+  llvm::Expected<int> Listener = listenOn(Base.Host, Base.Port);
+  if (!Listener)
+    return Listener.takeError();
+  std::fflush(stdout);
+  std::fflush(stderr);
+
+  std::vector<pid_t> Pids(Ranks, -1);
+  std::vector<int> Pipes(Ranks, -1);
+  std::vector<RankOutcome> Outcomes(Ranks);
+  for (uint32_t R = 0; R < Ranks; ++R) {
+    int Fds[2];
+    if (pipe2(Fds, O_CLOEXEC) != 0) {
+      killAll(Pids);
+      return errnoError("pipe");
+    }
+    pid_t Pid = fork();
+    if (Pid < 0) {
+      killAll(Pids);
+      return errnoError("fork");
+    }
+    if (Pid == 0) {
+      close(Fds[0]);
+      runChild(R, Base, *Listener, Fds[1], Pipes, Body);
+    }
+    close(Fds[1]);
+    Pids[R] = Pid;
+    Pipes[R] = Fds[0];
+  }
+  close(*Listener);
+
+  bool Killed = drainReports(Pipes, Pids, Outcomes, Deadline);
+  reapChildren(Pids, Pipes, Outcomes, Killed, Deadline);
   return Outcomes;
 }
 

@@ -1,6 +1,7 @@
 //===- PlanRun.cpp - One rank of `collplan run` ---------------------------===//
 
 #include "runtime/launcher/PlanRun.h"
+#include "plan/ir/Error.h"
 
 #include "runtime/Executor.h"
 #include "runtime/launcher/Workload.h"
@@ -13,13 +14,13 @@ llvm::Expected<RankReport> runPlanRank(const Plan &P, uint64_t Hash,
                                        Transport &T, const RunSettings &S) {
   uint32_t Rank = T.rank();
   if (T.size() != P.Header.Ranks)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "the plan is for P = %u but %u ranks run",
-                                   P.Header.Ranks, T.size());
+    return makeError(ErrorKind::Runtime,
+                     "the plan is for P = %u but %u ranks run", P.Header.Ranks,
+                     T.size());
   if (reduces(P.Header.Kind) && !supports(S.Type, S.Op))
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(), "operator %s is not defined on %s",
-        reduceOpName(S.Op).str().c_str(), datatypeName(S.Type).str().c_str());
+    return makeError(ErrorKind::Runtime, "operator %s is not defined on %s",
+                     reduceOpName(S.Op).str().c_str(),
+                     datatypeName(S.Type).str().c_str());
   if (llvm::Error E = checkSameHash(T, Hash))
     return E;
 

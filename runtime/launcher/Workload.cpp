@@ -3,6 +3,7 @@
 #include "runtime/launcher/Workload.h"
 
 #include "plan/ir/BlockLayout.h"
+#include "plan/ir/Hash.h"
 
 #include <cstring>
 #include <sstream>
@@ -11,13 +12,6 @@
 namespace collplan::runtime {
 
 namespace {
-
-uint64_t mix(uint64_t X) {
-  X += 0x9e3779b97f4a7c15ULL;
-  X = (X ^ (X >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  X = (X ^ (X >> 27)) * 0x94d049bb133111ebULL;
-  return X ^ (X >> 31);
-}
 
 /// A value every type represents exactly, as a double, and the raw bits for
 /// the bitwise operators.
@@ -96,7 +90,7 @@ template <typename T>
 void generateTyped(ReduceOp Op, uint32_t Rank, uint64_t Begin, uint64_t N,
                    T *Out) {
   for (uint64_t I = 0; I < N; ++I)
-    Out[I] = valueOf<T>(Op, mix((uint64_t(Rank) << 40) ^ (Begin + I)));
+    Out[I] = valueOf<T>(Op, splitmix64((uint64_t(Rank) << 40) ^ (Begin + I)));
 }
 
 template <typename T>
@@ -105,7 +99,7 @@ std::vector<char> expectedTyped(const PlanHeader &H, uint32_t Rank,
   BlockLayout Layout(H, Count);
   std::vector<T> All(Count);
   auto ValueAt = [&](uint32_t R, uint64_t I) {
-    return valueOf<T>(Op, mix((uint64_t(R) << 40) ^ I));
+    return valueOf<T>(Op, splitmix64((uint64_t(R) << 40) ^ I));
   };
   // The contract's promise, element by element: every contribution
   // combined in rank order, or the input of the block's contributor.

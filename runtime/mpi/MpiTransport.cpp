@@ -1,6 +1,7 @@
 //===- MpiTransport.cpp - The transport over an MPI communicator ----------===//
 
 #include "runtime/mpi/MpiTransport.h"
+#include "plan/ir/Error.h"
 
 #include <algorithm>
 #include <cstring>
@@ -20,9 +21,8 @@ llvm::Error mpiError(int Code, const char *What, uint32_t Peer) {
   char Text[MPI_MAX_ERROR_STRING];
   int Length = 0;
   PMPI_Error_string(Code, Text, &Length);
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "%s with rank %u failed: %.*s", What, Peer,
-                                 Length, static_cast<const char *>(Text));
+  return makeError(ErrorKind::Runtime, "%s with rank %u failed: %.*s", What,
+                   Peer, Length, static_cast<const char *>(Text));
 }
 
 } // namespace

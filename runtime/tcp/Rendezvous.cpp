@@ -1,6 +1,7 @@
 //===- Rendezvous.cpp - How TCP ranks find each other ---------------------===//
 
 #include "runtime/tcp/Rendezvous.h"
+#include "plan/ir/Error.h"
 #include "runtime/tcp/SocketIo.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -22,9 +23,6 @@
 
 namespace collplan::runtime {
 
-using llvm::createStringError;
-using llvm::inconvertibleErrorCode;
-
 namespace {
 
 constexpr uint32_t HelloMagic = 0x4e4c5043; // "CPLN"
@@ -44,10 +42,10 @@ llvm::Expected<sockaddr_in> addressOf(const std::string &Host, uint16_t Port) {
   A.sin_port = htons(Port);
   std::string H = Host == "localhost" ? "127.0.0.1" : Host;
   if (inet_pton(AF_INET, H.c_str(), &A.sin_addr) != 1)
-    return createStringError(inconvertibleErrorCode(),
-                             "'%s' is not an IPv4 address (the TCP transport "
-                             "works on loopback, e.g. 127.0.0.1)",
-                             Host.c_str());
+    return makeError(ErrorKind::Runtime,
+                     "'%s' is not an IPv4 address (the TCP transport "
+                     "works on loopback, e.g. 127.0.0.1)",
+                     Host.c_str());
   return A;
 }
 
@@ -111,8 +109,8 @@ llvm::Expected<int> connectWithRetry(const std::string &Host, uint16_t Port,
     if (LastErrno == EMFILE || LastErrno == ENFILE)
       return errnoError("socket");
     if (Until.expired())
-      return createStringError(
-          inconvertibleErrorCode(),
+      return makeError(
+          ErrorKind::Runtime,
           "could not connect to rank %u at %s:%u within %lld ms: %s", Peer,
           Host.c_str(), unsigned(Port), (long long)Until.total().count(),
           std::strerror(LastErrno));
@@ -123,18 +121,18 @@ llvm::Expected<int> connectWithRetry(const std::string &Host, uint16_t Port,
 
 llvm::Error checkHello(const Hello &H, const TcpConfig &C) {
   if (H.Magic != HelloMagic || H.Version != ProtocolVersion)
-    return createStringError(inconvertibleErrorCode(),
-                             "a connection that is not a collplan rank (or "
-                             "another protocol version) reached rank %u",
-                             C.Rank);
+    return makeError(ErrorKind::Runtime,
+                     "a connection that is not a collplan rank (or "
+                     "another protocol version) reached rank %u",
+                     C.Rank);
   if (H.Size != C.Size)
-    return createStringError(inconvertibleErrorCode(),
-                             "rank %u was started with COLLPLAN_SIZE=%u, rank "
-                             "%u with %u",
-                             H.Rank, H.Size, C.Rank, C.Size);
+    return makeError(ErrorKind::Runtime,
+                     "rank %u was started with COLLPLAN_SIZE=%u, rank "
+                     "%u with %u",
+                     H.Rank, H.Size, C.Rank, C.Size);
   if (H.Rank >= C.Size)
-    return createStringError(inconvertibleErrorCode(),
-                             "a peer claims rank %u of %u", H.Rank, C.Size);
+    return makeError(ErrorKind::Runtime, "a peer claims rank %u of %u", H.Rank,
+                     C.Size);
   return llvm::Error::success();
 }
 
@@ -144,13 +142,13 @@ llvm::Expected<uint64_t> envNumber(const char *Name, uint64_t Min, uint64_t Max,
   if (!V || !*V) {
     if (Default)
       return *Default;
-    return createStringError(inconvertibleErrorCode(), "%s is not set", Name);
+    return makeError(ErrorKind::Usage, "%s is not set", Name);
   }
   uint64_t N = 0;
   if (llvm::StringRef(V).getAsInteger(10, N) || N < Min || N > Max)
-    return createStringError(
-        inconvertibleErrorCode(), "%s=%s: expected an integer in [%llu, %llu]",
-        Name, V, (unsigned long long)Min, (unsigned long long)Max);
+    return makeError(ErrorKind::Usage,
+                     "%s=%s: expected an integer in [%llu, %llu]", Name, V,
+                     (unsigned long long)Min, (unsigned long long)Max);
   return N;
 }
 
@@ -165,11 +163,10 @@ llvm::Expected<TcpConfig> tcpConfigFromEnvironment() {
   if (!Rank)
     return Rank.takeError();
   if (*Size == 0 || *Rank >= *Size)
-    return createStringError(inconvertibleErrorCode(),
-                             "COLLPLAN_RANK=%llu is not a rank of "
-                             "COLLPLAN_SIZE=%llu",
-                             (unsigned long long)*Rank,
-                             (unsigned long long)*Size);
+    return makeError(ErrorKind::Usage,
+                     "COLLPLAN_RANK=%llu is not a rank of "
+                     "COLLPLAN_SIZE=%llu",
+                     (unsigned long long)*Rank, (unsigned long long)*Size);
   // 0 would fail every wait at once: at least a second.
   llvm::Expected<uint64_t> Timeout =
       envNumber("COLLPLAN_TIMEOUT", 1, 86400, uint64_t(30));
@@ -184,10 +181,10 @@ llvm::Expected<TcpConfig> tcpConfigFromEnvironment() {
   unsigned Port = 0;
   if (Host.empty() || PortText.getAsInteger(10, Port) || Port == 0 ||
       Port > 65535)
-    return createStringError(inconvertibleErrorCode(),
-                             "COLLPLAN_ADDR=%s: expected host:port, e.g. "
-                             "127.0.0.1:29500",
-                             A.str().c_str());
+    return makeError(ErrorKind::Usage,
+                     "COLLPLAN_ADDR=%s: expected host:port, e.g. "
+                     "127.0.0.1:29500",
+                     A.str().c_str());
   C.Host = Host.str();
   C.Port = uint16_t(Port);
   return C;
@@ -215,6 +212,102 @@ llvm::Expected<int> listenOn(const std::string &Host, uint16_t &Port) {
   return Fd;
 }
 
+namespace {
+
+/// Accepts Count ranks on Listener that introduce themselves with a rank in
+/// [Lo, P), into Sockets (and their listening ports into Ports, if given).
+llvm::Error acceptRanks(int Listener, const TcpConfig &C, const Deadline &Until,
+                        uint32_t Count, uint32_t Lo, std::vector<int> &Sockets,
+                        std::vector<uint32_t> *Ports) {
+  for (uint32_t I = 0; I < Count;) {
+    llvm::Expected<int> Fd = acceptWithin(Listener, Until);
+    if (!Fd)
+      return llvm::joinErrors(makeError(ErrorKind::Runtime,
+                                        "rank %u waited for %u more rank(s) to "
+                                        "connect:",
+                                        C.Rank, Count - I),
+                              Fd.takeError());
+    tune(*Fd);
+    Hello H;
+    if (llvm::Error E = receiveAll(*Fd, &H, sizeof(H), Until, ~0u)) {
+      close(*Fd);
+      if (Until.expired())
+        return E;
+      // Closed before a whole hello: a port probe (nc -z), not a rank.
+      llvm::consumeError(std::move(E));
+      continue;
+    }
+    if (H.Magic != HelloMagic) {
+      close(*Fd); // A stranger, not a collplan rank: ignore it.
+      continue;
+    }
+    if (llvm::Error E = checkHello(H, C)) {
+      close(*Fd);
+      return E;
+    }
+    if (H.Rank < Lo || Sockets[H.Rank] >= 0) {
+      close(*Fd);
+      return makeError(ErrorKind::Runtime,
+                       "rank %u connected twice or out of order "
+                       "(two processes with the same COLLPLAN_RANK?)",
+                       H.Rank);
+    }
+    Sockets[H.Rank] = *Fd;
+    if (Ports)
+      (*Ports)[H.Rank] = H.Port;
+    ++I;
+  }
+  return llvm::Error::success();
+}
+
+/// Rank 0: every other rank connects and says its port; rank 0 sends them
+/// the list of all ports.
+llvm::Error gatherPorts(int Listener, const TcpConfig &C, const Deadline &Until,
+                        std::vector<int> &Sockets) {
+  std::vector<uint32_t> Ports(C.Size, 0);
+  if (llvm::Error E =
+          acceptRanks(Listener, C, Until, C.Size - 1, 1, Sockets, &Ports))
+    return E;
+  for (uint32_t Q = 1; Q < C.Size; ++Q)
+    if (llvm::Error E = sendAll(Sockets[Q], Ports.data(),
+                                Ports.size() * sizeof(uint32_t), Until, Q))
+      return E;
+  return llvm::Error::success();
+}
+
+/// Rank r > 0: says its port to rank 0, receives every rank's, connects to
+/// ranks 1..r-1 and accepts ranks r+1..P-1.
+llvm::Error joinRanks(int Listener, const TcpConfig &C, uint16_t MyPort,
+                      const Deadline &Until, std::vector<int> &Sockets) {
+  llvm::Expected<int> Fd = connectWithRetry(C.Host, C.Port, Until, 0);
+  if (!Fd)
+    return Fd.takeError();
+  Sockets[0] = *Fd;
+  Hello H;
+  H.Size = C.Size;
+  H.Rank = C.Rank;
+  H.Port = MyPort;
+  if (llvm::Error E = sendAll(*Fd, &H, sizeof(H), Until, 0))
+    return E;
+  std::vector<uint32_t> Ports(C.Size, 0);
+  if (llvm::Error E = receiveAll(*Fd, Ports.data(),
+                                 Ports.size() * sizeof(uint32_t), Until, 0))
+    return E;
+  for (uint32_t Q = 1; Q < C.Rank; ++Q) {
+    llvm::Expected<int> Peer =
+        connectWithRetry(C.Host, uint16_t(Ports[Q]), Until, Q);
+    if (!Peer)
+      return Peer.takeError();
+    Sockets[Q] = *Peer;
+    if (llvm::Error E = sendAll(*Peer, &H, sizeof(H), Until, Q))
+      return E;
+  }
+  return acceptRanks(Listener, C, Until, C.Size - 1 - C.Rank, C.Rank + 1,
+                     Sockets, nullptr);
+}
+
+} // namespace
+
 llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &C) {
   std::vector<int> Sockets(C.Size, -1);
   if (C.Size == 1)
@@ -231,91 +324,15 @@ llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &C) {
     return E;
   };
   if (Listener < 0) {
-    llvm::Expected<int> L = listenOn(C.Rank == 0 ? C.Host : C.Host, MyPort);
+    llvm::Expected<int> L = listenOn(C.Host, MyPort);
     if (!L)
       return Fail(L.takeError());
     Listener = *L;
   }
-
-  // Accepts Count ranks that introduce themselves with a rank in [Lo, P).
-  auto AcceptRanks = [&](uint32_t Count, uint32_t Lo,
-                         std::vector<uint32_t> *Ports) -> llvm::Error {
-    for (uint32_t I = 0; I < Count;) {
-      llvm::Expected<int> Fd = acceptWithin(Listener, Until);
-      if (!Fd)
-        return llvm::joinErrors(
-            createStringError(inconvertibleErrorCode(),
-                              "rank %u waited for %u more rank(s) to "
-                              "connect:",
-                              C.Rank, Count - I),
-            Fd.takeError());
-      tune(*Fd);
-      Hello H;
-      if (llvm::Error E = receiveAll(*Fd, &H, sizeof(H), Until, ~0u)) {
-        close(*Fd);
-        if (Until.expired())
-          return E;
-        // Closed before a whole hello: a port probe (nc -z), not a rank.
-        llvm::consumeError(std::move(E));
-        continue;
-      }
-      if (H.Magic != HelloMagic) {
-        close(*Fd); // A stranger, not a collplan rank: ignore it.
-        continue;
-      }
-      if (llvm::Error E = checkHello(H, C)) {
-        close(*Fd);
-        return E;
-      }
-      if (H.Rank < Lo || Sockets[H.Rank] >= 0) {
-        close(*Fd);
-        return createStringError(inconvertibleErrorCode(),
-                                 "rank %u connected twice or out of order "
-                                 "(two processes with the same COLLPLAN_RANK?)",
-                                 H.Rank);
-      }
-      Sockets[H.Rank] = *Fd;
-      if (Ports)
-        (*Ports)[H.Rank] = H.Port;
-      ++I;
-    }
-    return llvm::Error::success();
-  };
-
-  std::vector<uint32_t> Ports(C.Size, 0);
-  if (C.Rank == 0) {
-    if (llvm::Error E = AcceptRanks(C.Size - 1, 1, &Ports))
-      return Fail(std::move(E));
-    for (uint32_t Q = 1; Q < C.Size; ++Q)
-      if (llvm::Error E = sendAll(Sockets[Q], Ports.data(),
-                                  Ports.size() * sizeof(uint32_t), Until, Q))
-        return Fail(std::move(E));
-  } else {
-    llvm::Expected<int> Fd = connectWithRetry(C.Host, C.Port, Until, 0);
-    if (!Fd)
-      return Fail(Fd.takeError());
-    Sockets[0] = *Fd;
-    Hello H;
-    H.Size = C.Size;
-    H.Rank = C.Rank;
-    H.Port = MyPort;
-    if (llvm::Error E = sendAll(*Fd, &H, sizeof(H), Until, 0))
-      return Fail(std::move(E));
-    if (llvm::Error E = receiveAll(*Fd, Ports.data(),
-                                   Ports.size() * sizeof(uint32_t), Until, 0))
-      return Fail(std::move(E));
-    for (uint32_t Q = 1; Q < C.Rank; ++Q) {
-      llvm::Expected<int> Peer =
-          connectWithRetry(C.Host, uint16_t(Ports[Q]), Until, Q);
-      if (!Peer)
-        return Fail(Peer.takeError());
-      Sockets[Q] = *Peer;
-      if (llvm::Error E = sendAll(*Peer, &H, sizeof(H), Until, Q))
-        return Fail(std::move(E));
-    }
-    if (llvm::Error E = AcceptRanks(C.Size - 1 - C.Rank, C.Rank + 1, nullptr))
-      return Fail(std::move(E));
-  }
+  if (llvm::Error E = C.Rank == 0
+                          ? gatherPorts(Listener, C, Until, Sockets)
+                          : joinRanks(Listener, C, MyPort, Until, Sockets))
+    return Fail(std::move(E));
   close(Listener);
   return Sockets;
 }

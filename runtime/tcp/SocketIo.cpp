@@ -1,6 +1,7 @@
 //===- SocketIo.cpp - Blocking socket I/O with a deadline -----------------===//
 
 #include "runtime/tcp/SocketIo.h"
+#include "plan/ir/Error.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -11,9 +12,6 @@
 #include <string>
 
 namespace collplan::runtime {
-
-using llvm::createStringError;
-using llvm::inconvertibleErrorCode;
 
 namespace {
 
@@ -33,9 +31,9 @@ llvm::Error waitFor(int Fd, short Events, const Deadline &Until, uint32_t Peer,
       continue;
     if (N < 0)
       return errnoError("poll");
-    return createStringError(
-        inconvertibleErrorCode(), "timed out after %lld ms %s %s",
-        (long long)Until.total().count(), Doing, peerName(Peer).c_str());
+    return makeError(ErrorKind::Runtime, "timed out after %lld ms %s %s",
+                     (long long)Until.total().count(), Doing,
+                     peerName(Peer).c_str());
   }
 }
 
@@ -48,8 +46,7 @@ int Deadline::remainingMs() const {
 }
 
 llvm::Error errnoError(const char *What) {
-  return createStringError(inconvertibleErrorCode(), "%s: %s", What,
-                           std::strerror(errno));
+  return makeError(ErrorKind::Runtime, "%s: %s", What, std::strerror(errno));
 }
 
 llvm::Error sendAll(int Fd, const void *Data, size_t Bytes,
@@ -62,9 +59,8 @@ llvm::Error sendAll(int Fd, const void *Data, size_t Bytes,
     if (N < 0 && (errno == EAGAIN || errno == EINTR))
       continue;
     if (N < 0)
-      return createStringError(inconvertibleErrorCode(),
-                               "sending to %s failed: %s",
-                               peerName(Peer).c_str(), std::strerror(errno));
+      return makeError(ErrorKind::Runtime, "sending to %s failed: %s",
+                       peerName(Peer).c_str(), std::strerror(errno));
     P += N;
     Bytes -= size_t(N);
   }
@@ -81,13 +77,11 @@ llvm::Error receiveAll(int Fd, void *Data, size_t Bytes, const Deadline &Until,
     if (N < 0 && (errno == EAGAIN || errno == EINTR))
       continue;
     if (N == 0)
-      return createStringError(inconvertibleErrorCode(),
-                               "%s closed the connection",
-                               peerName(Peer).c_str());
+      return makeError(ErrorKind::Runtime, "%s closed the connection",
+                       peerName(Peer).c_str());
     if (N < 0)
-      return createStringError(inconvertibleErrorCode(),
-                               "receiving from %s failed: %s",
-                               peerName(Peer).c_str(), std::strerror(errno));
+      return makeError(ErrorKind::Runtime, "receiving from %s failed: %s",
+                       peerName(Peer).c_str(), std::strerror(errno));
     P += N;
     Bytes -= size_t(N);
   }

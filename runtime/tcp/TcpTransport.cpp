@@ -1,6 +1,7 @@
 //===- TcpTransport.cpp - The transport over loopback TCP sockets ---------===//
 
 #include "runtime/tcp/TcpTransport.h"
+#include "plan/ir/Error.h"
 #include "runtime/tcp/SocketIo.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -15,9 +16,6 @@
 #include <string>
 
 namespace collplan::runtime {
-
-using llvm::createStringError;
-using llvm::inconvertibleErrorCode;
 
 namespace {
 
@@ -51,10 +49,10 @@ struct PeerProgress {
 };
 
 llvm::Error lostPeer(uint32_t Me, uint32_t Peer, const char *Why) {
-  return createStringError(inconvertibleErrorCode(),
-                           "rank %u: connection to rank %u lost: %s (did it "
-                           "exit or crash?)",
-                           Me, Peer, Why);
+  return makeError(ErrorKind::Runtime,
+                   "rank %u: connection to rank %u lost: %s (did it "
+                   "exit or crash?)",
+                   Me, Peer, Why);
 }
 
 } // namespace
@@ -81,8 +79,8 @@ llvm::Error TcpTransport::exchange(llvm::ArrayRef<Message> Sends,
                                    llvm::ArrayRef<Message> Receives) {
   uint32_t Me = Config.Rank;
   if (Broken)
-    return createStringError(inconvertibleErrorCode(),
-                             "rank %u: the TCP transport failed earlier", Me);
+    return makeError(ErrorKind::Runtime,
+                     "rank %u: the TCP transport failed earlier", Me);
   llvm::SmallVector<PeerProgress, 8> Peers;
   auto Slot = [&](uint32_t Peer) -> PeerProgress & {
     for (PeerProgress &P : Peers)
@@ -147,8 +145,8 @@ llvm::Error TcpTransport::exchange(llvm::ArrayRef<Message> Sends,
       for (PeerProgress &P : Peers)
         if (P.sending() || P.receiving())
           Waiting += (Waiting.empty() ? "" : ", ") + std::to_string(P.Peer);
-      return Fail(createStringError(
-          inconvertibleErrorCode(),
+      return Fail(makeError(
+          ErrorKind::Runtime,
           "rank %u: no progress for %lld ms waiting for rank(s) %s (stalled "
           "or gone; COLLPLAN_TIMEOUT sets the limit)",
           Me, (long long)Config.Timeout.count(), Waiting.c_str()));

@@ -57,8 +57,8 @@ double since(std::chrono::steady_clock::time_point T) {
 /// Runs in the child: compile, verify, write the figures to Fd.
 void runCase(const Algorithm &A, const CompileRequest &Req, VerifyMode Mode,
              int Fd) {
-  // compilePlan refuses, with a reason, plans too large to hold (ring at
-  // large P has 2P(P-1) operations).
+  // compilePlan refuses, with a reason, plans too large to hold (ring
+  // allreduce at large P has 4P(P-1) operations).
   CaseResult R;
   auto T0 = std::chrono::steady_clock::now();
   llvm::Expected<Plan> P = compilePlan(A, Req);
@@ -181,8 +181,7 @@ int main(int Argc, char **Argv) {
       llvm::Expected<Topology> T =
           Topology::parse("flat", P, PerNode, RankMapping::Block);
       if (!T) {
-        llvm::errs() << "plan_bench: " << llvm::toString(T.takeError())
-                     << "\n";
+        llvm::errs() << "plan_bench: " << llvm::toString(T.takeError()) << "\n";
         return 2;
       }
       Topologies.push_back(*T);

@@ -10,6 +10,8 @@
 #ifndef COLLPLAN_TOOLS_COMMANDS_H
 #define COLLPLAN_TOOLS_COMMANDS_H
 
+#include "plan/ir/Error.h"
+
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -26,8 +28,15 @@ enum ExitCode : int {
   ExitRuntimeError = 5,  ///< Running a plan failed (peer died, timeout, ...).
 };
 
+/// The one map from a kind of failure to an exit code: the code of the same
+/// number (ErrorKind's values are the exit codes).
+ExitCode exitCodeFor(ErrorKind Kind);
+
 /// Prints "collplan: error: Message" to stderr.
 void printError(const std::string &Message);
+
+/// Prints E and returns its exit code; an untyped E is of kind Default.
+int reportError(llvm::Error E, ErrorKind Default);
 
 void addListCommand(CLI::App &App, int &Exit);
 void addCompileCommand(CLI::App &App, int &Exit);

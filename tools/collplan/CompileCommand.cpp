@@ -104,8 +104,10 @@ std::optional<Failure> buildRequest(const CompileOptions &O,
                                   "'; expected block or round-robin"};
   llvm::Expected<Topology> Topo =
       Topology::parse(O.Topology, O.Ranks, O.Ppn, *Mapping);
-  if (!Topo)
-    return Failure{ExitUsage, llvm::toString(Topo.takeError())};
+  if (!Topo) {
+    ErrorReport R = takeErrorReport(Topo.takeError(), ErrorKind::Usage);
+    return Failure{exitCodeFor(R.Kind), R.Message};
+  }
   Request.Topo = *Topo;
   Request.Root = O.Root;
   Request.Bytes = O.Bytes.Value;
@@ -262,10 +264,8 @@ int runCompile(const CompileOptions &O) {
     Families.push_back(Named);
   }
   llvm::Expected<Compilation> Compiled = compile(Request, Families, Progress);
-  if (!Compiled) {
-    printError(llvm::toString(Compiled.takeError()));
-    return ExitCannotCompile;
-  }
+  if (!Compiled)
+    return reportError(Compiled.takeError(), ErrorKind::CannotCompile);
   Plan P = std::move(Compiled->Best);
   std::vector<Candidate> Ranked;
   if (Compiled->Candidates.size() > 1)
@@ -304,10 +304,8 @@ int runCompile(const CompileOptions &O) {
 
   CostReport Cost = evaluateCost(P, Request.Bytes, Request.Cost);
   if (!O.Output.empty())
-    if (llvm::Error E = writePlanFile(P, O.Output, *OutFormat)) {
-      printError(llvm::toString(std::move(E)));
-      return ExitIoError;
-    }
+    if (llvm::Error E = writePlanFile(P, O.Output, *OutFormat))
+      return reportError(std::move(E), ErrorKind::Io);
   if (!O.Quiet || O.Format == OutputFormat::Json)
     printSummary(O, P, Verified, VerifySeconds, CompileSeconds, Cost, Ranked);
   return ExitSuccess;

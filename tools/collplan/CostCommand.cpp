@@ -116,10 +116,8 @@ void printText(const CostOptions &O, const Plan &P, const CostReport &R) {
 
 int runCost(const CostOptions &O) {
   llvm::Expected<Plan> P = readPlanFile(O.File);
-  if (!P) {
-    printError(llvm::toString(P.takeError()));
-    return ExitUsage;
-  }
+  if (!P)
+    return reportError(P.takeError(), ErrorKind::Usage);
   CostReport R = evaluateCost(*P, O.Bytes.Value, O.Cost);
   O.Format == OutputFormat::Json ? printJson(O, *P, R) : printText(O, *P, R);
   return ExitSuccess;

@@ -71,14 +71,12 @@ int runRank(const Plan &P, uint64_t Hash, const RunSettings &S,
             const TcpConfig &Config, std::string &Report) {
   llvm::Expected<std::unique_ptr<TcpTransport>> T =
       TcpTransport::connect(Config);
-  if (!T) {
-    Report = "error\t0\t" + llvm::toString(T.takeError());
-    return ExitRuntimeError;
-  }
-  llvm::Expected<RankReport> R = runPlanRank(P, Hash, **T, S);
+  llvm::Expected<RankReport> R = T ? runPlanRank(P, Hash, **T, S)
+                                   : llvm::Expected<RankReport>(T.takeError());
   if (!R) {
-    Report = "error\t0\t" + llvm::toString(R.takeError());
-    return ExitRuntimeError;
+    ErrorReport E = takeErrorReport(R.takeError(), ErrorKind::Runtime);
+    Report = "error\t0\t" + E.Message;
+    return exitCodeFor(E.Kind);
   }
   std::string Seconds = std::to_string(R->SecondsPerCall);
   if (!R->CheckFailure.empty()) {
@@ -89,54 +87,42 @@ int runRank(const Plan &P, uint64_t Hash, const RunSettings &S,
   return ExitSuccess;
 }
 
-int runCommand(const RunOptions &O) {
-  llvm::Expected<Plan> P = readPlanFile(O.File);
-  if (!P) {
-    printError(llvm::toString(P.takeError()));
-    return ExitUsage;
-  }
+/// The settings of the run O asks for on plan P, or a usage error.
+llvm::Expected<RunSettings> runSettings(const RunOptions &O, const Plan &P) {
   std::optional<Datatype> Type = parseDatatype(O.Type);
   std::optional<ReduceOp> Op = parseReduceOp(O.Op);
-  if (!Type) {
-    printError("unknown --datatype '" + O.Type +
-               "' (int8..int64, uint8..uint64, float, double)");
-    return ExitUsage;
-  }
-  if (!Op) {
-    printError("unknown --op '" + O.Op +
-               "' (sum, prod, min, max, band, bor, bxor, land, lor, lxor)");
-    return ExitUsage;
-  }
-  if (reduces(P->Header.Kind) && !supports(*Type, *Op)) {
-    printError("--op " + O.Op + " is not defined on " + O.Type +
-               " (bitwise and logical operators take integer types)");
-    return ExitUsage;
-  }
-  uint32_t Ranks = P->Header.Ranks;
-  if (O.Ranks && O.Ranks != Ranks) {
-    printError(O.File + " is a plan for P = " + std::to_string(Ranks) +
-               "; -n " + std::to_string(O.Ranks) + " does not match");
-    return ExitUsage;
-  }
-  bool FromEnvironment = !O.Ranks && std::getenv("COLLPLAN_RANK");
-  if (!O.Ranks && !FromEnvironment) {
-    printError("give -n P to start P local processes, or set COLLPLAN_RANK, "
-               "COLLPLAN_SIZE and COLLPLAN_ADDR to run one rank of a job");
-    return ExitUsage;
-  }
-
+  if (!Type)
+    return makeError(ErrorKind::Usage,
+                     "unknown --datatype '" + O.Type +
+                         "' (int8..int64, uint8..uint64, float, double)");
+  if (!Op)
+    return makeError(ErrorKind::Usage, "unknown --op '" + O.Op +
+                                           "' (sum, prod, min, max, band, "
+                                           "bor, bxor, land, lor, lxor)");
+  if (reduces(P.Header.Kind) && !supports(*Type, *Op))
+    return makeError(ErrorKind::Usage,
+                     "--op " + O.Op + " is not defined on " + O.Type +
+                         " (bitwise and logical operators take integer types)");
+  uint32_t Ranks = P.Header.Ranks;
+  if (O.Ranks && O.Ranks != Ranks)
+    return makeError(ErrorKind::Usage,
+                     O.File + " is a plan for P = " + std::to_string(Ranks) +
+                         "; -n " + std::to_string(O.Ranks) + " does not match");
+  if (!O.Ranks && !std::getenv("COLLPLAN_RANK"))
+    return makeError(ErrorKind::Usage,
+                     "give -n P to start P local processes, or set "
+                     "COLLPLAN_RANK, COLLPLAN_SIZE and COLLPLAN_ADDR to run "
+                     "one rank of a job");
   // The limits COLLPLAN_TIMEOUT has (a zero or negative timeout fails every
   // wait at once); NaN fails the comparisons too.
-  if (!(O.TimeoutSeconds >= 0.001 && O.TimeoutSeconds <= 86400)) {
-    printError("--timeout " + std::to_string(O.TimeoutSeconds) +
-               ": expected seconds in [0.001, 86400]");
-    return ExitUsage;
-  }
-  if (O.Check && O.Warmup + uint64_t(O.Iterations) == 0) {
-    printError("--check needs at least one call (--iterations or --warmup)");
-    return ExitUsage;
-  }
-
+  if (!(O.TimeoutSeconds >= 0.001 && O.TimeoutSeconds <= 86400))
+    return makeError(ErrorKind::Usage,
+                     "--timeout " + std::to_string(O.TimeoutSeconds) +
+                         ": expected seconds in [0.001, 86400]");
+  if (O.Check && O.Warmup + uint64_t(O.Iterations) == 0)
+    return makeError(
+        ErrorKind::Usage,
+        "--check needs at least one call (--iterations or --warmup)");
   RunSettings S;
   S.Type = *Type;
   S.Op = *Op;
@@ -144,111 +130,148 @@ int runCommand(const RunOptions &O) {
   S.Iterations = O.Iterations;
   S.Warmup = O.Warmup;
   S.Check = O.Check;
-  uint64_t Hash = planHash(*P);
-  auto Timeout = std::chrono::milliseconds(int64_t(O.TimeoutSeconds * 1000));
+  return S;
+}
 
-  std::vector<RankOutcome> Outcomes;
-  uint32_t FirstRank = 0;
-  if (FromEnvironment) {
-    llvm::Expected<TcpConfig> Config = tcpConfigFromEnvironment();
-    if (!Config) {
-      printError(llvm::toString(Config.takeError()));
-      return ExitUsage;
-    }
-    if (Config->Size != Ranks) {
-      printError(O.File + " is a plan for P = " + std::to_string(Ranks) +
-                 " but COLLPLAN_SIZE=" + std::to_string(Config->Size));
-      return ExitUsage;
-    }
-    RankOutcome One;
-    One.ExitCode = runRank(*P, Hash, S, *Config, One.Report);
-    Outcomes.push_back(One);
-    FirstRank = Config->Rank;
-  } else {
-    llvm::Expected<std::vector<RankOutcome>> All =
-        launchLocal(Ranks, Timeout, std::chrono::milliseconds(0),
-                    [&](const TcpConfig &Config, std::string &Report) {
-                      return runRank(*P, Hash, S, Config, Report);
-                    });
-    if (!All) {
-      printError(llvm::toString(All.takeError()));
-      return ExitRuntimeError;
-    }
-    Outcomes = std::move(*All);
+/// The ranks' outcomes: P local processes with -n, otherwise this process as
+/// the one rank the environment names (FirstRank is then that rank).
+llvm::Expected<std::vector<RankOutcome>> runRanks(const RunOptions &O,
+                                                  const Plan &P, uint64_t Hash,
+                                                  const RunSettings &S,
+                                                  uint32_t &FirstRank) {
+  FirstRank = 0;
+  auto Rank = [&](const TcpConfig &Config, std::string &Report) {
+    return runRank(P, Hash, S, Config, Report);
+  };
+  if (O.Ranks) {
+    auto Timeout = std::chrono::milliseconds(int64_t(O.TimeoutSeconds * 1000));
+    return launchLocal(P.Header.Ranks, Timeout, std::chrono::milliseconds(0),
+                       Rank);
   }
+  llvm::Expected<TcpConfig> Config = tcpConfigFromEnvironment();
+  if (!Config)
+    return Config.takeError();
+  if (Config->Size != P.Header.Ranks)
+    return makeError(
+        ErrorKind::Usage,
+        O.File + " is a plan for P = " + std::to_string(P.Header.Ranks) +
+            " but COLLPLAN_SIZE=" + std::to_string(Config->Size));
+  RankOutcome One;
+  One.ExitCode = Rank(*Config, One.Report);
+  FirstRank = Config->Rank;
+  return std::vector<RankOutcome>{One};
+}
 
+/// The ranks' reports taken together.
+struct RunSummary {
   std::vector<ParsedOutcome> Parsed;
+  uint32_t FirstRank = 0;
   int Exit = ExitSuccess;
-  double Max = 0, Min = 1e300, Sum = 0;
-  for (const RankOutcome &O : Outcomes) {
-    Parsed.push_back(parseReport(O));
-    const ParsedOutcome &R = Parsed.back();
-    if (R.Status == "error" || (O.ExitCode != 0 && R.Status == "ok"))
-      Exit = ExitRuntimeError;
-    else if (R.Status == "check" && Exit == ExitSuccess)
-      Exit = ExitInvalid;
-    Max = std::max(Max, R.Seconds);
-    Min = std::min(Min, R.Seconds);
-    Sum += R.Seconds;
-  }
-  double Mean = Sum / double(Parsed.size());
-  const char *CheckText = !O.Check              ? "skipped"
-                          : Exit == ExitSuccess ? "passed"
-                          : Exit == ExitInvalid ? "failed"
-                                                : "not completed";
+  double Max = 0, Min = 1e300, Mean = 0;
+  const char *CheckText = "skipped";
+};
 
-  if (O.Format == OutputFormat::Json) {
-    llvm::json::OStream J(llvm::outs(), 2);
-    J.object([&] {
-      J.attribute("file", O.File);
-      J.attribute("algorithm", P->Header.Algorithm);
-      J.attribute("collective", collectiveName(P->Header.Kind));
-      J.attribute("ranks", int64_t(Ranks));
-      J.attribute("plan_hash", planHashHex(Hash));
-      J.attribute("transport", "tcp");
-      J.attribute("bytes", int64_t(S.Count * sizeOf(S.Type)));
-      J.attribute("count", int64_t(S.Count));
-      J.attribute("datatype", O.Type);
-      J.attribute("op", O.Op);
-      J.attribute("iterations", int64_t(S.Iterations));
-      J.attributeObject("seconds_per_call", [&] {
-        J.attribute("max", Max);
-        J.attribute("min", Min);
-        J.attribute("mean", Mean);
-      });
-      J.attribute("check", CheckText);
-      J.attributeArray("ranks_failed", [&] {
-        for (size_t I = 0; I < Parsed.size(); ++I)
-          if (Parsed[I].Status != "ok")
-            J.object([&] {
-              J.attribute("rank", int64_t(FirstRank + I));
-              J.attribute("status", Parsed[I].Status);
-              J.attribute("message", Parsed[I].Text);
-            });
-      });
-      J.attribute("exit_code", int64_t(Exit));
-    });
-    llvm::outs() << "\n";
-  } else {
-    llvm::raw_ostream &OS = llvm::outs();
-    OS << O.File << ": " << collectiveName(P->Header.Kind) << " with "
-       << P->Header.Algorithm << " on P = " << Ranks << " (plan "
-       << planHashHex(Hash) << "), TCP transport\n";
-    OS << "  " << formatBytes(double(S.Count * sizeOf(S.Type))) << " ("
-       << S.Count << " x " << O.Type << ", " << O.Op << "), " << S.Iterations
-       << " calls after " << S.Warmup << " warm-up\n";
-    if (Exit == ExitSuccess || Exit == ExitInvalid)
-      OS << "  time per call   max " << formatSeconds(Max) << ", min "
-         << formatSeconds(Min) << ", mean " << formatSeconds(Mean)
-         << " over ranks\n";
-    OS << "  check           " << CheckText << "\n";
-    OS.flush();
+RunSummary summarize(const RunOptions &O,
+                     const std::vector<RankOutcome> &Outcomes,
+                     uint32_t FirstRank) {
+  RunSummary Sum;
+  Sum.FirstRank = FirstRank;
+  double Total = 0;
+  for (const RankOutcome &Outcome : Outcomes) {
+    Sum.Parsed.push_back(parseReport(Outcome));
+    const ParsedOutcome &R = Sum.Parsed.back();
+    if (R.Status == "error" || (Outcome.ExitCode != 0 && R.Status == "ok"))
+      Sum.Exit = ExitRuntimeError;
+    else if (R.Status == "check" && Sum.Exit == ExitSuccess)
+      Sum.Exit = ExitInvalid;
+    Sum.Max = std::max(Sum.Max, R.Seconds);
+    Sum.Min = std::min(Sum.Min, R.Seconds);
+    Total += R.Seconds;
   }
-  for (size_t I = 0; I < Parsed.size(); ++I)
-    if (Parsed[I].Status != "ok")
+  Sum.Mean = Total / double(Sum.Parsed.size());
+  Sum.CheckText = !O.Check                  ? "skipped"
+                  : Sum.Exit == ExitSuccess ? "passed"
+                  : Sum.Exit == ExitInvalid ? "failed"
+                                            : "not completed";
+  return Sum;
+}
+
+void printRunJson(const RunOptions &O, const Plan &P, uint64_t Hash,
+                  const RunSettings &S, const RunSummary &Sum) {
+  llvm::json::OStream J(llvm::outs(), 2);
+  J.object([&] {
+    J.attribute("file", O.File);
+    J.attribute("algorithm", P.Header.Algorithm);
+    J.attribute("collective", collectiveName(P.Header.Kind));
+    J.attribute("ranks", int64_t(P.Header.Ranks));
+    J.attribute("plan_hash", planHashHex(Hash));
+    J.attribute("transport", "tcp");
+    J.attribute("bytes", int64_t(S.Count * sizeOf(S.Type)));
+    J.attribute("count", int64_t(S.Count));
+    J.attribute("datatype", O.Type);
+    J.attribute("op", O.Op);
+    J.attribute("iterations", int64_t(S.Iterations));
+    J.attributeObject("seconds_per_call", [&] {
+      J.attribute("max", Sum.Max);
+      J.attribute("min", Sum.Min);
+      J.attribute("mean", Sum.Mean);
+    });
+    J.attribute("check", Sum.CheckText);
+    J.attributeArray("ranks_failed", [&] {
+      for (size_t I = 0; I < Sum.Parsed.size(); ++I)
+        if (Sum.Parsed[I].Status != "ok")
+          J.object([&] {
+            J.attribute("rank", int64_t(Sum.FirstRank + I));
+            J.attribute("status", Sum.Parsed[I].Status);
+            J.attribute("message", Sum.Parsed[I].Text);
+          });
+    });
+    J.attribute("exit_code", int64_t(Sum.Exit));
+  });
+  llvm::outs() << "\n";
+}
+
+void printRunText(const RunOptions &O, const Plan &P, uint64_t Hash,
+                  const RunSettings &S, const RunSummary &Sum) {
+  llvm::raw_ostream &OS = llvm::outs();
+  OS << O.File << ": " << collectiveName(P.Header.Kind) << " with "
+     << P.Header.Algorithm << " on P = " << P.Header.Ranks << " (plan "
+     << planHashHex(Hash) << "), TCP transport\n";
+  OS << "  " << formatBytes(double(S.Count * sizeOf(S.Type))) << " (" << S.Count
+     << " x " << O.Type << ", " << O.Op << "), " << S.Iterations
+     << " calls after " << S.Warmup << " warm-up\n";
+  if (Sum.Exit == ExitSuccess || Sum.Exit == ExitInvalid)
+    OS << "  time per call   max " << formatSeconds(Sum.Max) << ", min "
+       << formatSeconds(Sum.Min) << ", mean " << formatSeconds(Sum.Mean)
+       << " over ranks\n";
+  OS << "  check           " << Sum.CheckText << "\n";
+  OS.flush();
+}
+
+int runCommand(const RunOptions &O) {
+  llvm::Expected<Plan> P = readPlanFile(O.File);
+  if (!P)
+    return reportError(P.takeError(), ErrorKind::Usage);
+  llvm::Expected<RunSettings> S = runSettings(O, *P);
+  if (!S)
+    return reportError(S.takeError(), ErrorKind::Usage);
+  uint64_t Hash = planHash(*P);
+  uint32_t FirstRank = 0;
+  llvm::Expected<std::vector<RankOutcome>> Outcomes =
+      runRanks(O, *P, Hash, *S, FirstRank);
+  if (!Outcomes)
+    return reportError(Outcomes.takeError(), ErrorKind::Runtime);
+
+  RunSummary Sum = summarize(O, *Outcomes, FirstRank);
+  if (O.Format == OutputFormat::Json)
+    printRunJson(O, *P, Hash, *S, Sum);
+  else
+    printRunText(O, *P, Hash, *S, Sum);
+  for (size_t I = 0; I < Sum.Parsed.size(); ++I)
+    if (Sum.Parsed[I].Status != "ok")
       printError("rank " + std::to_string(FirstRank + I) + ": " +
-                 Parsed[I].Text);
-  return Exit;
+                 Sum.Parsed[I].Text);
+  return Sum.Exit;
 }
 
 } // namespace

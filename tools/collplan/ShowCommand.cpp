@@ -47,10 +47,8 @@ void showRank(const Plan &P, uint32_t Rank) {
 
 int runShow(const ShowOptions &O) {
   llvm::Expected<Plan> P = readPlanFile(O.File);
-  if (!P) {
-    printError(llvm::toString(P.takeError()));
-    return ExitUsage;
-  }
+  if (!P)
+    return reportError(P.takeError(), ErrorKind::Usage);
   const PlanHeader &H = P->Header;
   if (O.Rank && *O.Rank >= H.Ranks) {
     printError("--rank " + std::to_string(*O.Rank) +

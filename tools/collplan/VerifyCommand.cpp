@@ -95,9 +95,10 @@ int runVerify(const VerifyCommandOptions &O) {
     FileVerdict V{File, true, {}};
     llvm::Expected<Plan> P = readPlanFile(File);
     if (!P) {
+      ErrorReport R = takeErrorReport(P.takeError(), ErrorKind::Usage);
       V.Readable = false;
-      V.Result.Errors.push_back({{}, llvm::toString(P.takeError())});
-      Exit = ExitUsage;
+      V.Result.Errors.push_back({{}, R.Message});
+      Exit = exitCodeFor(R.Kind);
     } else {
       VO.Progress = progressReporter("verifying " + File);
       V.Result = verifyPlan(*P, VO);

@@ -12,8 +12,23 @@
 
 namespace collplan::cli {
 
+static_assert(ExitInvalid == int(ErrorKind::Invalid) &&
+                  ExitUsage == int(ErrorKind::Usage) &&
+                  ExitCannotCompile == int(ErrorKind::CannotCompile) &&
+                  ExitIoError == int(ErrorKind::Io) &&
+                  ExitRuntimeError == int(ErrorKind::Runtime),
+              "each ErrorKind is its exit code");
+
+ExitCode exitCodeFor(ErrorKind Kind) { return ExitCode(int(Kind)); }
+
 void printError(const std::string &Message) {
   llvm::errs() << "collplan: error: " << Message << "\n";
+}
+
+int reportError(llvm::Error E, ErrorKind Default) {
+  ErrorReport R = takeErrorReport(std::move(E), Default);
+  printError(R.Message);
+  return exitCodeFor(R.Kind);
 }
 
 } // namespace collplan::cli

@@ -1,0 +1,84 @@
+//===- HeaderChecks.h - The header checks every plan reader makes -*- C++
+//-*-===//
+//
+// Internal to plan/serialize: the YAML/JSON reader (PlanFields.cpp) and the
+// binary reader (BinaryPlan.cpp) read the header differently but check it the
+// same way. Each check returns the problem, or nothing; the reader reports it
+// at its location and field (readError).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_SERIALIZE_HEADERCHECKS_H
+#define COLLPLAN_SERIALIZE_HEADERCHECKS_H
+
+#include "plan/serialize/PlanFile.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace collplan {
+
+/// Field "version".
+inline std::optional<std::string> checkVersion(uint64_t Version) {
+  if (Version <= PlanFormatVersion)
+    return std::nullopt;
+  return "plan format version " + std::to_string(Version) +
+         " is newer than this collplan supports (" +
+         std::to_string(PlanFormatVersion) + "); upgrade collplan to read it";
+}
+
+/// Field "topology".
+inline std::optional<std::string>
+checkNodesMakeRanks(uint64_t Nodes, uint64_t Ppn, uint64_t Ranks) {
+  if (Nodes * Ppn == Ranks)
+    return std::nullopt;
+  return std::to_string(Nodes) + " nodes of " + std::to_string(Ppn) +
+         " ranks do not make the plan's " + std::to_string(Ranks) + " ranks";
+}
+
+/// Field "topology.dims": Product is the dimensions' product (or any value
+/// past MaxRanks once it overflows that).
+inline std::optional<std::string> checkDimsMakeNodes(uint64_t Product,
+                                                     uint64_t Nodes) {
+  if (Product == Nodes)
+    return std::nullopt;
+  return "the dimensions do not multiply to " + std::to_string(Nodes) +
+         " nodes";
+}
+
+/// Field "weights": a plan with weights has one per block.
+inline std::optional<std::string> checkWeightCount(uint64_t Count,
+                                                   uint64_t Blocks) {
+  if (Count == Blocks)
+    return std::nullopt;
+  return "has " + std::to_string(Count) + " entries for " +
+         std::to_string(Blocks) + " blocks";
+}
+
+/// Field "programs": one per rank.
+inline std::optional<std::string> checkProgramCount(uint64_t Count,
+                                                    uint64_t Ranks) {
+  if (Count == Ranks)
+    return std::nullopt;
+  return "has " + std::to_string(Count) + " programs for " +
+         std::to_string(Ranks) + " ranks";
+}
+
+/// Field "buffers[I]", except the first buffer's name (each reader words
+/// that one): not empty, not declared before (Seen, which it joins).
+inline std::optional<std::string> checkBufferName(llvm::StringRef Name,
+                                                  llvm::StringSet<> &Seen) {
+  if (Name.empty())
+    return std::string("a buffer name cannot be empty");
+  if (!Seen.insert(Name).second)
+    return "buffer '" + Name.str() + "' is declared twice";
+  return std::nullopt;
+}
+
+} // namespace collplan
+
+#endif // COLLPLAN_SERIALIZE_HEADERCHECKS_H

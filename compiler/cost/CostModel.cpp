@@ -23,53 +23,59 @@ struct RankRound {
   const Round *Ops;
 };
 
-} // namespace
+/// One evaluation of a plan: the rank clocks and the per-round tallies,
+/// walked round by round (see CostModel.h for the model).
+class Evaluation {
+public:
+  Evaluation(const Plan &P, uint64_t Bytes, const CostParams &C)
+      : P(P), H(P.Header), Topo(H.Topo), C(C), Bytes(Bytes), Layout(H, Bytes),
+        OnePerNode(Topo.ranksPerNode() == 1), Clock(H.Ranks, 0.0),
+        Start(H.Ranks, 0.0), Sent(H.Ranks, 0.0), Received(H.Ranks, 0.0),
+        InterSent(H.Ranks, 0) {
+    if (Topo.kind() == TopologyKind::Torus)
+      Router.emplace(Topo);
+  }
 
-CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
-  const PlanHeader &H = P.Header;
-  const Topology &Topo = H.Topo;
-  CostReport Report;
-  Report.LowerBound = lowerBound(H.Kind, H.Ranks, Bytes, C);
-  BlockLayout Layout(H, Bytes);
-  std::optional<TorusRouter> Router;
-  if (Topo.kind() == TopologyKind::Torus)
-    Router.emplace(Topo);
+  CostReport run() {
+    Report.LowerBound = lowerBound(H.Kind, H.Ranks, Bytes, C);
+    std::vector<RankRound> Order;
+    for (uint32_t R = 0; R < P.Programs.size(); ++R)
+      for (const Round &Rd : P.Programs[R].Rounds)
+        Order.push_back({Rd.Index, R, &Rd});
+    std::stable_sort(Order.begin(), Order.end(),
+                     [](const RankRound &A, const RankRound &B) {
+                       return A.Index < B.Index;
+                     });
+    for (size_t First = 0; First < Order.size();) {
+      size_t Last = First;
+      while (Last < Order.size() && Order[Last].Index == Order[First].Index)
+        ++Last;
+      llvm::ArrayRef<RankRound> Round(Order.data() + First, Last - First);
+      RoundCost RC;
+      RC.Index = Round.front().Index;
+      // Route every message of the round first: a message's price depends
+      // on everything else crossing its links and leaving its node.
+      routeRound(Round, RC);
+      priceRound(Round, RC);
+      Report.InterNodeMessages += RC.InterNodeMessages;
+      Report.IntraNodeMessages += RC.IntraNodeMessages;
+      Report.Rounds.push_back(RC);
+      First = Last;
+    }
+    summarise();
+    return std::move(Report);
+  }
 
-  std::vector<RankRound> Order;
-  for (uint32_t R = 0; R < P.Programs.size(); ++R)
-    for (const Round &Rd : P.Programs[R].Rounds)
-      Order.push_back({Rd.Index, R, &Rd});
-  std::stable_sort(
-      Order.begin(), Order.end(),
-      [](const RankRound &A, const RankRound &B) { return A.Index < B.Index; });
-
-  std::vector<double> Clock(H.Ranks, 0.0), Start(H.Ranks, 0.0);
-  std::vector<double> Sent(H.Ranks, 0.0), Received(H.Ranks, 0.0);
-  std::vector<uint64_t> InterSent(H.Ranks, 0);
-  // Per round, cleared each round: bytes on each directed link, and how many
-  // ranks of each node send to other nodes.
-  llvm::DenseMap<LinkId, double> Load;
-  llvm::DenseMap<uint32_t, uint32_t> Senders;
-  llvm::DenseMap<uint32_t, uint64_t> NodeMessages;
-  const bool OnePerNode = Topo.ranksPerNode() == 1;
-  uint64_t CommRounds = 0;
-  double Uncongested = 0, Congested = 0; // W and C of CostModel.h.
-  for (size_t First = 0; First < Order.size();) {
-    size_t Last = First;
-    while (Last < Order.size() && Order[Last].Index == Order[First].Index)
-      ++Last;
-    RoundCost RC;
-    RC.Index = Order[First].Index;
-
-    // Route every message of the round first: a message's price depends on
-    // everything else crossing its links and leaving its node.
+private:
+  /// Link loads and node senders of the round; message counts.
+  void routeRound(llvm::ArrayRef<RankRound> Round, RoundCost &RC) {
     Load.clear();
     Senders.clear();
     NodeMessages.clear();
-    for (size_t I = First; I < Last; ++I) {
-      uint32_t R = Order[I].Rank, Node = Topo.nodeOf(R);
+    for (const RankRound &RR : Round) {
+      uint32_t R = RR.Rank, Node = Topo.nodeOf(R);
       uint64_t Out = 0; // This rank's messages to other nodes.
-      for (const Op &O : Order[I].Ops->Ops) {
+      for (const Op &O : RR.Ops->Ops) {
         if (O.Kind != OpKind::Send)
           continue;
         uint32_t PeerNode = Topo.nodeOf(O.Peer);
@@ -97,15 +103,49 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
     }
     for (const auto &[L, B] : Load)
       RC.MaxLinkLoad = std::max(RC.MaxLinkLoad, B);
+  }
 
+  /// The wire time of a B-byte message from node From to node To (beyond
+  /// alpha): beta B, or its busiest link's load on a torus, or the node's
+  /// injection share; Effective is the load the congestion deficiency
+  /// counts, Hop the per-hop latency.
+  double wireTime(uint32_t From, uint32_t To, double B, RoundCost &RC,
+                  double &Effective, double &Hop) const {
+    bool SameNode = From == To;
+    double Wire = C.betaFor(SameNode) * B;
+    Effective = B;
+    Hop = 0;
+    if (!SameNode && Router) {
+      uint32_t Hops = Router->hops(From, To);
+      RC.Hops = std::max(RC.Hops, Hops);
+      Hop = Hops * C.AlphaHop;
+      double Worst = 0;
+      Router->route(From, To, [&](LinkId L, double) {
+        Worst = std::max(Worst, Load.lookup(L));
+      });
+      Effective = Worst;
+      Wire = C.Beta * Worst;
+    }
+    if (!SameNode && C.InjectionBandwidth > 0) {
+      // a * B / min(R_N, a * R_b), R_b = 1 / Beta (infinite at 0).
+      double A = OnePerNode ? 1 : Senders.lookup(From);
+      double Rate = C.Beta > 0 ? std::min(C.InjectionBandwidth, A / C.Beta)
+                               : C.InjectionBandwidth;
+      Wire = std::max(Wire, A * B / Rate);
+    }
+    return Wire;
+  }
+
+  /// Advances the clocks of the round's ranks.
+  void priceRound(llvm::ArrayRef<RankRound> Round, RoundCost &RC) {
     // Every participant starts the round when it finished its previous one.
-    for (size_t I = First; I < Last; ++I)
-      Start[Order[I].Rank] = Clock[Order[I].Rank];
+    for (const RankRound &RR : Round)
+      Start[RR.Rank] = Clock[RR.Rank];
     double LargestMessage = 0, LargestLoad = 0;
-    for (size_t I = First; I < Last; ++I) {
-      uint32_t R = Order[I].Rank;
+    for (const RankRound &RR : Round) {
+      uint32_t R = RR.Rank;
       double Done = Start[R], Reduced = 0, SentNow = 0;
-      for (const Op &O : Order[I].Ops->Ops) {
+      for (const Op &O : RR.Ops->Ops) {
         double B = double(Layout.size(O.Blocks));
         if (O.Kind == OpKind::Send) {
           SentNow += B;
@@ -118,28 +158,10 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
         // A message leaves once both ends have reached this round; the
         // sender is busy until it is delivered too.
         uint32_t From = Topo.nodeOf(O.Peer), To = Topo.nodeOf(R);
-        bool SameNode = From == To;
-        double Wire = C.betaFor(SameNode) * B, Effective = B, Hop = 0;
-        if (!SameNode && Router) {
-          uint32_t Hops = Router->hops(From, To);
-          RC.Hops = std::max(RC.Hops, Hops);
-          Hop = Hops * C.AlphaHop;
-          double Worst = 0;
-          Router->route(From, To, [&](LinkId L, double) {
-            Worst = std::max(Worst, Load.lookup(L));
-          });
-          Effective = Worst;
-          Wire = C.Beta * Worst;
-        }
-        if (!SameNode && C.InjectionBandwidth > 0) {
-          // a * B / min(R_N, a * R_b), R_b = 1 / Beta (infinite at 0).
-          double A = OnePerNode ? 1 : Senders.lookup(From);
-          double Rate = C.Beta > 0 ? std::min(C.InjectionBandwidth, A / C.Beta)
-                                   : C.InjectionBandwidth;
-          Wire = std::max(Wire, A * B / Rate);
-        }
+        double Effective = 0, Hop = 0;
+        double Wire = wireTime(From, To, B, RC, Effective, Hop);
         double Arrival = std::max(Start[R], Start[O.Peer]) +
-                         C.alphaFor(SameNode) + Hop + Wire;
+                         C.alphaFor(From == To) + Hop + Wire;
         Done = std::max(Done, Arrival);
         Clock[O.Peer] = std::max(Clock[O.Peer], Arrival);
         Received[R] += B;
@@ -150,41 +172,64 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
       Sent[R] += SentNow;
       RC.MaxBytesSent = std::max(RC.MaxBytesSent, SentNow);
     }
-    for (size_t I = First; I < Last; ++I)
-      RC.Finish = std::max(RC.Finish, Clock[Order[I].Rank]);
+    for (const RankRound &RR : Round)
+      RC.Finish = std::max(RC.Finish, Clock[RR.Rank]);
     if (RC.InterNodeMessages + RC.IntraNodeMessages) {
       ++CommRounds;
       RC.MaxMessageBytes = LargestMessage;
       Uncongested += LargestMessage;
       Congested += LargestLoad;
     }
-    Report.InterNodeMessages += RC.InterNodeMessages;
-    Report.IntraNodeMessages += RC.IntraNodeMessages;
-    Report.Rounds.push_back(RC);
-    First = Last;
   }
 
-  for (uint32_t R = 0; R < H.Ranks; ++R) {
-    Report.Time = std::max(Report.Time, Clock[R]);
-    Report.MaxBytesSent = std::max(Report.MaxBytesSent, Sent[R]);
-    Report.MaxBytesRecv = std::max(Report.MaxBytesRecv, Received[R]);
-    Report.MeanBytesSent += Sent[R] / H.Ranks;
-    Report.MeanBytesRecv += Received[R] / H.Ranks;
-    Report.MaxInterNodePerRank =
-        std::max(Report.MaxInterNodePerRank, InterSent[R]);
+  /// Per-rank totals and the deficiencies.
+  void summarise() {
+    for (uint32_t R = 0; R < H.Ranks; ++R) {
+      Report.Time = std::max(Report.Time, Clock[R]);
+      Report.MaxBytesSent = std::max(Report.MaxBytesSent, Sent[R]);
+      Report.MaxBytesRecv = std::max(Report.MaxBytesRecv, Received[R]);
+      Report.MeanBytesSent += Sent[R] / H.Ranks;
+      Report.MeanBytesRecv += Received[R] / H.Ranks;
+      Report.MaxInterNodePerRank =
+          std::max(Report.MaxInterNodePerRank, InterSent[R]);
+    }
+    unsigned D = 0;
+    for (uint32_t Size : Topo.dims())
+      D += Size > 1;
+    D = std::max(D, 1u);
+    if (H.Ranks > 1)
+      Report.LatencyDeficiency =
+          double(CommRounds) / llvm::Log2_64_Ceil(H.Ranks);
+    if (Bytes)
+      Report.BandwidthDeficiency = Uncongested / (double(Bytes) / D);
+    if (Uncongested > 0)
+      Report.CongestionDeficiency = Congested / Uncongested;
   }
 
-  unsigned D = 0;
-  for (uint32_t Size : Topo.dims())
-    D += Size > 1;
-  D = std::max(D, 1u);
-  if (H.Ranks > 1)
-    Report.LatencyDeficiency = double(CommRounds) / llvm::Log2_64_Ceil(H.Ranks);
-  if (Bytes)
-    Report.BandwidthDeficiency = Uncongested / (double(Bytes) / D);
-  if (Uncongested > 0)
-    Report.CongestionDeficiency = Congested / Uncongested;
-  return Report;
+  const Plan &P;
+  const PlanHeader &H;
+  const Topology &Topo;
+  const CostParams &C;
+  uint64_t Bytes;
+  BlockLayout Layout;
+  std::optional<TorusRouter> Router;
+  const bool OnePerNode;
+  std::vector<double> Clock, Start, Sent, Received;
+  std::vector<uint64_t> InterSent;
+  // Per round, cleared each round: bytes on each directed link, and how many
+  // ranks of each node send to other nodes.
+  llvm::DenseMap<LinkId, double> Load;
+  llvm::DenseMap<uint32_t, uint32_t> Senders;
+  llvm::DenseMap<uint32_t, uint64_t> NodeMessages;
+  uint64_t CommRounds = 0;
+  double Uncongested = 0, Congested = 0; // W and C of CostModel.h.
+  CostReport Report;
+};
+
+} // namespace
+
+CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C) {
+  return Evaluation(P, Bytes, C).run();
 }
 
 double lowerBound(Collective Kind, uint32_t Ranks, uint64_t Bytes,

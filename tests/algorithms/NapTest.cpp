@@ -23,22 +23,6 @@ using namespace collplan::test;
 
 namespace {
 
-Plan compileNodes(llvm::StringRef Name, uint32_t Nodes, uint32_t PerNode,
-                  RankMapping Mapping = RankMapping::Block,
-                  std::map<std::string, std::string> Params = {}) {
-  const Algorithm *A = findAlgorithm(Name);
-  REQUIRE(A != nullptr);
-  CompileRequest Req;
-  Req.Topo = Topology::nodes(Nodes, PerNode, Mapping);
-  Req.Params = std::move(Params);
-  llvm::Expected<Plan> Result = compilePlan(*A, Req);
-  if (!Result) {
-    FAIL_CHECK(llvm::toString(Result.takeError()));
-    return Plan();
-  }
-  return std::move(*Result);
-}
-
 struct Message {
   uint32_t From, To, Round;
 };

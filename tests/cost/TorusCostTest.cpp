@@ -3,6 +3,8 @@
 // worked values of ../shared/spec/swing.md §4.2, §4.4, §4.6 and §8 (H1-H3,
 // M1), never outputs of the model.
 
+#include "../algorithms/CompileHelper.h"
+
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/cost/CostModel.h"
 #include "compiler/cost/TorusRouting.h"
@@ -58,18 +60,7 @@ Plan messagePlan(
 
 Plan compileOn(llvm::StringRef Name, const Topology &Topo,
                std::map<std::string, std::string> Params = {}) {
-  const Algorithm *A = findAlgorithm(Name);
-  REQUIRE(A != nullptr);
-  CompileRequest Req;
-  Req.Kind = Collective::Allreduce;
-  Req.Topo = Topo;
-  Req.Params = std::move(Params);
-  llvm::Expected<Plan> Result = compilePlan(*A, Req);
-  if (!Result) {
-    FAIL_CHECK(llvm::toString(Result.takeError()));
-    return Plan();
-  }
-  return std::move(*Result);
+  return test::compileOn(Name, Collective::Allreduce, Topo, std::move(Params));
 }
 
 /// The rounds that move messages.

@@ -1,7 +1,7 @@
 //===- Circulant.cpp - Träff's circulant-graph collectives ----------------===//
 //
 // Lowers the schedules of CirculantSchedule.h to plans
-// (../shared/spec/circulant-logp.md §7-§10, circulant-2022.md §8-§11):
+// (docs/algorithms/circulant.md; Träff's papers, as restated there):
 //
 //   broadcast   n blocks from any root in n - 1 + q rounds, q = ceil(log2 P);
 //   allgather   one block per rank in q rounds, edges used backwards (§8);

@@ -1,6 +1,6 @@
 //===- CirculantSchedule.cpp - Träff's circulant broadcast schedules ------===//
 //
-// Follows ../shared/spec/circulant-logp.md §2-§7, which restates the O(log p)
+// Follows the O(log p)
 // procedures of Träff, "Round-optimal n-Block Broadcast Schedules in
 // Logarithmic Time" (arXiv 2312.11236). The receive search is the recursive
 // form; the spec warns that an iterative explicit-stack rewrite circulating in

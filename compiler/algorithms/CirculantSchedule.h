@@ -1,10 +1,11 @@
 //===- CirculantSchedule.h - Circulant broadcast schedules ------*- C++ -*-===//
 //
 // The per-processor schedules of Träff's round-optimal n-block broadcast on a
-// ceil(log2 p)-regular circulant graph (../shared/spec/circulant-logp.md,
-// ../shared/spec/circulant-2022.md). Pure arithmetic, no IR: each function
-// takes O(log p) time and space for one processor, in 64-bit arithmetic, so a
-// launcher can compute its own rank's schedule at any p.
+// ceil(log2 p)-regular circulant graph (Träff, "Round-optimal n-Block
+// Broadcast Schedules in Logarithmic Time"; docs/algorithms/circulant.md). Pure
+// arithmetic, no IR: each function takes O(log p) time and space for one
+// processor, in 64-bit arithmetic, so a launcher can compute its own rank's
+// schedule at any p.
 //
 // Processors are numbered relative to the root (r = (rank - root) mod p). A
 // schedule entry is phase-relative: b >= 0 is block b of the current phase,

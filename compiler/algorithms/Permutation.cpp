@@ -1,6 +1,7 @@
 //===- Permutation.cpp - Permutation-group allreduce (Kolmakov & Zhang) ---===//
 //
-// ../shared/spec/permutation-allreduce.md (paper 000, §§5-9). The P blocks of
+// Kolmakov and Zhang, "A Generalization of the Allreduce Operation" §§5-9
+// (docs/algorithms/permutation.md). The P blocks of
 // the vector are P "distributed vectors" placed by an abelian group T_P acting
 // regularly on the ranks; with h = identity, placement k on rank p is block
 // p - k (cyclic group, spec §2.4) or p XOR k (XOR group, spec §3.6), so after

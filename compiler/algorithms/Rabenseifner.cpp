@@ -1,10 +1,10 @@
 //===- Rabenseifner.cpp - Rabenseifner's allreduce ------------------------===//
 //
 // Rabenseifner's allreduce as Thakur, Rabenseifner and Gropp (2005) describe
-// it and MPICH implements it (the Swing paper, ../shared/papers/004, §2.3.3,
-// "bandwidth-optimal recursive doubling"): a reduce-scatter by recursive
-// halving followed by an allgather by recursive doubling, sending 2(P'-1)/P' of
-// the vector in 2 log2 P' rounds. Non-powers of two fold first
+// it and MPICH implements it (the Swing paper, De Sensi et al., NSDI'24,
+// §2.3.3, "bandwidth-optimal recursive doubling"): a reduce-scatter by
+// recursive halving followed by an allgather by recursive doubling, sending
+// 2(P'-1)/P' of the vector in 2 log2 P' rounds. Non-powers of two fold first
 // (PowerOfTwoFold.h), for 2 log2 P' + 2 rounds.
 //
 // B = P' blocks. Halving round k pairs virtual rank v with v XOR 2^k (the

@@ -2,7 +2,7 @@
 //
 // Thakur, Rabenseifner and Gropp, "Optimization of collective communication
 // operations in MPICH" (IJHPCA 2005), summarised in the Swing paper
-// (../shared/papers/004, §2.3.2, "latency-optimal recursive doubling"): in
+// (De Sensi et al., NSDI'24, §2.3.2, "latency-optimal recursive doubling"): in
 // round k virtual rank v exchanges everything it has with v XOR 2^k, so after
 // log2 P' rounds every rank has every contribution. Allreduce sends the whole
 // vector each round (latency-optimal, log2 P' full-vector messages); allgather

@@ -1,6 +1,6 @@
 //===- Ring.cpp - Ring reduce-scatter, allgather and allreduce ------------===//
 //
-// ../shared/spec/ring.md §3.2 and §4: P blocks; at step s rank i sends to
+// docs/algorithms/ring.md: P blocks; at step s rank i sends to
 // i-1 and receives from i+1. Reduce-scatter leaves rank i with the reduced
 // block i, which is also where allgather expects rank i's own block, so
 // allreduce is the one followed by the other in 2(P-1) rounds.

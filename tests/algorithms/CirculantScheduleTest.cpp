@@ -1,6 +1,7 @@
 //===- CirculantScheduleTest.cpp - Träff's circulant schedules -----------===//
 //
-// Oracles: the tables printed in Träff's paper (../shared/papers/003_*,
+// Oracles: the tables printed in Träff's paper ("(Poly)Logarithmic Time
+// Construction of Round-optimal n-Block Broadcast Schedules", its tables
 // embedded below as they appear there), the linear first-phase recipe for
 // baseblocks (circulant-2022.md §3), the O(p) window rule for receive
 // schedules (circulant-logp.md §5.1), and the invariants (a)-(c) of

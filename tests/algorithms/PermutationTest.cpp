@@ -1,10 +1,10 @@
 //===- PermutationTest.cpp - Oracle tests of the permutation allreduce ----===//
 //
-// Oracles: the worked tables of ../shared/spec/permutation-allreduce.md §4
-// (peers, blocks and contribution sets per step), its reference counts
-// (§5.2), its XOR-group figures (§3.6) and its cost figures for the paper's
-// Table 2 parameters (§5.3). Contribution sets come from the reference
-// interpreter, tests/support/ReferenceInterpreter.h.
+// Oracles: the worked tables of the permutation spec's §4
+// (docs/algorithms/permutation.md) (peers, blocks and contribution sets per
+// step), its reference counts (§5.2), its XOR-group figures (§3.6) and its cost
+// figures for the paper's Table 2 parameters (§5.3). Contribution sets come
+// from the reference interpreter, tests/support/ReferenceInterpreter.h.
 //
 //===----------------------------------------------------------------------===//
 

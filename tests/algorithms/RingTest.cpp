@@ -12,8 +12,9 @@ using namespace collplan::test;
 
 namespace {
 
-// ../shared/spec/ring.md §4a, p = 4: "i->j:cX" is rank i sending chunk X to
-// rank j; three reduce-scatter steps, then three allgather steps.
+// The ring spec's worked p = 4 example (docs/algorithms/ring.md): "i->j:cX" is
+// rank i sending chunk X to rank j; three reduce-scatter steps, then three
+// allgather steps.
 const char *const RingTable[6] = {
     "0->3:c1 1->0:c2 2->1:c3 3->2:c0", "0->3:c2 1->0:c3 2->1:c0 3->2:c1",
     "0->3:c3 1->0:c0 2->1:c1 3->2:c2", "0->3:c0 1->0:c1 2->1:c2 3->2:c3",

@@ -1,6 +1,6 @@
 // The node-aware max-rate model ("Node-Aware Improvements to Allreduce",
 // Bienz, Olson and Gropp, §IV, Eq. 3, in the per-step [PROJECT] form of
-// ../shared/spec/nap-allreduce.md §1.3) and the node message counts. Oracles
+// docs/cost-model.md) and the node message counts. Oracles
 // are hand computations and the spec's AT-4 and AT-10 values.
 
 #include "compiler/algorithms/Algorithm.h"

@@ -1,7 +1,8 @@
 // The torus congestion model: minimal routing, per-link loads, hop counts and
 // the deficiencies of Swing, De Sensi et al., NSDI'24, §4. Oracles are the
-// worked values of ../shared/spec/swing.md §4.2, §4.4, §4.6 and §8 (H1-H3,
-// M1), never outputs of the model.
+// worked values of the Swing spec (docs/algorithms/swing.md,
+// docs/cost-model.md) §4.2, §4.4, §4.6 and §8 (H1-H3, M1), never outputs of the
+// model.
 
 #include "../algorithms/CompileHelper.h"
 

@@ -1,9 +1,8 @@
 //===- CirculantSchedule.cpp - Träff's circulant broadcast schedules ------===//
 //
-// Follows the O(log p)
-// procedures of Träff, "Round-optimal n-Block Broadcast Schedules in
-// Logarithmic Time" (arXiv 2312.11236). The receive search is the recursive
-// form; the spec warns that an iterative explicit-stack rewrite circulating in
+// Follows the O(log p) procedures of Träff, "Round-optimal n-Block Broadcast
+// Schedules in Logarithmic Time" (arXiv 2312.11236; docs/algorithms/
+// circulant.md). The receive search is the recursive form; the spec warns that an iterative explicit-stack rewrite circulating in
 // one MPICH revision is not equivalent, so the recursion stays.
 //
 //===----------------------------------------------------------------------===//

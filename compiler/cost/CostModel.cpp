@@ -37,7 +37,7 @@ public:
   }
 
   CostReport run() {
-    Report.LowerBound = lowerBound(H.Kind, H.Ranks, Bytes, C);
+    Report.LowerBound = lowerBound(H.Kind, Topo, Bytes, C);
     std::vector<RankRound> Order;
     for (uint32_t R = 0; R < P.Programs.size(); ++R)
       for (const Round &Rd : P.Programs[R].Rounds)
@@ -238,6 +238,29 @@ double lowerBound(Collective Kind, uint32_t Ranks, uint64_t Bytes,
     return 0;
   return llvm::Log2_64_Ceil(Ranks) * C.Alpha +
          contractOf(Kind).bandwidthShare(Ranks) * double(Bytes) * C.Beta;
+}
+
+double lowerBound(Collective Kind, const Topology &Topo, uint64_t Bytes,
+                  const CostParams &C) {
+  uint32_t Ranks = Topo.ranks();
+  if (Ranks <= 1)
+    return 0;
+  bool Shared = Topo.ranksPerNode() > 1;
+  double Alpha = Shared ? std::min(C.Alpha, C.alphaFor(true)) : C.Alpha;
+  double Links = 1;
+  if (Topo.kind() == TopologyKind::Torus) {
+    Links = 0;
+    for (uint32_t Size : Topo.dims())
+      Links += Size > 2 ? 2 : Size == 2 ? 1 : 0;
+    Links = std::max(Links, 1.0);
+  }
+  if (Topo.numNodes() == 1)
+    Links = 0; // Everything stays in the node.
+  double Rate = C.Beta > 0 ? Links / C.Beta : INFINITY;
+  if (Shared)
+    Rate += C.betaFor(true) > 0 ? 1 / C.betaFor(true) : INFINITY;
+  return llvm::Log2_64_Ceil(Ranks) * Alpha +
+         contractOf(Kind).bandwidthShare(Ranks) * double(Bytes) / Rate;
 }
 
 } // namespace collplan

@@ -112,6 +112,17 @@ CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C);
 double lowerBound(Collective Kind, uint32_t Ranks, uint64_t Bytes,
                   const CostParams &C);
 
+/// The same bound on a topology, where a rank can do better than one port
+/// at beta: its latency term uses the cheaper of alpha and alpha_intra, and
+/// its bytes arrive at most at the sum of its links' rates — the node's
+/// torus links (two per dimension longer than 2, one for a dimension of 2)
+/// at 1/beta each, plus the node's memory at 1/beta_intra when it holds
+/// several ranks. On a flat topology of one rank per node it is the classic
+/// bound. (The flat model lets one rank's messages of a round overlap, so a
+/// plan that sends several at once there can still beat it.)
+double lowerBound(Collective Kind, const Topology &Topo, uint64_t Bytes,
+                  const CostParams &C);
+
 } // namespace collplan
 
 #endif // COLLPLAN_COST_COSTMODEL_H

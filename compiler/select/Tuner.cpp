@@ -170,7 +170,8 @@ Priced price(const Setting &S, llvm::ArrayRef<uint64_t> Sizes) {
 llvm::Expected<Compilation>
 compile(const CompileRequest &Request,
         llvm::ArrayRef<const Algorithm *> Families,
-        llvm::function_ref<void(uint32_t, uint32_t)> Progress) {
+        llvm::function_ref<void(uint32_t, uint32_t)> Progress,
+        llvm::function_ref<void(uint32_t, uint32_t)> Pricing) {
   Compilation Out;
   std::vector<Setting> Settings;
   if (llvm::Error E = settingsOf(Request, Families, Settings, Out.Candidates))
@@ -200,6 +201,8 @@ compile(const CompileRequest &Request,
       BestPlan = std::move(P.Built);
     }
     Out.Candidates.push_back(std::move(P.C));
+    if (Pricing)
+      Pricing(I + 1, Settings.size());
   }
 
   if (!Best) {
@@ -233,7 +236,8 @@ compile(const CompileRequest &Request,
 llvm::Expected<std::vector<SizeRange>>
 choiceBySize(const CompileRequest &Request,
              llvm::ArrayRef<const Algorithm *> Families,
-             llvm::ArrayRef<uint64_t> Sizes) {
+             llvm::ArrayRef<uint64_t> Sizes,
+             llvm::function_ref<void(uint32_t, uint32_t)> Pricing) {
   std::vector<Setting> Settings;
   std::vector<Candidate> Skipped;
   if (llvm::Error E = settingsOf(Request, Families, Settings, Skipped))
@@ -242,6 +246,8 @@ choiceBySize(const CompileRequest &Request,
   for (const Setting &S : Settings) {
     All.push_back(price(S, Sizes));
     All.back().Built.reset(); // Only the figures are needed.
+    if (Pricing)
+      Pricing(All.size(), Settings.size());
   }
   std::vector<SizeRange> Out;
   for (size_t K = 0; K < Sizes.size(); ++K) {

@@ -55,11 +55,12 @@ struct Compilation {
 /// Prices every candidate of Families (every family implementing the
 /// collective when empty: `--algorithm auto`) and builds the fastest. With
 /// several families, each receives only the request's parameters it knows.
-llvm::Expected<Compilation>
-compile(const CompileRequest &Request,
-        llvm::ArrayRef<const Algorithm *> Families = {},
-        llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress =
-            nullptr);
+llvm::Expected<Compilation> compile(
+    const CompileRequest &Request,
+    llvm::ArrayRef<const Algorithm *> Families = {},
+    llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress = nullptr,
+    llvm::function_ref<void(uint32_t Priced, uint32_t Total)> Pricing =
+        nullptr);
 
 /// Sizes [From, To] (inclusive, among the sizes asked) whose best candidate
 /// is Algo with Params.
@@ -77,7 +78,9 @@ struct SizeRange {
 llvm::Expected<std::vector<SizeRange>>
 choiceBySize(const CompileRequest &Request,
              llvm::ArrayRef<const Algorithm *> Families,
-             llvm::ArrayRef<uint64_t> Sizes);
+             llvm::ArrayRef<uint64_t> Sizes,
+             llvm::function_ref<void(uint32_t Priced, uint32_t Total)> Pricing =
+                 nullptr);
 
 /// The candidates as a table for `--explain`: one line each, with the
 /// predicted time, rounds and parameters, or why it was skipped.

@@ -1,11 +1,13 @@
 // The critical-path cost model against closed forms derived by hand.
 
-#include "compiler/algorithms/Algorithm.h"
 #include "compiler/cost/CostModel.h"
+#include "compiler/algorithms/Algorithm.h"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 
 using namespace collplan;
 
@@ -27,8 +29,8 @@ TEST_CASE("ring allreduce costs 2(P-1)(alpha + beta m/P) + (P-1) gamma m/P") {
     uint64_t M = 1000 * P; // divisible, so every block is m/P bytes
     CostReport R = evaluateCost(ringPlan(Collective::Allreduce, P), M, C);
     double Block = double(M) / P;
-    double Expected = 2 * (P - 1) * (C.Alpha + C.Beta * Block) +
-                      (P - 1) * C.Gamma * Block;
+    double Expected =
+        2 * (P - 1) * (C.Alpha + C.Beta * Block) + (P - 1) * C.Gamma * Block;
     CHECK(R.Time == doctest::Approx(Expected).epsilon(1e-12));
     CHECK(R.Rounds.size() == 2 * (P - 1));
     CHECK(R.MaxBytesSent == doctest::Approx(2.0 * (P - 1) * Block));
@@ -47,6 +49,62 @@ TEST_CASE("lower bounds per collective") {
   CHECK(lowerBound(Collective::Allgather, 7, 7, C) == doctest::Approx(3 + 6));
   CHECK(lowerBound(Collective::Broadcast, 8, 10, C) == doctest::Approx(13));
   CHECK(lowerBound(Collective::Allreduce, 1, 100, C) == 0);
+}
+
+TEST_CASE("lower bounds on a topology count the links a rank can use") {
+  CostParams C;
+  C.Alpha = 1;
+  C.Beta = 1;
+  // Flat, one rank per node: the classic bound.
+  CHECK(lowerBound(Collective::Allreduce, Topology::flat(7), 7, C) ==
+        lowerBound(Collective::Allreduce, 7, 7, C));
+  // A 4x4 torus: 4 links per node; an 8x2 torus: 2 + 1.
+  CHECK(lowerBound(Collective::Allreduce, Topology::torus({4, 4}, 1), 16, C) ==
+        doctest::Approx(4 + 2.0 * 15 / 16 * 16 / 4));
+  CHECK(lowerBound(Collective::Allgather, Topology::torus({8, 2}, 1), 16, C) ==
+        doctest::Approx(4 + 15.0 / 16 * 16 / 3));
+  // Nodes of 4 ranks with cheaper intra-node links: alpha_intra, and bytes
+  // over the network link and the node's memory at once.
+  C.AlphaIntra = 0.25;
+  C.BetaIntra = 0.5;
+  CHECK(lowerBound(Collective::Allreduce, Topology::nodes(2, 4), 8, C) ==
+        doctest::Approx(3 * 0.25 + 2.0 * 7 / 8 * 8 / (1 + 2)));
+  // One node: only memory.
+  CHECK(lowerBound(Collective::Allreduce, Topology::nodes(1, 4), 8, C) ==
+        doctest::Approx(2 * 0.25 + 2.0 * 3 / 4 * 8 * 0.5));
+}
+
+TEST_CASE("no plan is predicted faster than the bound of its topology") {
+  CostParams C;
+  C.AlphaIntra = 1e-7;
+  C.BetaIntra = 1e-11;
+  struct Case {
+    const char *Family;
+    Topology Topo;
+    std::map<std::string, std::string> Params;
+  } Cases[] = {
+      {"swing", Topology::torus({4, 4}, 1), {{"ports", "all"}}},
+      {"swing", Topology::torus({8, 8}, 1), {{"ports", "all"}}},
+      {"swing", Topology::torus({4, 4, 4}, 1), {{"ports", "all"}}},
+      {"bucket", Topology::torus({8, 8}, 1), {{"ports", "all"}}},
+      {"bucket", Topology::torus({8, 2}, 1), {{"ports", "all"}}},
+      {"nap", Topology::nodes(16, 4), {}},
+      {"smp", Topology::nodes(8, 8), {}},
+      {"rabenseifner", Topology::nodes(4, 8), {}},
+      {"ring", Topology::torus({4, 4}, 4), {}},
+  };
+  for (const Case &K : Cases)
+    for (uint64_t Bytes : {uint64_t(64), uint64_t(1) << 24}) {
+      CompileRequest Req;
+      Req.Topo = K.Topo;
+      Req.Params = K.Params;
+      llvm::Expected<Plan> P = compilePlan(*findAlgorithm(K.Family), Req);
+      REQUIRE(bool(P));
+      CostReport R = evaluateCost(*P, Bytes, C);
+      INFO(K.Family, " on ", K.Topo.str(), " ppn ", K.Topo.ranksPerNode(), ", ",
+           Bytes, " B");
+      CHECK(R.Time >= R.LowerBound);
+    }
 }
 
 TEST_CASE("a late sender delays its receiver: the time is a critical path") {

@@ -208,12 +208,17 @@ void printSummary(const CompileOptions &O, const Plan &P,
 /// Where the best candidate changes with the message size, 8 B to 1 GiB:
 /// the L/B switch point of a family, the crossover between families.
 void printChoiceBySize(const CompileRequest &Request,
-                       llvm::ArrayRef<const Algorithm *> Families) {
+                       llvm::ArrayRef<const Algorithm *> Families, bool Quiet) {
   std::vector<uint64_t> Sizes;
   for (uint64_t B = 8; B <= (uint64_t(1) << 30); B *= 2)
     Sizes.push_back(B);
   llvm::Expected<std::vector<SizeRange>> Ranges =
-      choiceBySize(Request, Families, Sizes);
+      choiceBySize(Request, Families, Sizes,
+                   [Report = progressReporter("pricing at every size"),
+                    Quiet](uint32_t Done, uint32_t Total) {
+                     if (!Quiet)
+                       Report(Done, Total);
+                   });
   if (!Ranges) {
     llvm::consumeError(Ranges.takeError());
     return;
@@ -263,7 +268,12 @@ int runCompile(const CompileOptions &O) {
     }
     Families.push_back(Named);
   }
-  llvm::Expected<Compilation> Compiled = compile(Request, Families, Progress);
+  auto Pricing = progressReporter("pricing candidates");
+  llvm::Expected<Compilation> Compiled =
+      compile(Request, Families, Progress, [&](uint32_t Done, uint32_t Total) {
+        if (!O.Quiet)
+          Pricing(Done, Total);
+      });
   if (!Compiled)
     return reportError(Compiled.takeError(), ErrorKind::CannotCompile);
   Plan P = std::move(Compiled->Best);
@@ -276,7 +286,7 @@ int runCompile(const CompileOptions &O) {
   if (O.Explain) {
     if (!Ranked.empty()) {
       llvm::outs() << candidateTable(Ranked);
-      printChoiceBySize(Request, Families);
+      printChoiceBySize(Request, Families, O.Quiet);
     }
     std::string Why = Algo->explain(Request, P.Header);
     if (!Why.empty())

@@ -133,8 +133,21 @@ Priced price(const Setting &S, llvm::ArrayRef<uint64_t> Sizes) {
     return Out;
   }
   Out.C.Params = H->Params;
-  Program First = A.buildRank(*H, 0);
-  uint64_t Ops = First.numOps() * H->Ranks;
+  // Rank 0 under a budget: a candidate too large to ever build (more than
+  // MaxPlanOps) is refused from rank 0's count, in bounded memory.
+  Program First;
+  uint64_t Ops = 0;
+  {
+    OpBudget Budget(MaxPlanOps / H->Ranks);
+    First = A.buildRank(*H, 0);
+    Ops = Budget.added() * H->Ranks;
+  }
+  if (Ops > MaxPlanOps) {
+    Out.C.Skipped = "about " + std::to_string(Ops) +
+                    " operations: more than the limit of " +
+                    std::to_string(MaxPlanOps);
+    return Out;
+  }
   if (Ops <= MaxOpsToPrice) {
     llvm::Expected<Plan> P = compilePlan(A, S.Req);
     if (!P) {

@@ -55,6 +55,18 @@ expect 2 "NaN intra-node cost parameter" -- "$COLLPLAN" compile --ranks 4 \
 expect 3 "a plan too large to build" -- timeout 60 "$COLLPLAN" compile \
   --ranks 100000 --algorithm ring
 check "the size is named" grep -q "operations" "$WORK/err"
+# P = 2^24 (the rank limit) is refused from rank 0's op count, fast and in
+# bounded memory; past the limit, or a product past 32 bits, is a usage error.
+expect 3 "P = 2^24 with auto is refused quickly" -- timeout 20 "$COLLPLAN" \
+  compile --topology torus:4x4 --ppn 1048576
+check "the limit is named" grep -q "more than the limit" "$WORK/err"
+expect 3 "P = 2^24 ring is refused quickly" -- timeout 20 "$COLLPLAN" \
+  compile --topology torus:4x4 --ppn 1048576 --algorithm ring
+expect 2 "nodes x ppn past the rank limit" -- "$COLLPLAN" compile \
+  --topology torus:4x4 --ppn 1048577
+check "the rank limit is named" grep -q "more than 16777216 ranks" "$WORK/err"
+expect 2 "ppn past 32 bits" -- "$COLLPLAN" compile --topology torus:2 \
+  --ppn 4294967296
 expect 3 "weights whose sum overflows" -- "$COLLPLAN" compile --ranks 3 \
   --collective allgatherv --weights 18446744073709551615,18446744073709551615,1 \
   -o "$WORK/huge-weights.yaml"

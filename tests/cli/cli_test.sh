@@ -71,6 +71,19 @@ expect 3 "weights whose sum overflows" -- "$COLLPLAN" compile --ranks 3 \
   --collective allgatherv --weights 18446744073709551615,18446744073709551615,1 \
   -o "$WORK/huge-weights.yaml"
 check "nothing written for overflowing weights" test ! -e "$WORK/huge-weights.yaml"
+# Weights files: one count per line or any separators; bounded in size.
+printf '1\n2\n3\n4\n' >"$WORK/w-lines.txt"
+expect 0 "weights one per line" -- "$COLLPLAN" compile --ranks 4 \
+  --collective allgatherv --weights-file "$WORK/w-lines.txt" -q
+printf '1, 2\t3\r\n 4\n' >"$WORK/w-mixed.txt"
+expect 0 "weights with mixed separators" -- "$COLLPLAN" compile --ranks 4 \
+  --collective allgatherv --weights-file "$WORK/w-mixed.txt" -q
+expect 2 "an endless weights stream" -- timeout 20 "$COLLPLAN" compile \
+  --ranks 4 --collective allgatherv --weights-file /dev/zero
+check "the size limit is named" grep -q "holds more than" "$WORK/err"
+head -c 100000 /dev/urandom >"$WORK/w-binary.bin"
+expect 2 "a large binary weights file" -- "$COLLPLAN" compile --ranks 4 \
+  --collective allgatherv --weights-file "$WORK/w-binary.bin"
 expect 3 "unsupported collective" -- "$COLLPLAN" compile --ranks 4 \
   --collective broadcast --algorithm ring
 expect 3 "unknown parameter" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \

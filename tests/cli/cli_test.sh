@@ -46,6 +46,19 @@ expect 2 "unknown algorithm" -- "$COLLPLAN" compile --ranks 4 --algorithm nope
 check "unknown algorithm lists the known ones" grep -q "ring" "$WORK/err"
 expect 2 "unknown collective" -- "$COLLPLAN" compile --ranks 4 --collective scan
 expect 2 "bad byte size" -- "$COLLPLAN" compile --ranks 4 --bytes 12Q
+# Byte sizes: SI and IEC units, case-sensitive.
+expect 0 "SI byte size" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \
+  --bytes 1MB --format json
+check "1MB is 10^6 bytes" test "$(json_get "$WORK/out" "d['bytes']")" = 1000000
+expect 0 "IEC byte size" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \
+  --bytes 2KiB --format json
+check "2KiB is 2048 bytes" test "$(json_get "$WORK/out" "d['bytes']")" = 2048
+expect 0 "kB byte size" -- "$COLLPLAN" compile --ranks 4 --bytes 3kB -q
+expect 2 "ambiguous byte size" -- "$COLLPLAN" compile --ranks 4 --bytes 1M
+check "the units are listed" grep -q "KiB" "$WORK/err"
+expect 2 "wrong-case byte size" -- "$COLLPLAN" compile --ranks 4 --bytes 1mb
+expect 2 "overflowing byte size" -- "$COLLPLAN" compile --ranks 4 \
+  --bytes 18446744073709551615GiB
 expect 2 "bad topology" -- "$COLLPLAN" compile --topology torus:4x0
 expect 2 "contradicting ppn" -- "$COLLPLAN" compile --topology nodes:4x4 --ppn 2
 expect 2 "NaN cost parameter" -- "$COLLPLAN" compile --ranks 4 --alpha nan

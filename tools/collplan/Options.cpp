@@ -16,23 +16,35 @@ llvm::Expected<uint64_t> parseByteSize(const std::string &Text) {
   llvm::StringRef S = llvm::StringRef(Text).trim();
   size_t Digits = S.find_first_not_of("0123456789");
   llvm::StringRef Number = S.substr(0, Digits),
-                  Suffix = S.substr(std::min(Digits, S.size()));
+                  Suffix = S.substr(std::min(Digits, S.size())).ltrim();
+  // Case matters: kB is 10^3 bytes, KiB 2^10; "1M" or "1mb" could be either.
   static const struct {
     const char *Name;
-    unsigned Shift;
-  } Units[] = {{"", 0},   {"B", 0},    {"K", 10}, {"KiB", 10},
-               {"M", 20}, {"MiB", 20}, {"G", 30}, {"GiB", 30}};
+    uint64_t Scale;
+  } Units[] = {{"", 1},
+               {"B", 1},
+               {"kB", 1000},
+               {"MB", 1000 * 1000},
+               {"GB", 1000 * 1000 * 1000},
+               {"KiB", uint64_t(1) << 10},
+               {"MiB", uint64_t(1) << 20},
+               {"GiB", uint64_t(1) << 30}};
   uint64_t N = 0;
-  if (!Number.getAsInteger(10, N))
+  if (!Number.empty() && !Number.getAsInteger(10, N))
     for (const auto &U : Units)
-      if (Suffix.equals_insensitive(U.Name) &&
-          (U.Shift == 0 || N <= (UINT64_MAX >> U.Shift)))
-        return N << U.Shift;
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "'%s' is not a byte size; expected a number "
-                                 "with an optional K, M or G suffix (KiB, "
-                                 "MiB, GiB)",
-                                 Text.c_str());
+      if (Suffix == U.Name) {
+        if (N > UINT64_MAX / U.Scale)
+          return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                         "'%s' is too large a byte size",
+                                         Text.c_str());
+        return N * U.Scale;
+      }
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "'%s' is not a byte size; expected an integer with an optional unit: "
+      "B, kB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024), "
+      "spelled exactly so",
+      Text.c_str());
 }
 
 CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
@@ -48,7 +60,11 @@ CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
             Bytes.Text = Text;
             Bytes.Value = *V;
           },
-          Help + " (default " + Bytes.Text + ")")
+          Help +
+              ": an integer with an optional unit B, kB, MB, GB (10^3, "
+              "10^6, 10^9) or KiB, MiB, GiB (2^10, 2^20, 2^30), "
+              "case-sensitive (default " +
+              Bytes.Text + ")")
       ->type_name("SIZE");
 }
 

@@ -65,6 +65,12 @@ expect 2 "NaN cost parameter" -- "$COLLPLAN" compile --ranks 4 --alpha nan
 check "NaN is named" grep -q "finite" "$WORK/err"
 expect 2 "NaN intra-node cost parameter" -- "$COLLPLAN" compile --ranks 4 \
   --beta-intra nan
+expect 2 "hex cost parameter" -- "$COLLPLAN" compile --ranks 4 --alpha 0x10
+check "hex is refused as not decimal" grep -q "decimal" "$WORK/err"
+expect 2 "infinite cost parameter" -- "$COLLPLAN" compile --ranks 4 --beta inf
+expect 2 "negative cost parameter" -- "$COLLPLAN" compile --ranks 4 --gamma -1e-9
+expect 0 "scientific cost parameters" -- "$COLLPLAN" compile --ranks 4 \
+  --alpha 2E-6 --beta .5e-10 --gamma 1. -q
 expect 3 "a plan too large to build" -- timeout 60 "$COLLPLAN" compile \
   --ranks 100000 --algorithm ring
 check "the size is named" grep -q "operations" "$WORK/err"

@@ -2,6 +2,7 @@
 
 #include "tools/collplan/Options.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -68,13 +69,46 @@ CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
       ->type_name("SIZE");
 }
 
-/// CLI::NonNegativeNumber lets "nan" through (every comparison with NaN is
-/// false), and a NaN cost parameter makes every prediction NaN.
+/// Whether Text is a plain decimal number, optionally in scientific
+/// notation: digits with at most one '.', then an optional exponent. No
+/// sign, hex ("0x10"), "inf" or "nan", which strtod and CLI11 would take.
+static bool isPlainDecimal(llvm::StringRef Text) {
+  size_t I = 0, Mantissa = 0;
+  bool Dot = false;
+  for (; I < Text.size(); ++I) {
+    if (Text[I] == '.' && !Dot)
+      Dot = true;
+    else if (llvm::isDigit(Text[I]))
+      ++Mantissa;
+    else
+      break;
+  }
+  if (Mantissa == 0)
+    return false;
+  if (I < Text.size() && (Text[I] == 'e' || Text[I] == 'E')) {
+    ++I;
+    if (I < Text.size() && (Text[I] == '+' || Text[I] == '-'))
+      ++I;
+    size_t Exponent = I;
+    while (I < Text.size() && llvm::isDigit(Text[I]))
+      ++I;
+    if (I == Exponent)
+      return false;
+  }
+  return I == Text.size();
+}
+
+/// Cost flags take plain non-negative decimal numbers: CLI11 would read
+/// "0x10" as 16 and let "nan" and "inf" through (every comparison with NaN is
+/// false, and a NaN cost parameter makes every prediction NaN).
 static const CLI::Validator FiniteNonNegative(
     [](std::string &Text) -> std::string {
       double V = 0;
-      if (!CLI::detail::lexical_cast(Text, V) || !std::isfinite(V) || V < 0)
-        return "expected a finite non-negative number, got '" + Text + "'";
+      if (!isPlainDecimal(llvm::StringRef(Text).trim()) ||
+          !CLI::detail::lexical_cast(Text, V) || !std::isfinite(V) || V < 0)
+        return "expected a finite non-negative decimal number such as 2e-6 "
+               "or 0.5, got '" +
+               Text + "'";
       return "";
     },
     "NONNEGATIVE");

@@ -107,6 +107,17 @@ expect 3 "unsupported collective" -- "$COLLPLAN" compile --ranks 4 \
   --collective broadcast --algorithm ring
 expect 3 "unknown parameter" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \
   --param frob=1
+# --param with auto: unknown to every family is a usage error; known to some,
+# applied to those and named by --explain.
+expect 2 "auto with a parameter no family knows" -- "$COLLPLAN" compile \
+  --ranks 4 --param frob=1
+check "the parameter is named" grep -q "frob" "$WORK/err"
+expect 2 "auto with a parameter only other collectives' families know" -- \
+  "$COLLPLAN" compile --ranks 4 --collective broadcast --param r=1
+expect 0 "auto with a parameter some families know" -- "$COLLPLAN" compile \
+  --ranks 8 --param r=1 --explain
+check "explain names the families that took it" grep -q \
+  "param r taken by permutation" "$WORK/out"
 expect 2 "unknown output extension" -- "$COLLPLAN" compile --ranks 4 -o "$WORK/x.txt"
 check "nothing written for a bad extension" test ! -e "$WORK/x.txt"
 

@@ -14,6 +14,7 @@
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -312,6 +313,10 @@ int runCompile(const CompileOptions &O) {
   double CompileSeconds = secondsSince(Start);
 
   if (O.Explain) {
+    for (const auto &[Name, Takers] : Compiled->ParamTakers)
+      llvm::outs() << "--param " << Name << " taken by "
+                   << llvm::join(Takers, ", ")
+                   << " (families without it ignore it)\n";
     if (!Ranked.empty()) {
       llvm::outs() << candidateTable(Ranked);
       printChoiceBySize(Request, Families);

@@ -60,6 +60,13 @@ expect 2 "wrong-case byte size" -- "$COLLPLAN" compile --ranks 4 --bytes 1mb
 expect 2 "overflowing byte size" -- "$COLLPLAN" compile --ranks 4 \
   --bytes 18446744073709551615GiB
 expect 2 "bad topology" -- "$COLLPLAN" compile --topology torus:4x0
+expect 0 "a 16-dimension torus compiles and loads" -- "$COLLPLAN" compile \
+  --topology torus:$(printf '2x%.0s' $(seq 15))2 --algorithm recursive-doubling \
+  -q -o "$WORK/torus16.cplan"
+expect 0 "the 16-dimension plan loads" -- "$COLLPLAN" verify "$WORK/torus16.cplan"
+expect 2 "a 17-dimension torus is refused" -- "$COLLPLAN" compile \
+  --topology torus:$(printf '2x%.0s' $(seq 16))2
+check "the dimension limit is named" grep -q "at most 16 dimensions" "$WORK/err"
 expect 2 "contradicting ppn" -- "$COLLPLAN" compile --topology nodes:4x4 --ppn 2
 expect 2 "NaN cost parameter" -- "$COLLPLAN" compile --ranks 4 --alpha nan
 check "NaN is named" grep -q "finite" "$WORK/err"

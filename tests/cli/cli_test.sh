@@ -162,6 +162,10 @@ PY
 expect 1 "verify a broken plan" -- "$COLLPLAN" verify --format json "$WORK/broken.json"
 check "broken plan: errors are located" test \
   "$(json_get "$WORK/out" "len(d[0]['errors']) > 0 and d[0]['valid'] == False")" = True
+expect 1 "cost refuses a plan verify rejects" -- "$COLLPLAN" cost "$WORK/broken.json"
+check "cost names the failed verification" grep -q "failed verification" "$WORK/err"
+expect 0 "cost --no-verify prices it anyway" -- "$COLLPLAN" cost \
+  "$WORK/broken.json" --no-verify
 expect 2 "unreadable beats invalid" -- "$COLLPLAN" verify "$WORK/broken.json" \
   "$WORK/missing.yaml"
 

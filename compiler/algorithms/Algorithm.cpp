@@ -132,8 +132,15 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
   // Rank 0's program stands for every rank's size: refuse a plan that cannot
   // fit before running out of memory building it (ring allreduce at large P has
   // 4P(P-1) operations).
-  Program First = A.buildRank(Result.Header, 0);
-  uint64_t Estimate = First.numOps() * P;
+  // Rank 0 is built under a budget of the plan's share per rank, so a plan
+  // far past the limit is refused in bounded memory.
+  Program First;
+  uint64_t Estimate = 0;
+  {
+    OpBudget Budget(MaxPlanOps / P);
+    First = A.buildRank(Result.Header, 0);
+    Estimate = Budget.added() * P;
+  }
   if (Estimate > MaxPlanOps)
     return makeError(
         ErrorKind::CannotCompile,

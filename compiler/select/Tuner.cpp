@@ -90,15 +90,35 @@ struct Setting {
 /// Every setting of Families (every family implementing the collective when
 /// empty) for Request. A family that cannot serve the request at all is
 /// returned as a skipped candidate, or as the error when it is the only one.
-llvm::Error settingsOf(const CompileRequest &Request,
-                       llvm::ArrayRef<const Algorithm *> Families,
-                       std::vector<Setting> &Settings,
-                       std::vector<Candidate> &Skipped) {
+llvm::Error settingsOf(
+    const CompileRequest &Request, llvm::ArrayRef<const Algorithm *> Families,
+    std::vector<Setting> &Settings, std::vector<Candidate> &Skipped,
+    std::map<std::string, std::vector<std::string>> *ParamTakers = nullptr) {
   bool Auto = Families.empty();
   std::vector<const Algorithm *> Tried;
   for (const Algorithm *A : Auto ? allAlgorithms() : Families)
     if (!Auto || A->supports(Request.Kind))
       Tried.push_back(A);
+  // With auto, each family takes the parameters it knows; one that none of
+  // them knows would be silently ignored, so it is refused.
+  if (Auto)
+    for (const auto &[Name, Value] : Request.Params) {
+      std::vector<std::string> Takers;
+      for (const Algorithm *A : Tried)
+        if (llvm::any_of(A->params(),
+                         [&](const ParamInfo &I) { return I.Name == Name; }))
+          Takers.push_back(A->name().str());
+      if (Takers.empty())
+        return makeError(ErrorKind::Usage,
+                         "--param %s: no algorithm implementing %s has a "
+                         "parameter '%s' (see 'collplan list'); name the "
+                         "algorithm with --algorithm or drop it",
+                         Name.c_str(),
+                         collectiveName(Request.Kind).str().c_str(),
+                         Name.c_str());
+      if (ParamTakers)
+        (*ParamTakers)[Name] = std::move(Takers);
+    }
   for (const Algorithm *A : Tried) {
     CompileRequest Own = Auto ? requestFor(*A, Request) : Request;
     if (llvm::Error E = checkRequest(*A, Own)) {
@@ -133,8 +153,21 @@ Priced price(const Setting &S, llvm::ArrayRef<uint64_t> Sizes) {
     return Out;
   }
   Out.C.Params = H->Params;
-  Program First = A.buildRank(*H, 0);
-  uint64_t Ops = First.numOps() * H->Ranks;
+  // Rank 0 under a budget: a candidate too large to ever build (more than
+  // MaxPlanOps) is refused from rank 0's count, in bounded memory.
+  Program First;
+  uint64_t Ops = 0;
+  {
+    OpBudget Budget(MaxPlanOps / H->Ranks);
+    First = A.buildRank(*H, 0);
+    Ops = Budget.added() * H->Ranks;
+  }
+  if (Ops > MaxPlanOps) {
+    Out.C.Skipped = "about " + std::to_string(Ops) +
+                    " operations: more than the limit of " +
+                    std::to_string(MaxPlanOps);
+    return Out;
+  }
   if (Ops <= MaxOpsToPrice) {
     llvm::Expected<Plan> P = compilePlan(A, S.Req);
     if (!P) {
@@ -174,7 +207,8 @@ compile(const CompileRequest &Request,
         llvm::function_ref<void(uint32_t, uint32_t)> Pricing) {
   Compilation Out;
   std::vector<Setting> Settings;
-  if (llvm::Error E = settingsOf(Request, Families, Settings, Out.Candidates))
+  if (llvm::Error E = settingsOf(Request, Families, Settings, Out.Candidates,
+                                 &Out.ParamTakers))
     return std::move(E);
   // One setting: nothing to choose, build it (with progress).
   if (Settings.size() == 1 && Out.Candidates.empty()) {

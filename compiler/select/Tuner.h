@@ -50,11 +50,16 @@ struct Compilation {
   const Algorithm *Chosen = nullptr;
   /// Every candidate of every family tried, fastest first, skipped last.
   std::vector<Candidate> Candidates;
+  /// With `--algorithm auto`: each requested parameter and the families that
+  /// know it (and so took it); the others ignore it.
+  std::map<std::string, std::vector<std::string>> ParamTakers;
 };
 
 /// Prices every candidate of Families (every family implementing the
 /// collective when empty: `--algorithm auto`) and builds the fastest. With
-/// several families, each receives only the request's parameters it knows.
+/// several families, each receives only the request's parameters it knows;
+/// a parameter that no family implementing the collective knows is a usage
+/// error.
 llvm::Expected<Compilation> compile(
     const CompileRequest &Request,
     llvm::ArrayRef<const Algorithm *> Families = {},

@@ -34,7 +34,20 @@ Op Op::local(uint16_t Source, uint16_t Destination, BlockSet Blocks,
   return O;
 }
 
+namespace {
+thread_local OpBudget *CurrentBudget = nullptr;
+} // namespace
+
+OpBudget::OpBudget(uint64_t Limit) : Limit(Limit), Outer(CurrentBudget) {
+  CurrentBudget = this;
+}
+
+OpBudget::~OpBudget() { CurrentBudget = Outer; }
+
 void Program::add(uint32_t Index, Op Operation) {
+  if (OpBudget *B = CurrentBudget)
+    if (++B->Added > B->Limit)
+      return;
   if (Rounds.empty() || Rounds.back().Index != Index)
     Rounds.push_back(Round{Index, {}});
   Rounds.back().Ops.push_back(std::move(Operation));

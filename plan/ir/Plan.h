@@ -86,6 +86,29 @@ struct Program {
   uint64_t numOps() const;
 };
 
+/// Bounds what Program::add keeps on this thread while the budget lives:
+/// past Limit operations add() only counts, so sizing a program that may be
+/// huge (rank 0's, to estimate a plan's size before building it) costs
+/// bounded memory. A program built under an exceeded budget is truncated and
+/// must be discarded.
+class OpBudget {
+public:
+  explicit OpBudget(uint64_t Limit);
+  ~OpBudget();
+  OpBudget(const OpBudget &) = delete;
+  OpBudget &operator=(const OpBudget &) = delete;
+
+  /// Operations added on this thread since the budget began, kept or not.
+  uint64_t added() const { return Added; }
+  bool exceeded() const { return Added > Limit; }
+
+private:
+  friend struct Program;
+  uint64_t Limit;
+  uint64_t Added = 0;
+  OpBudget *Outer;
+};
+
 /// Everything about a plan except the per-rank programs: what an algorithm
 /// decides once, before building any rank, and what a launcher needs to build
 /// only its own rank.

@@ -99,6 +99,9 @@ llvm::Expected<Topology> Topology::parse(llvm::StringRef Text,
       return Extents.takeError();
     if (Extents->empty())
       return Fail("expected torus:AxB..., for example torus:8x8");
+    if (Extents->size() > MaxTorusDims)
+      return Fail("a torus has at most " + std::to_string(MaxTorusDims) +
+                  " dimensions, not " + std::to_string(Extents->size()));
     llvm::SmallVector<uint32_t, 4> Dims(Extents->begin(), Extents->end());
     T = torus(Dims, uint32_t(Ppn), Mapping);
   } else {

@@ -28,6 +28,9 @@ enum class RankMapping : uint8_t { Block, RoundRobin };
 
 /// The largest P a plan may have; bounds every allocation a reader makes.
 constexpr uint64_t MaxRanks = uint64_t(1) << 24;
+/// The most dimensions a torus may have: Topology::parse refuses more, and
+/// the plan readers refuse a file with more, so every plan compiled loads.
+constexpr uint64_t MaxTorusDims = 16;
 
 class Topology {
 public:

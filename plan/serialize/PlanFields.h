@@ -24,10 +24,9 @@ namespace collplan {
 /// The "format" tag of YAML and JSON plan files.
 constexpr llvm::StringLiteral PlanFormatTag = "collplan-plan";
 
-/// Limits a reader enforces beyond MaxRanks, so that no field of a hostile
-/// file can make it allocate or loop without bound.
+/// Limits a reader enforces beyond MaxRanks and MaxTorusDims (Topology.h), so
+/// that no field of a hostile file can make it allocate or loop without bound.
 constexpr uint64_t MaxPlanBlocks = uint64_t(1) << 40;
-constexpr uint64_t MaxTorusDims = 16;
 constexpr uint64_t MaxNameLength = 4096;
 /// Text plans nest about ten levels; the parsers recurse per level.
 constexpr unsigned MaxTextNesting = 64;

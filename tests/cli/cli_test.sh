@@ -46,23 +46,85 @@ expect 2 "unknown algorithm" -- "$COLLPLAN" compile --ranks 4 --algorithm nope
 check "unknown algorithm lists the known ones" grep -q "ring" "$WORK/err"
 expect 2 "unknown collective" -- "$COLLPLAN" compile --ranks 4 --collective scan
 expect 2 "bad byte size" -- "$COLLPLAN" compile --ranks 4 --bytes 12Q
+# Byte sizes: SI and IEC units, case-sensitive.
+expect 0 "SI byte size" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \
+  --bytes 1MB --format json
+check "1MB is 10^6 bytes" test "$(json_get "$WORK/out" "d['bytes']")" = 1000000
+expect 0 "IEC byte size" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \
+  --bytes 2KiB --format json
+check "2KiB is 2048 bytes" test "$(json_get "$WORK/out" "d['bytes']")" = 2048
+expect 0 "kB byte size" -- "$COLLPLAN" compile --ranks 4 --bytes 3kB -q
+expect 2 "ambiguous byte size" -- "$COLLPLAN" compile --ranks 4 --bytes 1M
+check "the units are listed" grep -q "KiB" "$WORK/err"
+expect 2 "wrong-case byte size" -- "$COLLPLAN" compile --ranks 4 --bytes 1mb
+expect 2 "overflowing byte size" -- "$COLLPLAN" compile --ranks 4 \
+  --bytes 18446744073709551615GiB
 expect 2 "bad topology" -- "$COLLPLAN" compile --topology torus:4x0
+expect 0 "a 16-dimension torus compiles and loads" -- "$COLLPLAN" compile \
+  --topology torus:$(printf '2x%.0s' $(seq 15))2 --algorithm recursive-doubling \
+  -q -o "$WORK/torus16.cplan"
+expect 0 "the 16-dimension plan loads" -- "$COLLPLAN" verify "$WORK/torus16.cplan"
+expect 2 "a 17-dimension torus is refused" -- "$COLLPLAN" compile \
+  --topology torus:$(printf '2x%.0s' $(seq 16))2
+check "the dimension limit is named" grep -q "at most 16 dimensions" "$WORK/err"
 expect 2 "contradicting ppn" -- "$COLLPLAN" compile --topology nodes:4x4 --ppn 2
 expect 2 "NaN cost parameter" -- "$COLLPLAN" compile --ranks 4 --alpha nan
 check "NaN is named" grep -q "finite" "$WORK/err"
 expect 2 "NaN intra-node cost parameter" -- "$COLLPLAN" compile --ranks 4 \
   --beta-intra nan
+expect 2 "hex cost parameter" -- "$COLLPLAN" compile --ranks 4 --alpha 0x10
+check "hex is refused as not decimal" grep -q "decimal" "$WORK/err"
+expect 2 "infinite cost parameter" -- "$COLLPLAN" compile --ranks 4 --beta inf
+expect 2 "negative cost parameter" -- "$COLLPLAN" compile --ranks 4 --gamma -1e-9
+expect 0 "scientific cost parameters" -- "$COLLPLAN" compile --ranks 4 \
+  --alpha 2E-6 --beta .5e-10 --gamma 1. -q
 expect 3 "a plan too large to build" -- timeout 60 "$COLLPLAN" compile \
   --ranks 100000 --algorithm ring
 check "the size is named" grep -q "operations" "$WORK/err"
+# P = 2^24 (the rank limit) is refused from rank 0's op count, fast and in
+# bounded memory; past the limit, or a product past 32 bits, is a usage error.
+expect 3 "P = 2^24 with auto is refused quickly" -- timeout 20 "$COLLPLAN" \
+  compile --topology torus:4x4 --ppn 1048576
+check "the limit is named" grep -q "more than the limit" "$WORK/err"
+expect 3 "P = 2^24 ring is refused quickly" -- timeout 20 "$COLLPLAN" \
+  compile --topology torus:4x4 --ppn 1048576 --algorithm ring
+expect 2 "nodes x ppn past the rank limit" -- "$COLLPLAN" compile \
+  --topology torus:4x4 --ppn 1048577
+check "the rank limit is named" grep -q "more than 16777216 ranks" "$WORK/err"
+expect 2 "ppn past 32 bits" -- "$COLLPLAN" compile --topology torus:2 \
+  --ppn 4294967296
 expect 3 "weights whose sum overflows" -- "$COLLPLAN" compile --ranks 3 \
   --collective allgatherv --weights 18446744073709551615,18446744073709551615,1 \
   -o "$WORK/huge-weights.yaml"
 check "nothing written for overflowing weights" test ! -e "$WORK/huge-weights.yaml"
+# Weights files: one count per line or any separators; bounded in size.
+printf '1\n2\n3\n4\n' >"$WORK/w-lines.txt"
+expect 0 "weights one per line" -- "$COLLPLAN" compile --ranks 4 \
+  --collective allgatherv --weights-file "$WORK/w-lines.txt" -q
+printf '1, 2\t3\r\n 4\n' >"$WORK/w-mixed.txt"
+expect 0 "weights with mixed separators" -- "$COLLPLAN" compile --ranks 4 \
+  --collective allgatherv --weights-file "$WORK/w-mixed.txt" -q
+expect 2 "an endless weights stream" -- timeout 20 "$COLLPLAN" compile \
+  --ranks 4 --collective allgatherv --weights-file /dev/zero
+check "the size limit is named" grep -q "holds more than" "$WORK/err"
+head -c 100000 /dev/urandom >"$WORK/w-binary.bin"
+expect 2 "a large binary weights file" -- "$COLLPLAN" compile --ranks 4 \
+  --collective allgatherv --weights-file "$WORK/w-binary.bin"
 expect 3 "unsupported collective" -- "$COLLPLAN" compile --ranks 4 \
   --collective broadcast --algorithm ring
 expect 3 "unknown parameter" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \
   --param frob=1
+# --param with auto: unknown to every family is a usage error; known to some,
+# applied to those and named by --explain.
+expect 2 "auto with a parameter no family knows" -- "$COLLPLAN" compile \
+  --ranks 4 --param frob=1
+check "the parameter is named" grep -q "frob" "$WORK/err"
+expect 2 "auto with a parameter only other collectives' families know" -- \
+  "$COLLPLAN" compile --ranks 4 --collective broadcast --param r=1
+expect 0 "auto with a parameter some families know" -- "$COLLPLAN" compile \
+  --ranks 8 --param r=1 --explain
+check "explain names the families that took it" grep -q \
+  "param r taken by permutation" "$WORK/out"
 expect 2 "unknown output extension" -- "$COLLPLAN" compile --ranks 4 -o "$WORK/x.txt"
 check "nothing written for a bad extension" test ! -e "$WORK/x.txt"
 
@@ -100,6 +162,10 @@ PY
 expect 1 "verify a broken plan" -- "$COLLPLAN" verify --format json "$WORK/broken.json"
 check "broken plan: errors are located" test \
   "$(json_get "$WORK/out" "len(d[0]['errors']) > 0 and d[0]['valid'] == False")" = True
+expect 1 "cost refuses a plan verify rejects" -- "$COLLPLAN" cost "$WORK/broken.json"
+check "cost names the failed verification" grep -q "failed verification" "$WORK/err"
+expect 0 "cost --no-verify prices it anyway" -- "$COLLPLAN" cost \
+  "$WORK/broken.json" --no-verify
 expect 2 "unreadable beats invalid" -- "$COLLPLAN" verify "$WORK/broken.json" \
   "$WORK/missing.yaml"
 

@@ -14,12 +14,16 @@
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 
 namespace collplan::cli {
 
@@ -58,34 +62,69 @@ double secondsSince(std::chrono::steady_clock::time_point Start) {
       .count();
 }
 
-/// "1,2,3" or the whitespace/comma separated contents of a file.
-std::optional<Failure> parseWeights(const CompileOptions &O,
+/// At most this many bytes per rank in a weights file: a 20-digit count and
+/// its separators, with room for padding.
+constexpr uint64_t WeightsFileBytesPerRank = 24;
+constexpr uint64_t WeightsFileSlack = 4096;
+
+/// Reads at most Limit bytes of Path into Text; a longer file or stream
+/// (/dev/zero) is refused without reading on.
+std::optional<Failure> readWeightsFile(const std::string &Path, uint64_t Limit,
+                                       std::string &Text) {
+  std::FILE *F = std::fopen(Path.c_str(), "rb");
+  if (!F)
+    return Failure{ExitUsage, "cannot read --weights-file '" + Path +
+                                  "': " + std::strerror(errno)};
+  char Buf[1 << 16];
+  size_t N = 0;
+  while ((N = std::fread(Buf, 1, sizeof(Buf), F)) > 0) {
+    if (Text.size() + N > Limit) {
+      std::fclose(F);
+      return Failure{ExitUsage, "--weights-file '" + Path +
+                                    "' holds more than " +
+                                    std::to_string(Limit) +
+                                    " bytes, too many for one count per rank"};
+    }
+    Text.append(Buf, N);
+  }
+  bool Failed = std::ferror(F);
+  std::fclose(F);
+  if (Failed)
+    return Failure{ExitUsage, "cannot read --weights-file '" + Path + "'"};
+  return std::nullopt;
+}
+
+/// "1,2,3", or a file of counts separated by commas and any whitespace (one
+/// per line, or several per line). Ranks bounds the file's size.
+std::optional<Failure> parseWeights(const CompileOptions &O, uint64_t Ranks,
                                     std::vector<uint64_t> &Out) {
   std::string Text = O.Weights;
   if (!O.WeightsFile.empty()) {
-    auto Buffer = llvm::MemoryBuffer::getFile(O.WeightsFile);
-    if (!Buffer)
-      return Failure{ExitUsage, "cannot read --weights-file '" + O.WeightsFile +
-                                    "': " + Buffer.getError().message()};
-    Text = (*Buffer)->getBuffer().str();
+    Text.clear();
+    if (std::optional<Failure> F = readWeightsFile(
+            O.WeightsFile, Ranks * WeightsFileBytesPerRank + WeightsFileSlack,
+            Text))
+      return F;
   }
-  llvm::SmallVector<llvm::StringRef, 16> Parts;
-  llvm::StringRef(Text).split(Parts, ',', -1, false);
-  for (llvm::StringRef Part : Parts) {
-    llvm::SmallVector<llvm::StringRef, 16> Words;
-    Part.split(Words, ' ', -1, false);
-    for (llvm::StringRef W : Words) {
-      W = W.trim();
-      if (W.empty())
-        continue;
-      uint64_t V = 0;
-      if (W.getAsInteger(10, V))
-        return Failure{ExitUsage, "weight '" + W.str() +
-                                      "' is not a non-negative integer"};
-      if (Out.size() >= MaxRanks)
-        return Failure{ExitUsage, "more weights than the rank limit"};
-      Out.push_back(V);
+  llvm::StringRef Rest(Text);
+  const char *Separators = ", \t\n\v\f\r";
+  while (true) {
+    Rest = Rest.ltrim(Separators);
+    if (Rest.empty())
+      break;
+    size_t End = Rest.find_first_of(Separators);
+    llvm::StringRef W = Rest.substr(0, End);
+    Rest = Rest.substr(std::min(End, Rest.size()));
+    uint64_t V = 0;
+    if (W.getAsInteger(10, V)) {
+      if (W.size() > 40)
+        W = W.substr(0, 40);
+      return Failure{ExitUsage,
+                     "weight '" + W.str() + "' is not a non-negative integer"};
     }
+    if (Out.size() >= MaxRanks)
+      return Failure{ExitUsage, "more weights than the rank limit"};
+    Out.push_back(V);
   }
   return std::nullopt;
 }
@@ -122,7 +161,7 @@ std::optional<Failure> buildRequest(const CompileOptions &O,
                                     " is given twice; give each parameter "
                                     "once"};
   }
-  return parseWeights(O, Request.Weights);
+  return parseWeights(O, Request.ranks(), Request.Weights);
 }
 
 void printSummary(const CompileOptions &O, const Plan &P,
@@ -284,6 +323,10 @@ int runCompile(const CompileOptions &O) {
   double CompileSeconds = secondsSince(Start);
 
   if (O.Explain) {
+    for (const auto &[Name, Takers] : Compiled->ParamTakers)
+      llvm::outs() << "--param " << Name << " taken by "
+                   << llvm::join(Takers, ", ")
+                   << " (families without it ignore it)\n";
     if (!Ranked.empty()) {
       llvm::outs() << candidateTable(Ranked);
       printChoiceBySize(Request, Families, O.Quiet);
@@ -358,8 +401,11 @@ void addCompileCommand(CLI::App &App, int &Exit) {
       ->type_name("NAME=VALUE");
   Cmd->add_option("--weights", O->Weights,
                   "allgatherv: per-rank element counts, w0,w1,...");
-  Cmd->add_option("--weights-file", O->WeightsFile,
-                  "allgatherv: a file of per-rank counts")
+  Cmd->add_option(
+         "--weights-file", O->WeightsFile,
+         "allgatherv: a file of per-rank counts, separated by commas or "
+         "whitespace (one per line is fine); at most 24 bytes per "
+         "rank")
       ->excludes("--weights");
   Cmd->add_option("-o,--output", O->Output,
                   "plan file to write: .yaml, .json or .cplan (binary); "

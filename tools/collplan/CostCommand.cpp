@@ -1,6 +1,7 @@
 //===- CostCommand.cpp - collplan cost ------------------------------------===//
 
 #include "compiler/cost/CostModel.h"
+#include "compiler/verify/Verifier.h"
 #include "plan/serialize/PlanFile.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
@@ -18,6 +19,8 @@ struct CostOptions {
   ByteSizeOption Bytes;
   CostParams Cost;
   bool PerRound = false;
+  bool NoVerify = false;
+  VerifyMode Mode = VerifyMode::Auto;
   OutputFormat Format = OutputFormat::Text;
 };
 
@@ -118,6 +121,20 @@ int runCost(const CostOptions &O) {
   llvm::Expected<Plan> P = readPlanFile(O.File);
   if (!P)
     return reportError(P.takeError(), ErrorKind::Usage);
+  // A prediction for a plan that does not do its collective is meaningless.
+  if (!O.NoVerify) {
+    VerifyOptions VO;
+    VO.Mode = O.Mode;
+    VerifyResult V = verifyPlan(*P, VO);
+    if (!V.Valid) {
+      printError("'" + O.File +
+                 "' failed verification; no cost is predicted for it "
+                 "(--no-verify to price it anyway):");
+      for (const Diagnostic &D : V.Errors)
+        llvm::errs() << "  " << D.str() << "\n";
+      return ExitInvalid;
+    }
+  }
   CostReport R = evaluateCost(*P, O.Bytes.Value, O.Cost);
   O.Format == OutputFormat::Json ? printJson(O, *P, R) : printText(O, *P, R);
   return ExitSuccess;
@@ -136,6 +153,9 @@ void addCostCommand(CLI::App &App, int &Exit) {
   addBytesOption(*Cmd, O->Bytes, "message size");
   addCostOptions(*Cmd, O->Cost);
   Cmd->add_flag("--per-round", O->PerRound, "show the per-round breakdown");
+  Cmd->add_flag("--no-verify", O->NoVerify,
+                "price the plan without verifying it first");
+  addVerifyModeOption(*Cmd, "--verify-mode", O->Mode);
   addFormatOption(*Cmd, O->Format);
   Cmd->callback([O, &Exit] { Exit = runCost(*O); });
 }

@@ -2,6 +2,7 @@
 
 #include "tools/collplan/Options.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -16,23 +17,35 @@ llvm::Expected<uint64_t> parseByteSize(const std::string &Text) {
   llvm::StringRef S = llvm::StringRef(Text).trim();
   size_t Digits = S.find_first_not_of("0123456789");
   llvm::StringRef Number = S.substr(0, Digits),
-                  Suffix = S.substr(std::min(Digits, S.size()));
+                  Suffix = S.substr(std::min(Digits, S.size())).ltrim();
+  // Case matters: kB is 10^3 bytes, KiB 2^10; "1M" or "1mb" could be either.
   static const struct {
     const char *Name;
-    unsigned Shift;
-  } Units[] = {{"", 0},   {"B", 0},    {"K", 10}, {"KiB", 10},
-               {"M", 20}, {"MiB", 20}, {"G", 30}, {"GiB", 30}};
+    uint64_t Scale;
+  } Units[] = {{"", 1},
+               {"B", 1},
+               {"kB", 1000},
+               {"MB", 1000 * 1000},
+               {"GB", 1000 * 1000 * 1000},
+               {"KiB", uint64_t(1) << 10},
+               {"MiB", uint64_t(1) << 20},
+               {"GiB", uint64_t(1) << 30}};
   uint64_t N = 0;
-  if (!Number.getAsInteger(10, N))
+  if (!Number.empty() && !Number.getAsInteger(10, N))
     for (const auto &U : Units)
-      if (Suffix.equals_insensitive(U.Name) &&
-          (U.Shift == 0 || N <= (UINT64_MAX >> U.Shift)))
-        return N << U.Shift;
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "'%s' is not a byte size; expected a number "
-                                 "with an optional K, M or G suffix (KiB, "
-                                 "MiB, GiB)",
-                                 Text.c_str());
+      if (Suffix == U.Name) {
+        if (N > UINT64_MAX / U.Scale)
+          return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                         "'%s' is too large a byte size",
+                                         Text.c_str());
+        return N * U.Scale;
+      }
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "'%s' is not a byte size; expected an integer with an optional unit: "
+      "B, kB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024), "
+      "spelled exactly so",
+      Text.c_str());
 }
 
 CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
@@ -48,17 +61,54 @@ CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
             Bytes.Text = Text;
             Bytes.Value = *V;
           },
-          Help + " (default " + Bytes.Text + ")")
+          Help +
+              ": an integer with an optional unit B, kB, MB, GB (10^3, "
+              "10^6, 10^9) or KiB, MiB, GiB (2^10, 2^20, 2^30), "
+              "case-sensitive (default " +
+              Bytes.Text + ")")
       ->type_name("SIZE");
 }
 
-/// CLI::NonNegativeNumber lets "nan" through (every comparison with NaN is
-/// false), and a NaN cost parameter makes every prediction NaN.
+/// Whether Text is a plain decimal number, optionally in scientific
+/// notation: digits with at most one '.', then an optional exponent. No
+/// sign, hex ("0x10"), "inf" or "nan", which strtod and CLI11 would take.
+static bool isPlainDecimal(llvm::StringRef Text) {
+  size_t I = 0, Mantissa = 0;
+  bool Dot = false;
+  for (; I < Text.size(); ++I) {
+    if (Text[I] == '.' && !Dot)
+      Dot = true;
+    else if (llvm::isDigit(Text[I]))
+      ++Mantissa;
+    else
+      break;
+  }
+  if (Mantissa == 0)
+    return false;
+  if (I < Text.size() && (Text[I] == 'e' || Text[I] == 'E')) {
+    ++I;
+    if (I < Text.size() && (Text[I] == '+' || Text[I] == '-'))
+      ++I;
+    size_t Exponent = I;
+    while (I < Text.size() && llvm::isDigit(Text[I]))
+      ++I;
+    if (I == Exponent)
+      return false;
+  }
+  return I == Text.size();
+}
+
+/// Cost flags take plain non-negative decimal numbers: CLI11 would read
+/// "0x10" as 16 and let "nan" and "inf" through (every comparison with NaN is
+/// false, and a NaN cost parameter makes every prediction NaN).
 static const CLI::Validator FiniteNonNegative(
     [](std::string &Text) -> std::string {
       double V = 0;
-      if (!CLI::detail::lexical_cast(Text, V) || !std::isfinite(V) || V < 0)
-        return "expected a finite non-negative number, got '" + Text + "'";
+      if (!isPlainDecimal(llvm::StringRef(Text).trim()) ||
+          !CLI::detail::lexical_cast(Text, V) || !std::isfinite(V) || V < 0)
+        return "expected a finite non-negative decimal number such as 2e-6 "
+               "or 0.5, got '" +
+               Text + "'";
       return "";
     },
     "NONNEGATIVE");

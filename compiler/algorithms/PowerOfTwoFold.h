@@ -33,6 +33,13 @@ public:
 
   uint32_t ranks() const { return Ranks; }
   /// P' = 2^floor(log2 P): the ranks of the exchange phase.
+  /// Whether every rank's program is rank 0's with peers XORed by its rank:
+  /// for powers of two only, since the fold singles out the paired ranks
+  /// (Algorithm::rankSymmetric).
+  static bool rankSymmetric(uint32_t Ranks) {
+    return llvm::isPowerOf2_32(Ranks);
+  }
+
   uint32_t virtualRanks() const { return Virtual; }
   /// log2 P': the rounds of one recursive doubling or halving phase.
   uint32_t levels() const { return llvm::Log2_32(Virtual); }

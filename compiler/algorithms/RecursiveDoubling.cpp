@@ -39,10 +39,8 @@ public:
     return Supported;
   }
 
-  /// For powers of two every rank runs rank 0's program with peers XORed
-  /// by its rank; the fold of other P singles out the paired ranks.
   bool rankSymmetric(const PlanHeader &H) const override {
-    return llvm::isPowerOf2_32(H.Ranks);
+    return PowerOfTwoFold::rankSymmetric(H.Ranks);
   }
 
   llvm::Expected<PlanHeader>

@@ -3,6 +3,7 @@
 // docs/cost-model.md) and the node message counts. Oracles
 // are hand computations and the spec's AT-4 and AT-10 values.
 
+#include "MessagePlan.h"
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/cost/CostModel.h"
 
@@ -13,29 +14,9 @@
 #include <vector>
 
 using namespace collplan;
+using namespace collplan::test;
 
 namespace {
-
-/// A plan of one block on Topo whose rounds are lists of (from, to) messages;
-/// each message carries the whole vector and is reduced into the receiver.
-Plan messagePlan(
-    const Topology &Topo,
-    const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> &Rounds,
-    Combine Mode = Combine::Replace) {
-  Plan P;
-  P.Header.Kind = Collective::Allreduce;
-  P.Header.Ranks = Topo.ranks();
-  P.Header.Topo = Topo;
-  P.Header.Blocks = 1;
-  P.Programs.resize(Topo.ranks());
-  for (uint32_t K = 0; K < Rounds.size(); ++K) {
-    for (auto [From, To] : Rounds[K])
-      P.Programs[From].add(K, Op::send(To, BlockSet::single(0)));
-    for (auto [From, To] : Rounds[K])
-      P.Programs[To].add(K, Op::recv(From, BlockSet::single(0), Mode));
-  }
-  return P;
-}
 
 /// Spec nap-allreduce.md AT-10, parameter set A: alpha_l = 1,
 /// beta_l = 0.01, alpha = 10, R_b = 1 (beta = 1), R_N = 4, gamma = 0.001

@@ -6,6 +6,7 @@
 
 #include "../algorithms/CompileHelper.h"
 
+#include "MessagePlan.h"
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/cost/CostModel.h"
 #include "compiler/cost/TorusRouting.h"
@@ -17,6 +18,7 @@
 #include <vector>
 
 using namespace collplan;
+using namespace collplan::test;
 
 namespace {
 
@@ -36,27 +38,6 @@ CostParams unitParams() {
   C.Gamma = 0;
   C.AlphaHop = 0;
   return C;
-}
-
-/// A plan of one block on Topo whose rounds are lists of (from, to) messages;
-/// each message carries the whole vector.
-Plan messagePlan(
-    const Topology &Topo,
-    const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> &Rounds) {
-  Plan P;
-  P.Header.Kind = Collective::Allreduce;
-  P.Header.Ranks = Topo.ranks();
-  P.Header.Topo = Topo;
-  P.Header.Blocks = 1;
-  P.Programs.resize(Topo.ranks());
-  for (uint32_t K = 0; K < Rounds.size(); ++K) {
-    for (auto [From, To] : Rounds[K])
-      P.Programs[From].add(K, Op::send(To, BlockSet::single(0)));
-    for (auto [From, To] : Rounds[K])
-      P.Programs[To].add(K,
-                         Op::recv(From, BlockSet::single(0), Combine::Replace));
-  }
-  return P;
 }
 
 Plan compileOn(llvm::StringRef Name, const Topology &Topo,

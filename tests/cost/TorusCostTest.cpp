@@ -534,19 +534,15 @@ TEST_CASE("H3/M1: Swing-B's congestion deficiency and Eq. 1 (spec §4.4)") {
 
 // Plans of the registered swing family, priced by the model.
 namespace {
-const Algorithm *swingOrSkip() {
-  const Algorithm *A = findAlgorithm("swing");
-  REQUIRE(A != nullptr);
-  return A;
-}
-
 std::optional<Plan> compileSwing(const Topology &T,
                                  std::map<std::string, std::string> Params) {
   CompileRequest Req;
   Req.Kind = Collective::Allreduce;
   Req.Topo = T;
   Req.Params = std::move(Params);
-  llvm::Expected<Plan> P = compilePlan(*findAlgorithm("swing"), Req);
+  const Algorithm *Swing = findAlgorithm("swing");
+  REQUIRE(Swing != nullptr);
+  llvm::Expected<Plan> P = compilePlan(*Swing, Req);
   if (!P) {
     FAIL_CHECK("swing did not compile: " << llvm::toString(P.takeError()));
     return std::nullopt;
@@ -556,8 +552,6 @@ std::optional<Plan> compileSwing(const Topology &T,
 } // namespace
 
 TEST_CASE("H1/H2: Swing on a 1-D torus of 16, one collective") {
-  if (!swingOrSkip())
-    return;
   std::optional<Plan> P = compileSwing(
       Topology::torus({16}, 1), {{"variant", "bandwidth"}, {"ports", "1"}});
   if (!P)
@@ -571,8 +565,6 @@ TEST_CASE("H1/H2: Swing on a 1-D torus of 16, one collective") {
 }
 
 TEST_CASE("H1/H2: Swing-B with all 2D collectives") {
-  if (!swingOrSkip())
-    return;
   // Spec §4.6 and §8 H1/H2: every message of reduce-scatter step s crosses
   // delta(floor(s/D)) links, and with all 2D collectives the busiest link
   // carries that many messages.
@@ -602,8 +594,6 @@ TEST_CASE("H1/H2: Swing-B with all 2D collectives") {
 }
 
 TEST_CASE("H3: Swing-B congestion deficiency (spec §4.4 table)") {
-  if (!swingOrSkip())
-    return;
   // Raw sum (= Psi * Xi) and the sum over 1 - 1/p (= Xi).
   struct Case {
     std::vector<uint32_t> Dims;

@@ -115,13 +115,21 @@ std::string Diagnostic::str() const {
   return Out.empty() ? Message : Out + ": " + Message;
 }
 
-std::vector<Diagnostic> checkStructure(const Plan &P, size_t MaxErrors) {
+namespace {
+
+/// Collects at most MaxErrors diagnostics.
+struct DiagnosticSink {
   std::vector<Diagnostic> Errors;
-  auto Report = [&](PlanLocation Where, std::string Message) {
+  size_t MaxErrors;
+
+  void operator()(PlanLocation Where, std::string Message) {
     if (Errors.size() < MaxErrors)
       Errors.push_back({Where, std::move(Message)});
-  };
-  const PlanHeader &H = P.Header;
+  }
+  bool full() const { return Errors.size() >= MaxErrors; }
+};
+
+void checkHeader(const PlanHeader &H, DiagnosticSink &Report) {
   if (H.Ranks == 0)
     Report({}, "the plan has no ranks");
   if (H.Ranks > MaxRanks)
@@ -153,46 +161,70 @@ std::vector<Diagnostic> checkStructure(const Plan &P, size_t MaxErrors) {
                    " needs a block count "
                    "that is a multiple of P; got " +
                    std::to_string(H.Blocks));
+}
+
+/// Checks rank R's program against a header that passed checkHeader.
+void checkProgram(const PlanHeader &H, uint32_t R, const Program &Prog,
+                  DiagnosticSink &Report) {
+  int64_t Previous = -1;
+  for (const Round &Rd : Prog.Rounds) {
+    if (int64_t(Rd.Index) <= Previous)
+      Report({int64_t(R), Rd.Index, -1},
+             "round " + std::to_string(Rd.Index) + " follows round " +
+                 std::to_string(Previous) + "; rounds must strictly increase");
+    Previous = Rd.Index;
+    for (size_t I = 0; I < Rd.Ops.size(); ++I) {
+      const Op &O = Rd.Ops[I];
+      PlanLocation Where{int64_t(R), Rd.Index, int64_t(I)};
+      if (O.Kind != OpKind::Local && O.Peer >= H.Ranks)
+        Report(Where, "peer " + std::to_string(O.Peer) + " is not a rank");
+      if (O.Kind != OpKind::Local && O.Peer == R)
+        Report(Where, "a rank cannot send to or receive from itself");
+      if (O.Buffer >= H.Buffers.size() ||
+          (O.Kind == OpKind::Local && O.Source >= H.Buffers.size()))
+        Report(Where, "buffer index is not declared");
+      if (O.Blocks.upperBound() > H.Blocks)
+        Report(Where, "blocks " + O.Blocks.str() + " exceed the " +
+                          std::to_string(H.Blocks) + " blocks of the plan");
+      if (O.Blocks.empty())
+        Report(Where, "the operation moves no blocks");
+      if (O.Kind == OpKind::Local && O.Source == O.Buffer)
+        Report(Where, "a local operation's source and destination are the "
+                      "same buffer");
+    }
+    if (Report.full())
+      return;
+  }
+}
+
+} // namespace
+
+std::vector<Diagnostic> checkStructure(const Plan &P, size_t MaxErrors) {
+  DiagnosticSink Report{{}, MaxErrors};
+  const PlanHeader &H = P.Header;
+  checkHeader(H, Report);
   if (P.Programs.size() != H.Ranks)
     Report({}, "the plan declares " + std::to_string(H.Ranks) +
                    " ranks but has " + std::to_string(P.Programs.size()) +
                    " programs");
-  if (!Errors.empty())
-    return Errors;
+  if (!Report.Errors.empty())
+    return std::move(Report.Errors);
+  for (size_t R = 0; R < P.Programs.size() && !Report.full(); ++R)
+    checkProgram(H, uint32_t(R), P.Programs[R], Report);
+  return std::move(Report.Errors);
+}
 
-  for (size_t R = 0; R < P.Programs.size(); ++R) {
-    int64_t Previous = -1;
-    for (const Round &Rd : P.Programs[R].Rounds) {
-      if (int64_t(Rd.Index) <= Previous)
-        Report({int64_t(R), Rd.Index, -1},
-               "round " + std::to_string(Rd.Index) + " follows round " +
-                   std::to_string(Previous) +
-                   "; rounds must strictly increase");
-      Previous = Rd.Index;
-      for (size_t I = 0; I < Rd.Ops.size(); ++I) {
-        const Op &O = Rd.Ops[I];
-        PlanLocation Where{int64_t(R), Rd.Index, int64_t(I)};
-        if (O.Kind != OpKind::Local && O.Peer >= H.Ranks)
-          Report(Where, "peer " + std::to_string(O.Peer) + " is not a rank");
-        if (O.Kind != OpKind::Local && O.Peer == R)
-          Report(Where, "a rank cannot send to or receive from itself");
-        if (O.Buffer >= H.Buffers.size() ||
-            (O.Kind == OpKind::Local && O.Source >= H.Buffers.size()))
-          Report(Where, "buffer index is not declared");
-        if (O.Blocks.upperBound() > H.Blocks)
-          Report(Where, "blocks " + O.Blocks.str() + " exceed the " +
-                            std::to_string(H.Blocks) + " blocks of the plan");
-        if (O.Blocks.empty())
-          Report(Where, "the operation moves no blocks");
-        if (O.Kind == OpKind::Local && O.Source == O.Buffer)
-          Report(Where, "a local operation's source and destination are the "
-                        "same buffer");
-      }
-      if (Errors.size() >= MaxErrors)
-        return Errors;
-    }
-  }
-  return Errors;
+std::vector<Diagnostic> checkRankStructure(const PlanHeader &H, uint32_t Rank,
+                                           const Program &Prog,
+                                           size_t MaxErrors) {
+  DiagnosticSink Report{{}, MaxErrors};
+  checkHeader(H, Report);
+  if (Rank >= H.Ranks)
+    Report({}, "rank " + std::to_string(Rank) + " is not one of the plan's " +
+                   std::to_string(H.Ranks) + " ranks");
+  if (Report.Errors.empty())
+    checkProgram(H, Rank, Prog, Report);
+  return std::move(Report.Errors);
 }
 
 } // namespace collplan

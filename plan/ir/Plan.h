@@ -179,6 +179,11 @@ struct Diagnostic {
 /// declared, weights and root consistent with the header. Returns at most
 /// MaxErrors diagnostics; none means the plan is well formed.
 std::vector<Diagnostic> checkStructure(const Plan &P, size_t MaxErrors = 20);
+/// checkStructure's checks of the header and of one rank's program, for a
+/// reader that holds only that rank (plan/serialize/RankSlice.h).
+std::vector<Diagnostic> checkRankStructure(const PlanHeader &H, uint32_t Rank,
+                                           const Program &Prog,
+                                           size_t MaxErrors = 20);
 
 } // namespace collplan
 

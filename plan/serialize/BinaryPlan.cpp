@@ -1,12 +1,19 @@
 //===- BinaryPlan.cpp - Plans in the compact binary form (.cplan) ---------===//
 //
-// Layout: the 8-byte magic, then unsigned LEB128 integers throughout:
+// Layout (version 2): the 8-byte magic, the version, then
 //
-//   version collective ranks
+//   hash          8 bytes, little-endian: FNV-1a of every other byte of the
+//                 file (planHash)
+//   collective ranks
 //   topology: kind nodes ppn mapping [ndims dim...]      (dims for a torus)
 //   algorithm  nparams (name value)...  blocks  nweights weight...
 //   hasroot [root]  nbuffers name...  requires_commutative
-//   nprograms, then per rank: nrounds, per round:
+//   nprograms
+//   offsets       nprograms x 8 bytes, little-endian: the file offset where
+//                 each rank's program starts; the first follows the table,
+//                 each is past the one before, the last program ends with
+//                 the file
+//   programs, rank 0 first; each: nrounds, per round:
 //     index-delta (index - previous index - 1; the first: index)  nops
 //     per op: a header byte
 //               bits 0-1 kind (send, recv, local)   bit 2 combine = reduce
@@ -15,14 +22,25 @@
 //             [buffer] [source, for local] [peer, unless bit 3]
 //             nranges (gap length-1)...      gap: begin - previous end
 //
-// Strings are a length and UTF-8 bytes. A peer is stored relative to its rank
-// (the shorter way round the ring of ranks, zigzag-encoded), and a block range
+// Integers other than the hash and the offsets are unsigned LEB128; strings
+// are a length and UTF-8 bytes. A peer is stored relative to its rank (the
+// shorter way round the ring of ranks, zigzag-encoded), and a block range
 // relative to the previous one, so the common patterns (ring neighbours,
 // halving partners, contiguous ranges) take a byte or two. The reader checks
 // every count against the bytes left before it reserves anything.
 //
+// The offsets let a process that runs one rank decode the header and its own
+// program only (decodeBinaryRank, RankSlice.h); the stored hash lets it
+// compare the whole plan with its peers' without reading the other programs.
+// A whole read checks both: every program ends exactly where the next one
+// starts, and the hash matches the bytes. Version 1 (no hash, no table) is
+// refused with a request to recompile: .cplan files are compiled artefacts,
+// and one layout is one reader to harden.
+//
 //===----------------------------------------------------------------------===//
 
+#include "plan/serialize/BinaryBytes.h"
+#include "plan/serialize/BinaryLayout.h"
 #include "plan/serialize/HeaderChecks.h"
 #include "plan/serialize/PlanCodecs.h"
 #include "plan/serialize/PlanFields.h"
@@ -31,6 +49,7 @@
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/LEB128.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,21 +69,6 @@ enum : uint8_t {
   SamePeerBit = 0x8,
   BufferShift = 4,
   BufferEscape = 15,
-};
-
-class ByteWriter {
-public:
-  explicit ByteWriter(std::string &Out) : OS(Out) {}
-  void uleb(uint64_t V) { llvm::encodeULEB128(V, OS); }
-  void byte(uint8_t B) { OS << char(B); }
-  void string(StringRef S) {
-    uleb(S.size());
-    OS << S;
-  }
-  void flush() { OS.flush(); }
-
-private:
-  llvm::raw_string_ostream OS;
 };
 
 void encodeOp(const Op &O, uint32_t Rank, uint32_t P,
@@ -101,71 +105,6 @@ void encodeOp(const Op &O, uint32_t Rank, uint32_t P,
     PreviousEnd = R.End;
   }
 }
-
-/// Reads LEB128 integers and strings, each checked against a bound and the
-/// bytes left; errors name the file, the byte offset and the location.
-class ByteReader {
-public:
-  ByteReader(StringRef Bytes, StringRef Name)
-      : Start(Bytes.bytes_begin()), Cur(Start), End(Bytes.bytes_end()),
-        Name(Name) {}
-
-  ReadLocation Where;
-
-  void skip(size_t N) { Cur += std::min(N, remaining()); }
-  size_t remaining() const { return size_t(End - Cur); }
-  bool atEnd() const { return Cur == End; }
-
-  Error fail(const Twine &Field, const Twine &Message) const {
-    return readError(Name.str() + ": byte " + std::to_string(Cur - Start),
-                     Where, Field, Message);
-  }
-
-  Expected<uint64_t> uleb(const Twine &Field, uint64_t Min, uint64_t Max) {
-    if (Cur == End)
-      return fail(Field, "the file ends here (truncated)");
-    unsigned Length = 0;
-    const char *Problem = nullptr;
-    uint64_t V = llvm::decodeULEB128(Cur, &Length, End, &Problem);
-    if (Problem)
-      return fail(Field, Problem);
-    if (V < Min || V > Max)
-      return fail(Field, "expected an integer in [" + Twine(Min) + ", " +
-                             Twine(Max) + "], got " + Twine(V));
-    Cur += Length;
-    return V;
-  }
-
-  /// A count of elements that take at least MinBytes each.
-  Expected<uint64_t> count(const Twine &Field, uint64_t Max, size_t MinBytes) {
-    auto N = uleb(Field, 0, Max);
-    if (N && *N > remaining() / MinBytes)
-      return fail(Field, "claims " + Twine(*N) + " elements but only " +
-                             Twine(remaining()) + " bytes remain");
-    return N;
-  }
-
-  Expected<uint8_t> byte(const Twine &Field) {
-    if (Cur == End)
-      return fail(Field, "the file ends here (truncated)");
-    return *Cur++;
-  }
-
-  Expected<StringRef> string(const Twine &Field) {
-    auto Size = count(Field, MaxNameLength, 1);
-    if (!Size)
-      return Size.takeError();
-    StringRef S(reinterpret_cast<const char *>(Cur), *Size);
-    if (!llvm::json::isUTF8(S))
-      return fail(Field, "the string is not valid UTF-8");
-    Cur += *Size;
-    return S;
-  }
-
-private:
-  const uint8_t *Start, *Cur, *End;
-  StringRef Name;
-};
 
 Expected<Topology> decodeTopology(ByteReader &In, uint32_t Ranks) {
   COLLPLAN_TRY(Kind, In.uleb("topology.kind", 0, 1));
@@ -336,13 +275,171 @@ Expected<Program> decodeProgram(ByteReader &In, const PlanHeader &H,
   return Prog;
 }
 
+/// Where each rank's program lies: the offset table, checked whole against
+/// the file before any entry is used, so that a hostile table cannot send a
+/// reader outside the file or make two programs share bytes.
+class ProgramTable {
+public:
+  static Expected<ProgramTable> read(ByteReader &In, uint32_t Count) {
+    if (In.remaining() / 8 < Count)
+      return In.fail("offsets", "a table of " + Twine(Count) +
+                                    " offsets takes " +
+                                    Twine(8 * uint64_t(Count)) + " bytes; " +
+                                    Twine(In.remaining()) + " remain");
+    uint64_t TableAt = In.offset();
+    ProgramTable T;
+    T.Entries = In.take(8 * size_t(Count));
+    T.Count = Count;
+    T.FileSize = In.fileSize();
+    uint64_t Previous = In.offset();
+    for (uint32_t R = 0; R < Count; ++R) {
+      uint64_t At = T.begin(R);
+      auto Fail = [&](const Twine &Message) {
+        return In.failAt(TableAt + 8 * uint64_t(R), "offsets[" + Twine(R) + "]",
+                         Message);
+      };
+      if (At >= T.FileSize)
+        return Fail("rank " + Twine(R) + "'s program starts at byte " +
+                    Twine(At) + ", past the end of the file (" +
+                    Twine(T.FileSize) + " bytes)");
+      if (R == 0 && At != Previous)
+        return Fail("rank 0's program starts at byte " + Twine(At) +
+                    "; it must follow the table, at byte " + Twine(Previous));
+      if (R > 0 && At <= Previous)
+        return Fail("rank " + Twine(R) + "'s program starts at byte " +
+                    Twine(At) + ", not after rank " + Twine(R - 1) +
+                    "'s at byte " + Twine(Previous) +
+                    ": offsets must increase, programs cannot overlap");
+      Previous = At;
+    }
+    return T;
+  }
+
+  /// Rank R's program is bytes [begin(R), end(R)) of the file.
+  uint64_t begin(uint32_t R) const {
+    return llvm::support::endian::read64le(Entries + 8 * size_t(R));
+  }
+  uint64_t end(uint32_t R) const {
+    return R + 1 < Count ? begin(R + 1) : FileSize;
+  }
+
+private:
+  const uint8_t *Entries = nullptr;
+  uint32_t Count = 0;
+  uint64_t FileSize = 0;
+};
+
+/// Everything before the programs.
+struct Prologue {
+  PlanHeader Header;
+  uint64_t StoredHash = 0;
+  ProgramTable Table;
+};
+
+Expected<Prologue> decodePrologue(ByteReader &In, StringRef Bytes) {
+  if (!Bytes.startswith(StringRef(BinaryPlanMagic, sizeof(BinaryPlanMagic))))
+    return In.fail("", "not a binary collplan plan (bad magic)");
+  In.skip(sizeof(BinaryPlanMagic));
+  uint64_t VersionAt = In.offset();
+  COLLPLAN_TRY(Version, In.uleb("version", 1, UINT32_MAX));
+  if (Version < BinaryPlanVersion)
+    return In.failAt(
+        VersionAt, "version",
+        "binary plan format version " + Twine(Version) +
+            " has no rank offset table; this collplan reads "
+            "version " +
+            Twine(BinaryPlanVersion) +
+            ": recompile the plan (collplan compile ... -o "
+            "FILE.cplan) or convert it from its YAML or JSON form");
+  if (Version > BinaryPlanVersion)
+    return In.failAt(VersionAt, "version",
+                     "plan format version " + Twine(Version) +
+                         " is newer than this collplan supports (" +
+                         Twine(BinaryPlanVersion) +
+                         "); upgrade collplan to read it");
+  Prologue Pro;
+  COLLPLAN_TRY(Hash, In.fixed64("hash"));
+  Pro.StoredHash = Hash;
+  COLLPLAN_TRY(Header, decodeHeader(In));
+  Pro.Header = std::move(Header);
+  // Each program takes an offset and at least its round count.
+  COLLPLAN_TRY(NumPrograms, In.count("programs", MaxRanks, 9));
+  if (auto Problem = checkProgramCount(NumPrograms, Pro.Header.Ranks))
+    return In.fail("programs", *Problem);
+  COLLPLAN_TRY(Table, ProgramTable::read(In, uint32_t(NumPrograms)));
+  Pro.Table = Table;
+  return Pro;
+}
+
+/// Rank R's program, which must fill its bytes exactly.
+Expected<Program> decodeProgramAt(const ByteReader &In, const ProgramTable &T,
+                                  const PlanHeader &H, uint32_t R) {
+  ByteReader Part = In.part(T.begin(R), T.end(R), R);
+  COLLPLAN_TRY(Prog, decodeProgram(Part, H, R));
+  if (!Part.atEnd()) {
+    Part.Where = ReadLocation();
+    if (R + 1 == H.Ranks)
+      return Part.fail("", Twine(Part.remaining()) +
+                               " bytes follow the last program");
+    return Part.fail("offsets[" + Twine(R + 1) + "]",
+                     Twine(Part.remaining()) + " bytes follow rank " +
+                         Twine(R) + "'s program before the next starts");
+  }
+  return Prog;
+}
+
 } // namespace
 
+uint64_t binaryContentHash(StringRef Bytes) {
+  uint64_t Hash = 0xcbf29ce484222325ULL;
+  auto Add = [&](StringRef Part) {
+    for (unsigned char C : Part) {
+      Hash ^= C;
+      Hash *= 0x100000001b3ULL;
+    }
+  };
+  Add(Bytes.substr(0, BinaryHashOffset));
+  Add(Bytes.substr(BinaryHashOffset + BinaryHashSize));
+  return Hash;
+}
+
 std::string encodeBinaryPlan(const Plan &P) {
+  static_assert(BinaryPlanVersion < 128,
+                "BinaryHashOffset assumes a one-byte version");
   const PlanHeader &H = P.Header;
+  // The programs first: the table before them says where each one starts.
+  std::string Programs;
+  std::vector<uint64_t> Starts;
+  Starts.reserve(P.Programs.size());
+  {
+    ByteWriter W(Programs);
+    for (size_t R = 0; R < P.Programs.size(); ++R) {
+      Starts.push_back(W.size());
+      const Program &Prog = P.Programs[R];
+      W.uleb(Prog.Rounds.size());
+      int64_t Previous = -1;
+      for (const Round &Rd : Prog.Rounds) {
+        // Rounds strictly increase in a well-formed plan. A malformed order
+        // is written as the index itself (hashed, never read back).
+        W.uleb(int64_t(Rd.Index) > Previous ? Rd.Index - (Previous + 1)
+                                            : Rd.Index);
+        Previous = Rd.Index;
+        W.uleb(Rd.Ops.size());
+        std::optional<uint32_t> PreviousPeer;
+        for (const Op &O : Rd.Ops) {
+          encodeOp(O, uint32_t(R), H.Ranks, PreviousPeer, W);
+          if (O.Kind != OpKind::Local)
+            PreviousPeer = O.Peer;
+        }
+      }
+    }
+    W.flush();
+  }
+
   std::string Out(BinaryPlanMagic, sizeof(BinaryPlanMagic));
   ByteWriter W(Out);
-  W.uleb(PlanFormatVersion);
+  W.uleb(BinaryPlanVersion);
+  W.fixed64(0); // The hash, once every other byte is in place.
   W.uleb(uint64_t(H.Kind));
   W.uleb(H.Ranks);
   W.uleb(uint64_t(H.Topo.kind()));
@@ -371,55 +468,53 @@ std::string encodeBinaryPlan(const Plan &P) {
   for (const std::string &B : H.Buffers)
     W.string(B);
   W.uleb(H.RequiresCommutative ? 1 : 0);
-
   W.uleb(P.Programs.size());
-  for (size_t R = 0; R < P.Programs.size(); ++R) {
-    const Program &Prog = P.Programs[R];
-    W.uleb(Prog.Rounds.size());
-    int64_t Previous = -1;
-    for (const Round &Rd : Prog.Rounds) {
-      // Rounds strictly increase in a well-formed plan. A malformed order
-      // is written as the index itself (hashed, never read back).
-      W.uleb(int64_t(Rd.Index) > Previous ? Rd.Index - (Previous + 1)
-                                          : Rd.Index);
-      Previous = Rd.Index;
-      W.uleb(Rd.Ops.size());
-      std::optional<uint32_t> PreviousPeer;
-      for (const Op &O : Rd.Ops) {
-        encodeOp(O, uint32_t(R), H.Ranks, PreviousPeer, W);
-        if (O.Kind != OpKind::Local)
-          PreviousPeer = O.Peer;
-      }
-    }
-  }
+  uint64_t First = W.size() + 8 * Starts.size();
+  for (uint64_t Start : Starts)
+    W.fixed64(First + Start);
   W.flush();
+  Out.reserve(Out.size() + Programs.size());
+  Out += Programs;
+  llvm::support::endian::write64le(&Out[BinaryHashOffset],
+                                   binaryContentHash(Out));
   return Out;
 }
 
 Expected<Plan> decodeBinaryPlan(StringRef Bytes, StringRef Name) {
   ByteReader In(Bytes, Name);
-  if (!Bytes.startswith(StringRef(BinaryPlanMagic, sizeof(BinaryPlanMagic))))
-    return In.fail("", "not a binary collplan plan (bad magic)");
-  In.skip(sizeof(BinaryPlanMagic));
-  COLLPLAN_TRY(Version, In.uleb("version", 1, UINT32_MAX));
-  if (auto Problem = checkVersion(Version))
-    return In.fail("version", *Problem);
+  COLLPLAN_TRY(Pro, decodePrologue(In, Bytes));
   Plan P;
-  COLLPLAN_TRY(Header, decodeHeader(In));
-  P.Header = std::move(Header);
-  COLLPLAN_TRY(NumPrograms, In.count("programs", MaxRanks, 1));
-  if (auto Problem = checkProgramCount(NumPrograms, P.Header.Ranks))
-    return In.fail("programs", *Problem);
-  P.Programs.reserve(NumPrograms);
-  for (uint32_t R = 0; R < NumPrograms; ++R) {
-    COLLPLAN_TRY(Prog, decodeProgram(In, P.Header, R));
+  P.Header = std::move(Pro.Header);
+  P.Programs.reserve(P.Header.Ranks);
+  for (uint32_t R = 0; R < P.Header.Ranks; ++R) {
+    COLLPLAN_TRY(Prog, decodeProgramAt(In, Pro.Table, P.Header, R));
     P.Programs.push_back(std::move(Prog));
   }
-  In.Where = ReadLocation();
-  if (!In.atEnd())
-    return In.fail("",
-                   Twine(In.remaining()) + " bytes follow the last program");
+  uint64_t Actual = binaryContentHash(Bytes);
+  if (Actual != Pro.StoredHash)
+    return In.failAt(BinaryHashOffset, "hash",
+                     "the stored plan hash " + planHashHex(Pro.StoredHash) +
+                         " does not match the file's contents (" +
+                         planHashHex(Actual) +
+                         "): the file is corrupt or was edited");
   return P;
+}
+
+Expected<RankSlice> decodeBinaryRank(StringRef Bytes, StringRef Name,
+                                     uint32_t Rank) {
+  ByteReader In(Bytes, Name);
+  COLLPLAN_TRY(Pro, decodePrologue(In, Bytes));
+  if (Rank >= Pro.Header.Ranks)
+    return makeError(ErrorKind::Usage, Name + ": rank " + Twine(Rank) +
+                                           " is not one of the plan's " +
+                                           Twine(Pro.Header.Ranks) + " ranks");
+  COLLPLAN_TRY(Prog, decodeProgramAt(In, Pro.Table, Pro.Header, Rank));
+  RankSlice S;
+  S.Header = std::move(Pro.Header);
+  S.Rank = Rank;
+  S.Prog = std::move(Prog);
+  S.Hash = Pro.StoredHash;
+  return S;
 }
 
 } // namespace collplan

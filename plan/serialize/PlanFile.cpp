@@ -2,6 +2,7 @@
 
 #include "plan/serialize/PlanFile.h"
 #include "plan/ir/Error.h"
+#include "plan/serialize/BinaryLayout.h"
 #include "plan/serialize/PlanCodecs.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -92,7 +93,7 @@ Expected<Plan> decodePlan(StringRef Bytes, StringRef Name) {
   return decodeYamlPlan(Bytes, Name);
 }
 
-Expected<Plan> readPlanFile(StringRef Path) {
+Expected<std::unique_ptr<llvm::MemoryBuffer>> openPlanFile(StringRef Path) {
   llvm::sys::fs::file_status Status;
   if (std::error_code EC = llvm::sys::fs::status(Path, Status))
     return fail("cannot read plan file '" + Path + "': " + EC.message());
@@ -107,13 +108,22 @@ Expected<Plan> readPlanFile(StringRef Path) {
   if (!Buffer)
     return fail("cannot read plan file '" + Path +
                 "': " + Buffer.getError().message());
-  Expected<Plan> P = decodePlan((*Buffer)->getBuffer(), Path);
+  return std::move(*Buffer);
+}
+
+Error structureError(StringRef Name, const std::vector<Diagnostic> &Problems) {
+  return fail(Name + ": " + Problems.front().str() +
+              (Problems.size() > 1 ? " (and further problems)" : ""));
+}
+
+Expected<Plan> readPlanFile(StringRef Path) {
+  COLLPLAN_TRY(Buffer, openPlanFile(Path));
+  Expected<Plan> P = decodePlan(Buffer->getBuffer(), Path);
   if (!P)
     return P.takeError();
   std::vector<Diagnostic> Problems = checkStructure(*P, 2);
   if (!Problems.empty())
-    return fail(Path + ": " + Problems.front().str() +
-                (Problems.size() > 1 ? " (and further problems)" : ""));
+    return structureError(Path, Problems);
   return P;
 }
 
@@ -171,13 +181,7 @@ Error writePlanFile(const Plan &P, StringRef Path, PlanFormat F) {
 }
 
 uint64_t planHash(const Plan &P) {
-  // FNV-1a (64-bit) over the canonical binary encoding.
-  uint64_t Hash = 0xcbf29ce484222325ULL;
-  for (unsigned char C : encodePlan(P, PlanFormat::Binary)) {
-    Hash ^= C;
-    Hash *= 0x100000001b3ULL;
-  }
-  return Hash;
+  return binaryContentHash(encodeBinaryPlan(P));
 }
 
 std::string planHashHex(uint64_t Hash) {

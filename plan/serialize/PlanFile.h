@@ -15,17 +15,25 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace collplan {
 
 enum class PlanFormat : uint8_t { Yaml, Json, Binary };
 
-/// The version written into every plan file; readers reject newer ones.
+/// The version written into every YAML and JSON plan file; readers reject
+/// newer ones.
 constexpr unsigned PlanFormatVersion = 1;
+/// The version of the binary layout (BinaryPlan.cpp), which changes apart
+/// from the text formats': version 2 added the stored plan hash and the
+/// offset table of the ranks' programs. Readers accept this version only.
+constexpr unsigned BinaryPlanVersion = 2;
 
 /// By extension: .yaml/.yml, .json, .cplan.
 std::optional<PlanFormat> formatForPath(llvm::StringRef Path);
@@ -39,12 +47,22 @@ llvm::Expected<Plan> decodePlan(llvm::StringRef Bytes, llvm::StringRef Name);
 
 /// Reads and decodes a file, then checks its structure (checkStructure).
 llvm::Expected<Plan> readPlanFile(llvm::StringRef Path);
+/// A plan file's bytes, mapped when the file is large enough (pages are read
+/// as they are touched), after the checks every reader makes: a regular
+/// file, no larger than the limit.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+openPlanFile(llvm::StringRef Path);
+/// The error readPlanFile gives for a plan checkStructure found Problems in
+/// (not empty): the first problem, prefixed with Name.
+llvm::Error structureError(llvm::StringRef Name,
+                           const std::vector<Diagnostic> &Problems);
 /// Writes the whole file or nothing: a temporary file in the same directory,
 /// renamed into place once complete.
 llvm::Error writePlanFile(const Plan &P, llvm::StringRef Path, PlanFormat F);
 
-/// A 64-bit hash of the plan's canonical (binary) encoding: ranks compare it
-/// at start-up to be sure they run the same plan.
+/// A 64-bit hash of the plan's canonical (binary) encoding, the one a .cplan
+/// file stores: ranks compare it at start-up to be sure they run the same
+/// plan.
 uint64_t planHash(const Plan &P);
 std::string planHashHex(uint64_t Hash);
 

@@ -8,6 +8,7 @@
 #include "PlanSamples.h"
 
 #include "plan/serialize/PlanFile.h"
+#include "plan/serialize/RankSlice.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/LEB128.h"
@@ -208,8 +209,10 @@ static std::string binaryPrefix() {
   std::string S("\x89"
                 "CPLAN\r\n",
                 8);
-  // version 1, allreduce, 2 ranks, flat, 2 nodes, ppn 1, block, "x".
-  S += std::string("\x01\x00\x02\x00\x02\x01\x00\x01x", 9);
+  // version 2, the hash (filled in by withPrograms), allreduce, 2 ranks,
+  // flat, 2 nodes, ppn 1, block, "x".
+  S += std::string("\x02", 1) + std::string(8, '\0');
+  S += std::string("\x00\x02\x00\x02\x01\x00\x01x", 8);
   return S;
 }
 
@@ -220,10 +223,48 @@ static std::string uleb(uint64_t V) {
   return OS.str();
 }
 
+static std::string le64(uint64_t V) {
+  std::string S;
+  for (int I = 0; I < 8; ++I)
+    S += char(V >> (8 * I));
+  return S;
+}
+
+/// The header of binaryPrefix's plan, complete up to the program count:
+/// 2 blocks, one buffer "data".
+static std::string binaryHeader() {
+  return binaryPrefix() + uleb(0) + uleb(2) + uleb(0) + uleb(0) + uleb(1) +
+         uleb(4) + "data" + uleb(1);
+}
+
+/// Header, the program count, the offset table (Offsets, or the offsets of
+/// Programs laid end to end) and Programs, with the stored hash made right:
+/// FNV-1a of every byte but its own (written out here from its definition).
+static std::string withPrograms(const std::string &Header,
+                                const std::vector<std::string> &Programs,
+                                std::vector<uint64_t> Offsets = {}) {
+  std::string S = Header + uleb(Programs.size());
+  if (Offsets.empty()) {
+    uint64_t At = S.size() + 8 * Programs.size();
+    for (const std::string &Prog : Programs) {
+      Offsets.push_back(At);
+      At += Prog.size();
+    }
+  }
+  for (uint64_t O : Offsets)
+    S += le64(O);
+  for (const std::string &Prog : Programs)
+    S += Prog;
+  uint64_t H = 14695981039346656037ULL;
+  for (size_t I = 0; I < S.size(); ++I)
+    if (I < 9 || I >= 17)
+      H = (H ^ uint8_t(S[I])) * 1099511628211ULL;
+  return S.replace(9, 8, le64(H));
+}
+
 TEST_CASE("binary counts are checked against the bytes present") {
-  std::string Valid = binaryPrefix() + uleb(0) + uleb(2) + uleb(0) + uleb(0) +
-                      uleb(1) + uleb(4) + "data" + uleb(1) + uleb(2) + uleb(0) +
-                      uleb(0);
+  std::string Header = binaryHeader();
+  std::string Valid = withPrograms(Header, {uleb(0), uleb(0)});
   // The hand-written bytes are a valid (empty) plan: the layout is as read.
   llvm::Expected<Plan> P = decodePlan(Valid, "hand.cplan");
   REQUIRE_MESSAGE(bool(P), llvm::toString(P.takeError()));
@@ -235,36 +276,120 @@ TEST_CASE("binary counts are checked against the bytes present") {
                  "field 'params': claims 1000000000 elements"));
   CHECK(mentions(errorOf(binaryPrefix() + uleb(0) + uleb(2) + uleb(1000000000)),
                  "field 'weights': claims 1000000000 elements"));
-  std::string Header = binaryPrefix() + uleb(0) + uleb(2) + uleb(0) + uleb(0) +
-                       uleb(1) + uleb(4) + "data" + uleb(1);
-  CHECK(mentions(errorOf(Header + uleb(2) + uleb(1000000000)),
-                 "rank 0: field 'rounds': claims 1000000000 elements"));
-  CHECK(
-      mentions(errorOf(Header + uleb(2) + uleb(1) + uleb(0) + uleb(1000000000)),
-               "rank 0, round 0: field 'ops': claims 1000000000"));
-  CHECK(mentions(errorOf(Header + uleb(3) + std::string(3, '\0')),
+  // A count is checked against its program's bytes, not the file's.
+  CHECK(mentions(
+      errorOf(withPrograms(Header, {uleb(1000000000), std::string(40, '\0')})),
+      "rank 0: field 'rounds': claims 1000000000 elements but only 0 bytes "
+      "remain"));
+  CHECK(mentions(errorOf(withPrograms(
+                     Header, {uleb(0), uleb(1) + uleb(0) + uleb(1000000000)})),
+                 "rank 1, round 0: field 'ops': claims 1000000000"));
+  CHECK(mentions(errorOf(Header + uleb(3) + std::string(27, '\0')),
                  "has 3 programs for 2 ranks"));
-  CHECK(mentions(errorOf(Valid + "x"), "1 bytes follow the last program"));
+  CHECK(mentions(errorOf(Header + uleb(2) + std::string(17, '\0')),
+                 "field 'programs': claims 2 elements but only 17 bytes"));
+  CHECK(mentions(errorOf(withPrograms(Header, {uleb(0), uleb(0) + "x"})),
+                 "1 bytes follow the last program"));
   CHECK(mentions(errorOf(binaryPrefix() + uleb(0) + uleb(uint64_t(1) << 41)),
                  "field 'blocks': expected an integer in [1, 1099511627776]"));
   std::string HugeRanks = Valid;
-  HugeRanks.replace(10, 1, uleb(1000000000000ULL));
+  HugeRanks.replace(18, 1, uleb(1000000000000ULL));
   CHECK(mentions(errorOf(HugeRanks),
                  "field 'ranks': expected an integer in [1, 16777216]"));
   std::string Overlong = binaryPrefix() + std::string(11, '\xff');
   CHECK(mentions(errorOf(Overlong), "field 'params'"));
   // A send to rank 5 of 2, and a block range past the end.
-  std::string Round = Header + uleb(2) + uleb(1) + uleb(0) + uleb(1);
-  CHECK(mentions(errorOf(Round + std::string(1, '\0') + uleb(2 * 2 + 5) +
-                         uleb(1) + uleb(0) + uleb(0)),
+  std::string Round = uleb(1) + uleb(0) + uleb(1);
+  auto RoundError = [&](const std::string &Op) {
+    return errorOf(withPrograms(Header, {Round + Op, uleb(0)}));
+  };
+  CHECK(mentions(RoundError(std::string(1, '\0') + uleb(2 * 2 + 5) + uleb(1) +
+                            uleb(0) + uleb(0)),
                  "rank 0, round 0, op 0: field 'peer': peer 5 is not a rank"));
-  CHECK(mentions(errorOf(Round + std::string(1, '\0') + uleb(1) + uleb(1) +
-                         uleb(1) + uleb(1)),
-                 "rank 0, round 0, op 0: field 'blocks[0]'"));
-  CHECK(mentions(errorOf(Round + std::string("\x03\0\0", 3)),
+  CHECK(mentions(
+      RoundError(std::string(1, '\0') + uleb(1) + uleb(1) + uleb(1) + uleb(1)),
+      "rank 0, round 0, op 0: field 'blocks[0]'"));
+  CHECK(mentions(RoundError(std::string("\x03\0\0", 3)),
                  "unknown operation kind 3"));
-  CHECK(mentions(errorOf(Round + std::string("\x08\0\0", 3)),
+  CHECK(mentions(RoundError(std::string("\x08\0\0", 3)),
                  "previous operation's peer"));
+}
+
+TEST_CASE("a hostile offset table is refused before any program is read") {
+  std::string Header = binaryHeader();
+  // Header, count, two offsets: rank 0's program follows the table there.
+  uint64_t First = Header.size() + 1 + 16;
+  std::vector<std::string> Two = {uleb(0), uleb(0)};
+  struct Case {
+    std::vector<uint64_t> Offsets;
+    const char *Expect;
+  };
+  const Case Cases[] = {
+      {{First, First + 100},
+       "field 'offsets[1]': rank 1's program starts at byte 153, past the "
+       "end of the file (55 bytes)"},
+      {{First, UINT64_MAX},
+       "field 'offsets[1]': rank 1's program starts at byte "
+       "18446744073709551615, past the end"},
+      {{First + 1, First + 1},
+       "field 'offsets[0]': rank 0's program starts at byte 54; it must "
+       "follow the table, at byte 53"},
+      {{First - 16, First + 1},
+       "field 'offsets[0]': rank 0's program starts at byte 37; it must "
+       "follow the table"},
+      {{First, First},
+       "field 'offsets[1]': rank 1's program starts at byte 53, not after "
+       "rank 0's at byte 53: offsets must increase, programs cannot overlap"},
+  };
+  for (const Case &C : Cases) {
+    CAPTURE(C.Expect);
+    std::string Bytes = withPrograms(Header, Two, C.Offsets);
+    REQUIRE(Bytes.size() == First + 2);
+    std::string Message = errorOf(Bytes, "t.cplan");
+    CHECK_MESSAGE(mentions(Message, C.Expect), Message);
+    // The field's own bytes: the table starts after the count.
+    CHECK_MESSAGE(mentions(Message, "t.cplan: byte "), Message);
+    // A one-rank reader checks the whole table too.
+    for (uint32_t Rank : {0u, 1u}) {
+      llvm::Expected<RankSlice> S = decodeRankSlice(Bytes, "t.cplan", Rank);
+      REQUIRE(!S);
+      std::string SliceMessage = llvm::toString(S.takeError());
+      CHECK_MESSAGE(SliceMessage == Message, SliceMessage);
+    }
+  }
+  // Programs must fill their bytes exactly: no gap, no running on into the
+  // next rank's bytes.
+  CHECK(mentions(errorOf(withPrograms(Header, {uleb(0) + "\x07", uleb(0)})),
+                 "field 'offsets[1]': 1 bytes follow rank 0's program before "
+                 "the next starts"));
+  // One round of one send to rank 1 whose block count lies in rank 1's bytes.
+  std::string Send =
+      uleb(1) + uleb(0) + uleb(1) + std::string(1, '\0') + uleb(2);
+  std::string RunsOn =
+      errorOf(withPrograms(Header, {Send, uleb(1) + uleb(0) + uleb(0)}));
+  CHECK_MESSAGE(mentions(RunsOn, "rank 0, round 0, op 0: field 'blocks': "
+                                 "rank 0's program ends here, where "
+                                 "offsets[1] starts the next"),
+                RunsOn);
+}
+
+TEST_CASE("a binary plan whose stored hash does not match is corrupt") {
+  std::string Valid = withPrograms(binaryHeader(), {uleb(0), uleb(0)});
+  REQUIRE(bool(decodePlan(Valid, "ok.cplan")));
+  std::string Flipped = Valid;
+  Flipped[12] ^= 0x10;
+  CHECK(mentions(errorOf(Flipped, "h.cplan"),
+                 "h.cplan: byte 9: field 'hash': the stored plan hash "));
+  // An edit anywhere else that still decodes: requires_commutative 1 -> 0.
+  std::string Edited = Valid;
+  size_t At = binaryHeader().size() - 1;
+  REQUIRE(Edited[At] == 1);
+  Edited[At] = 0;
+  std::string Message = errorOf(Edited, "e.cplan");
+  CHECK_MESSAGE(mentions(Message, "does not match the file's contents ("),
+                Message);
+  CHECK_MESSAGE(mentions(Message, "): the file is corrupt or was edited"),
+                Message);
 }
 
 TEST_CASE("every truncation of a valid file is an error, never a crash") {
@@ -298,7 +423,7 @@ TEST_CASE("random mutations never crash the readers") {
        {PlanFormat::Binary, PlanFormat::Json, PlanFormat::Yaml}) {
     CAPTURE(formatName(F));
     const std::string Valid = encodePlan(P, F);
-    unsigned Decoded = 0;
+    unsigned Decoded = 0, Sliced = 0;
     for (int Iteration = 0; Iteration < 3000; ++Iteration) {
       std::string S = Valid;
       int Edits = 1 + int(Rng() % 4);
@@ -327,6 +452,16 @@ TEST_CASE("random mutations never crash the readers") {
           break;
         }
       }
+      // The stored hash refuses most binary mutants whole; a one-rank read
+      // does not check it, so the program decoder still meets them.
+      if (F == PlanFormat::Binary)
+        for (uint32_t Rank : {0u, uint32_t(Rng() % P.Header.Ranks)}) {
+          llvm::Expected<RankSlice> Slice = decodeRankSlice(S, "fuzz", Rank);
+          if (Slice)
+            ++Sliced;
+          else
+            llvm::consumeError(Slice.takeError());
+        }
       llvm::Expected<Plan> Q = decodePlan(S, "fuzz");
       if (Q) {
         ++Decoded;
@@ -337,6 +472,7 @@ TEST_CASE("random mutations never crash the readers") {
       }
     }
     MESSAGE(formatName(F).str()
-            << ": " << Decoded << " of 3000 mutants decoded");
+            << ": " << Decoded << " of 3000 mutants decoded, " << Sliced
+            << " rank slices");
   }
 }

@@ -119,7 +119,14 @@ static uint64_t fnv1a(llvm::StringRef Bytes) {
 
 TEST_CASE("the plan hash is FNV-1a of the binary form and sees every field") {
   Plan P = handBuiltPlan();
-  CHECK(planHash(P) == fnv1a(encodePlan(P, PlanFormat::Binary)));
+  // The binary form stores the hash in the 8 bytes after the magic and the
+  // version; it covers every other byte.
+  std::string Binary = encodePlan(P, PlanFormat::Binary);
+  uint64_t Stored = 0;
+  for (int I = 7; I >= 0; --I)
+    Stored = Stored << 8 | uint8_t(Binary[9 + I]);
+  CHECK(planHash(P) == Stored);
+  CHECK(planHash(P) == fnv1a(Binary.substr(0, 9) + Binary.substr(17)));
   CHECK(planHash(P) == planHash(handBuiltPlan()));
   uint64_t Base = planHash(P);
   auto Differs = [&](auto Mutate) {
@@ -163,14 +170,33 @@ TEST_CASE("every format rejects a newer version by name") {
   };
   Yaml = Replace(Yaml, "version: 1", "version: 2");
   Json = Replace(Json, "\"version\": 1", "\"version\": 2");
-  REQUIRE(Binary[8] == 1); // The version follows the 8-byte magic.
-  Binary[8] = 2;
-  for (const std::string &Bytes : {Yaml, Json, Binary}) {
+  // The binary layout has a version of its own (2), after the 8-byte magic.
+  REQUIRE(Binary[8] == 2);
+  Binary[8] = 3;
+  const std::pair<std::string, const char *> Cases[] = {
+      {Yaml, "version 2 is newer than this collplan supports (1)"},
+      {Json, "version 2 is newer than this collplan supports (1)"},
+      {Binary, "version 3 is newer than this collplan supports (2)"}};
+  for (const auto &[Bytes, Expect] : Cases) {
     llvm::Expected<Plan> Back = decodePlan(Bytes, "future.plan");
     REQUIRE(!Back);
     std::string Message = llvm::toString(Back.takeError());
     CHECK(llvm::StringRef(Message).startswith("future.plan: "));
-    CHECK(Message.find("version 2 is newer than this collplan supports (1)") !=
-          std::string::npos);
+    CHECK_MESSAGE(Message.find(Expect) != std::string::npos, Message);
   }
+}
+
+TEST_CASE("a version 1 binary plan is refused with a request to recompile") {
+  Plan P = compiledPlan("ring", Collective::Allreduce, Topology::flat(2));
+  std::string Binary = encodePlan(P, PlanFormat::Binary);
+  Binary[8] = 1;
+  llvm::Expected<Plan> Back = decodePlan(Binary, "old.cplan");
+  REQUIRE(!Back);
+  std::string Message = llvm::toString(Back.takeError());
+  CHECK_MESSAGE(Message == "old.cplan: byte 8: field 'version': binary plan "
+                           "format version 1 has no rank offset table; this "
+                           "collplan reads version 2: recompile the plan "
+                           "(collplan compile ... -o FILE.cplan) or convert "
+                           "it from its YAML or JSON form",
+                Message);
 }

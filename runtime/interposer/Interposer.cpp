@@ -8,7 +8,9 @@
 // transport on a private duplicate of the call's communicator, and otherwise
 // calls the PMPI_ version: no COLLPLAN_PLANS, an intercommunicator, a
 // derived or unsupported datatype, a user-defined operator, no plan that
-// fits. The first time a communicator uses a plan its ranks compare plan
+// fits. A process reads only its own rank's program of a plan (with the
+// header and the whole plan's hash: RankSlice.h), so its memory does not grow
+// with P. The first time a communicator uses a plan its ranks compare plan
 // hashes, so ranks reading different files fail with a message naming both.
 //
 // COLLPLAN_VERBOSE=1 logs, to stderr, the first use of each plan and the
@@ -151,8 +153,8 @@ std::optional<ReduceOp> reduceOpOf(MPI_Op Op) {
 struct CommState {
   MPI_Comm Dup = MPI_COMM_NULL;
   std::unique_ptr<MpiTransport> Transport;
-  std::set<const Plan *> Agreed;
-  std::map<const Plan *, std::unique_ptr<Executor>> Executors;
+  std::set<const RankSlice *> Agreed;
+  std::map<const RankSlice *, std::unique_ptr<Executor>> Executors;
 };
 
 int deleteCommState(MPI_Comm Comm, int, void *Attr, void *) {
@@ -192,7 +194,9 @@ struct Call {
   /// Broadcast and reduce: the call's root, which the plan's must equal.
   std::optional<uint32_t> Root;
   /// What else the plan must fit (the layout of the call's counts).
-  std::function<bool(const Plan &)> Accept = [](const Plan &) { return true; };
+  std::function<bool(const PlanHeader &)> Accept = [](const PlanHeader &) {
+    return true;
+  };
 };
 
 /// Runs the call from a plan. Returns false (before any communication)
@@ -209,17 +213,21 @@ bool runFromPlan(const Call &C, const CallArgs &Args, int &Result) {
   std::string What = std::string(C.Function) + " of " +
                      std::to_string(C.Bytes) + " bytes on " +
                      std::to_string(Size) + " ranks";
-  auto Fits = [&](const Plan &P) {
-    return P.Header.Root == C.Root && C.Accept(P);
+  auto Fits = [&](const PlanHeader &H) {
+    return H.Root == C.Root && C.Accept(H);
   };
-  PlanEntry *E = Dir->find(C.Kind, uint32_t(Size), C.Bytes, C.Op, Fits,
-                           [](const std::string &W) { logOnce(W); });
-  if (!E) {
+  int Rank = 0;
+  PMPI_Comm_rank(C.Comm, &Rank);
+  std::optional<FoundPlan> Found =
+      Dir->find(C.Kind, uint32_t(Size), uint32_t(Rank), C.Bytes, C.Op, Fits,
+                [](const std::string &W) { logOnce(W); });
+  if (!Found) {
     logOnce(What + ": no plan fits, calling PMPI_" +
             std::string(C.Function).substr(4));
     return false;
   }
-  const Plan &P = *E->Loaded;
+  const RankSlice &P = *Found->Slice;
+  const std::string &Path = Found->Entry->Path;
   CommState &S = stateOf(C.Comm);
   auto Fail = [&](const std::string &Message) {
     log(std::string(C.Function) + ": " + Message);
@@ -228,16 +236,15 @@ bool runFromPlan(const Call &C, const CallArgs &Args, int &Result) {
     return true;
   };
   if (!S.Agreed.count(&P)) {
-    if (llvm::Error Err = checkSameHash(*S.Transport, E->Hash))
-      return Fail(llvm::toString(std::move(Err)) + " (plan " + E->Path + ")");
+    if (llvm::Error Err = checkSameHash(*S.Transport, P.Hash))
+      return Fail(llvm::toString(std::move(Err)) + " (plan " + Path + ")");
     S.Agreed.insert(&P);
   }
   std::unique_ptr<Executor> &Ex = S.Executors[&P];
   if (!Ex)
-    Ex = std::make_unique<Executor>(P.Header, P.Programs[S.Transport->rank()],
-                                    S.Transport->rank());
-  logOnce(What + ": plan " + E->Path + " (" + P.Header.Algorithm + ", hash " +
-          planHashHex(E->Hash) + ")");
+    Ex = std::make_unique<Executor>(P.Header, P.Prog, P.Rank);
+  logOnce(What + ": plan " + Path + " (" + P.Header.Algorithm + ", hash " +
+          planHashHex(P.Hash) + ")");
   if (llvm::Error Err = Ex->run(*S.Transport, Args))
     return Fail(llvm::toString(std::move(Err)));
   Result = MPI_SUCCESS;
@@ -317,7 +324,7 @@ COLLPLAN_EXPORT int MPI_Reduce_scatter_block(const void *SendBuf, void *RecvBuf,
            N * sizeOf(T->Type),
            T->Op,
            std::nullopt,
-           [](const Plan &P) { return P.Header.Weights.empty(); }};
+           [](const PlanHeader &H) { return H.Weights.empty(); }};
     if (std::optional<int> Result =
             fromPlan(C, argsOf(SendBuf, RecvBuf, N, T->Type, T->Op)))
       return *Result;
@@ -342,7 +349,7 @@ COLLPLAN_EXPORT int MPI_Allgather(const void *SendBuf, int SendCount,
            N * sizeOf(*T),
            std::nullopt,
            std::nullopt,
-           [](const Plan &P) { return P.Header.Weights.empty(); }};
+           [](const PlanHeader &H) { return H.Weights.empty(); }};
     if (std::optional<int> Result =
             fromPlan(C, argsOf(SendBuf, RecvBuf, N, *T)))
       return *Result;
@@ -369,10 +376,10 @@ COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount,
     for (int R = 0; R < Size; ++R)
       N += uint64_t(std::max(RecvCounts[R], 0));
     // The plan's weights must place every rank's part where the call does.
-    auto Fits = [=](const Plan &P) {
-      BlockLayout L(P.Header, N);
+    auto Fits = [=](const PlanHeader &H) {
+      BlockLayout L(H, N);
       for (int R = 0; R < Size; ++R) {
-        BlockSet Own = P.Header.ownedBy(uint32_t(R));
+        BlockSet Own = H.ownedBy(uint32_t(R));
         if (L.size(Own) != uint64_t(RecvCounts[R]) ||
             L.begin(Own.ranges()[0].Begin) != uint64_t(Displs[R]))
           return false;

@@ -2,8 +2,6 @@
 
 #include "runtime/interposer/PlanDirectory.h"
 
-#include "plan/serialize/PlanFile.h"
-
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FileSystem.h"
@@ -83,37 +81,41 @@ llvm::Expected<PlanDirectory> PlanDirectory::open(const std::string &Dir) {
   return D;
 }
 
-PlanEntry *
-PlanDirectory::find(Collective Kind, uint32_t Ranks, uint64_t Bytes,
-                    std::optional<ReduceOp> Op,
-                    const std::function<bool(const Plan &)> &Accept,
+std::optional<FoundPlan>
+PlanDirectory::find(Collective Kind, uint32_t Ranks, uint32_t Rank,
+                    uint64_t Bytes, std::optional<ReduceOp> Op,
+                    const std::function<bool(const PlanHeader &)> &Accept,
                     const std::function<void(const std::string &)> &Warn) {
   for (std::unique_ptr<PlanEntry> &E : Entries) {
     const PlanKey &K = E->Key;
     if (K.Kind != Kind || K.Ranks != Ranks || Bytes < K.MinBytes ||
         Bytes >= K.MaxBytes || (K.Op && K.Op != Op) || E->Failed)
       continue;
-    if (!E->Loaded) {
-      llvm::Expected<Plan> P = readPlanFile(E->Path);
-      if (!P) {
-        Warn("ignoring " + E->Path + ": " + llvm::toString(P.takeError()));
+    std::unique_ptr<RankSlice> &Slice = E->Slices[Rank];
+    if (!Slice) {
+      // The name promises P = Ranks: a plan for fewer ranks has no program
+      // for Rank, which the reader reports as such.
+      llvm::Expected<RankSlice> S = readRankSlice(E->Path, Rank);
+      if (!S) {
+        Warn("ignoring " + E->Path + ": " + llvm::toString(S.takeError()));
+        E->Slices.erase(Rank);
         E->Failed = true;
         continue;
       }
-      if (P->Header.Kind != Kind || P->Header.Ranks != Ranks) {
+      if (S->Header.Kind != Kind || S->Header.Ranks != Ranks) {
         Warn("ignoring " + E->Path + ": it holds a " +
-             collectiveName(P->Header.Kind).str() + " plan for P = " +
-             std::to_string(P->Header.Ranks) + ", not what its name says");
+             collectiveName(S->Header.Kind).str() + " plan for P = " +
+             std::to_string(S->Header.Ranks) + ", not what its name says");
+        E->Slices.erase(Rank);
         E->Failed = true;
         continue;
       }
-      E->Hash = planHash(*P);
-      E->Loaded = std::make_unique<Plan>(std::move(*P));
+      Slice = std::make_unique<RankSlice>(std::move(*S));
     }
-    if (Accept(*E->Loaded))
-      return E.get();
+    if (Accept(Slice->Header))
+      return FoundPlan{E.get(), Slice.get()};
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 } // namespace collplan::runtime

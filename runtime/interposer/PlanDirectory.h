@@ -18,7 +18,9 @@
 // e.g. allreduce-p8-0-65536.cplan, allreduce-p8-65536-inf-sum.cplan. When
 // several files match a call, an operator-specific one wins, then the
 // narrowest byte range, then the name (so the choice is deterministic).
-// Other files are ignored. Plans are read on first use and kept.
+// Other files are ignored. Plans are read on first use and kept; a process
+// reads only the programs of the ranks it is in the communicators that use
+// a plan (readRankSlice), not all P of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +28,7 @@
 #define COLLPLAN_RUNTIME_INTERPOSER_PLANDIRECTORY_H
 
 #include "plan/ir/Plan.h"
+#include "plan/serialize/RankSlice.h"
 #include "runtime/Reduction.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -33,6 +36,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,10 +60,15 @@ std::optional<PlanKey> parsePlanFileName(llvm::StringRef FileName);
 struct PlanEntry {
   PlanKey Key;
   std::string Path;
-  /// Loaded on first use; null until then or when loading failed.
-  std::unique_ptr<Plan> Loaded;
-  uint64_t Hash = 0;
+  /// The slices read so far, by rank; each is read on first use.
+  std::map<uint32_t, std::unique_ptr<RankSlice>> Slices;
   bool Failed = false;
+};
+
+/// The plan a call runs: its file and the calling rank's slice of it.
+struct FoundPlan {
+  const PlanEntry *Entry;
+  const RankSlice *Slice;
 };
 
 class PlanDirectory {
@@ -67,14 +76,15 @@ public:
   /// Lists Dir's plan files (reading none of them yet).
   static llvm::Expected<PlanDirectory> open(const std::string &Dir);
 
-  /// The best plan for a call, loading it if needed; Accept filters on the
-  /// plan itself (its root, its weights). Files that fail to load, or whose
-  /// contents contradict their name, are reported once through Warn and
-  /// skipped.
-  PlanEntry *find(Collective Kind, uint32_t Ranks, uint64_t Bytes,
-                  std::optional<ReduceOp> Op,
-                  const std::function<bool(const Plan &)> &Accept,
-                  const std::function<void(const std::string &)> &Warn);
+  /// The best plan for a call at rank Rank of Ranks, reading Rank's slice
+  /// if needed; Accept filters on the plan's header (its root, its weights).
+  /// Files that fail to load, or whose contents contradict their name, are
+  /// reported once through Warn and skipped.
+  std::optional<FoundPlan>
+  find(Collective Kind, uint32_t Ranks, uint32_t Rank, uint64_t Bytes,
+       std::optional<ReduceOp> Op,
+       const std::function<bool(const PlanHeader &)> &Accept,
+       const std::function<void(const std::string &)> &Warn);
 
   size_t size() const { return Entries.size(); }
 

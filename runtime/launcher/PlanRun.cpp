@@ -10,22 +10,23 @@
 
 namespace collplan::runtime {
 
-llvm::Expected<RankReport> runPlanRank(const Plan &P, uint64_t Hash,
-                                       Transport &T, const RunSettings &S) {
+llvm::Expected<RankReport> runPlanRank(const PlanHeader &H, const Program &Prog,
+                                       uint64_t Hash, Transport &T,
+                                       const RunSettings &S) {
   uint32_t Rank = T.rank();
-  if (T.size() != P.Header.Ranks)
+  if (T.size() != H.Ranks)
     return makeError(ErrorKind::Runtime,
-                     "the plan is for P = %u but %u ranks run", P.Header.Ranks,
+                     "the plan is for P = %u but %u ranks run", H.Ranks,
                      T.size());
-  if (reduces(P.Header.Kind) && !supports(S.Type, S.Op))
+  if (reduces(H.Kind) && !supports(S.Type, S.Op))
     return makeError(ErrorKind::Runtime, "operator %s is not defined on %s",
                      reduceOpName(S.Op).str().c_str(),
                      datatypeName(S.Type).str().c_str());
   if (llvm::Error E = checkSameHash(T, Hash))
     return E;
 
-  Executor Ex(P.Header, P.Programs[Rank], Rank);
-  std::vector<char> Input = inputFor(P.Header, Rank, S.Count, S.Type, S.Op);
+  Executor Ex(H, Prog, Rank);
+  std::vector<char> Input = inputFor(H, Rank, S.Count, S.Type, S.Op);
   std::vector<char> Output(S.Count * sizeOf(S.Type));
   CallArgs Args;
   Args.Input = Input.data();
@@ -50,8 +51,7 @@ llvm::Expected<RankReport> runPlanRank(const Plan &P, uint64_t Hash,
   RankReport Report;
   Report.SecondsPerCall = S.Iterations ? Elapsed.count() / S.Iterations : 0;
   if (S.Check && S.Warmup + S.Iterations > 0) {
-    std::vector<char> Want =
-        expectedOutput(P.Header, Rank, S.Count, S.Type, S.Op);
+    std::vector<char> Want = expectedOutput(H, Rank, S.Count, S.Type, S.Op);
     Output.resize(Want.size());
     Report.CheckFailure = compareOutput(Output, Want, S.Type);
   }

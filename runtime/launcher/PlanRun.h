@@ -39,10 +39,12 @@ struct RankReport {
   std::string CheckFailure;
 };
 
-/// Runs this rank (T.rank()) of Plan. Hash is the plan's planHash, compared
-/// with every peer before anything else.
-llvm::Expected<RankReport> runPlanRank(const Plan &P, uint64_t Hash,
-                                       Transport &T, const RunSettings &S);
+/// Runs this rank (T.rank()) of a plan with header H: Prog is that rank's
+/// program (the whole plan is not needed: see RankSlice.h). Hash is the whole
+/// plan's planHash, compared with every peer before anything else.
+llvm::Expected<RankReport> runPlanRank(const PlanHeader &H, const Program &Prog,
+                                       uint64_t Hash, Transport &T,
+                                       const RunSettings &S);
 
 } // namespace collplan::runtime
 

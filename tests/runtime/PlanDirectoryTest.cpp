@@ -49,27 +49,55 @@ TEST_CASE("the most specific matching plan wins") {
   Write("allreduce-p4-0-4096.json", "recursive-doubling", 4);
   Write("allreduce-p4-0-inf-max.yaml", "rabenseifner", 4);
   Write("allreduce-p5-0-inf.cplan", "ring", 4); // Lies about its P.
+  Write("allreduce-p3-0-inf.cplan", "ring", 2); // Lies about its P.
   llvm::Expected<PlanDirectory> D = PlanDirectory::open(Dir.str().str());
   REQUIRE(bool(D));
-  CHECK(D->size() == 4);
+  CHECK(D->size() == 5);
   std::vector<std::string> Warnings;
   auto Warn = [&](const std::string &W) { Warnings.push_back(W); };
-  auto Any = [](const Plan &) { return true; };
+  auto Any = [](const PlanHeader &) { return true; };
   auto Algo = [&](uint64_t Bytes, std::optional<ReduceOp> Op, uint32_t P) {
-    PlanEntry *E = D->find(Collective::Allreduce, P, Bytes, Op, Any, Warn);
-    return E ? E->Loaded->Header.Algorithm : std::string("none");
+    std::optional<FoundPlan> F =
+        D->find(Collective::Allreduce, P, P - 1, Bytes, Op, Any, Warn);
+    return F ? F->Slice->Header.Algorithm : std::string("none");
   };
   CHECK(Algo(100, ReduceOp::Sum, 4) == "recursive-doubling");
   CHECK(Algo(4096, ReduceOp::Sum, 4) == "ring");
   CHECK(Algo(100, ReduceOp::Max, 4) == "rabenseifner");
   CHECK(Algo(100, ReduceOp::Sum, 8) == "none");
   CHECK(Warnings.empty());
+  // The name says P = 5, the plan has 4 ranks: rank 4 has no program...
   CHECK(Algo(100, ReduceOp::Sum, 5) == "none");
   REQUIRE(Warnings.size() == 1);
-  CHECK(Warnings[0].find("not what its name says") != std::string::npos);
-  PlanEntry *E =
-      D->find(Collective::Allreduce, 4, 10, ReduceOp::Sum, Any, Warn);
-  REQUIRE(E);
-  CHECK(E->Hash == planHash(*E->Loaded));
+  CHECK_MESSAGE(Warnings[0].find("rank 4 is not one of the plan's 4 ranks") !=
+                    std::string::npos,
+                Warnings[0]);
+  // ... and rank 2 of a "P = 3" plan of 2 ranks neither; rank 0 has one.
+  std::optional<FoundPlan> Liar =
+      D->find(Collective::Allreduce, 3, 0, 10, ReduceOp::Sum, Any, Warn);
+  CHECK(!Liar);
+  REQUIRE(Warnings.size() == 2);
+  CHECK_MESSAGE(Warnings[1].find("not what its name says") != std::string::npos,
+                Warnings[1]);
+
+  // Each rank gets its own program, all with the whole plan's hash; each
+  // slice is read once.
+  llvm::Expected<Plan> Whole = readPlanFile(
+      (Dir + llvm::sys::path::get_separator() + "allreduce-p4-0-inf.cplan")
+          .str());
+  REQUIRE(bool(Whole));
+  for (uint32_t R : {2u, 0u, 3u}) {
+    std::optional<FoundPlan> F =
+        D->find(Collective::Allreduce, 4, R, 4096, ReduceOp::Sum, Any, Warn);
+    REQUIRE(F);
+    CHECK(F->Slice->Rank == R);
+    CHECK(F->Slice->Prog.Rounds.size() == Whole->Programs[R].Rounds.size());
+    CHECK(F->Slice->Prog.Rounds[0].Ops[0] ==
+          Whole->Programs[R].Rounds[0].Ops[0]);
+    CHECK(F->Slice->Hash == planHash(*Whole));
+    // Rank 3's was read above, by Algo.
+    CHECK(F->Entry->Slices.size() == (R == 2 ? 2u : 3u));
+  }
+  CHECK(Warnings.size() == 2);
   llvm::sys::fs::remove_directories(Dir);
 }

@@ -150,6 +150,27 @@ head -c 200 "$WORK/ring.cplan" >"$WORK/truncated.cplan"
 expect 2 "verify a truncated file" -- "$COLLPLAN" verify "$WORK/truncated.cplan"
 expect 2 "verify a missing file" -- "$COLLPLAN" verify "$WORK/missing.yaml"
 check "the missing file is named" grep -q "missing.yaml" "$WORK/out"
+# A .cplan stores its hash: an edited byte that still decodes is caught.
+# The last byte is the last rank's last block-range length (LEB128, < 0x80).
+python3 - "$WORK/ring.cplan" "$WORK/edited.cplan" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+assert data[-1] == 0
+data[-1] ^= 0x01
+open(sys.argv[2], "wb").write(data)
+PY
+expect 2 "verify an edited .cplan" -- "$COLLPLAN" verify "$WORK/edited.cplan"
+check "the stored hash is named" grep -q "field 'hash'.*does not match" "$WORK/out"
+# A version 1 .cplan (byte 8) is refused with a request to recompile.
+python3 - "$WORK/ring.cplan" "$WORK/old.cplan" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+assert data[8] == 2
+data[8] = 1
+open(sys.argv[2], "wb").write(data)
+PY
+expect 2 "verify a version 1 .cplan" -- "$COLLPLAN" verify "$WORK/old.cplan"
+check "version 1 asks to recompile" grep -q "version 1 has no rank offset table.*recompile" "$WORK/out"
 # Drop rank 0's last round from the JSON form: structurally sound, but the
 # collective is broken, so the plan is invalid (exit 1), not unreadable.
 python3 - "$WORK/ring.json" "$WORK/broken.json" <<'PY'

@@ -20,8 +20,43 @@ expect_exit() {
 "$C" run -n 4 "$W/ag4.yaml" --check --bytes 64KiB --format json >"$W/out.json"
 grep -q '"check": "passed"' "$W/out.json" || fail "check not passed"
 grep -q '"exit_code": 0' "$W/out.json" || fail "exit code not 0"
-# -n must match the plan's P: usage error, exit 2.
-expect_exit 2 "P = 3" "$C" run -n 2 "$W/ring3.cplan"
+# -n defaults to the plan's P; given, it must match: usage error, exit 2.
+"$C" run "$W/ring3.cplan" --check --format json >"$W/out.json"
+grep -q '"ranks": 3' "$W/out.json" || fail "P not taken from the plan"
+grep -q '"check": "passed"' "$W/out.json" || fail "check not passed without -n"
+expect_exit 2 "P = 3; -n 2 does not match (leave -n out" \
+  "$C" run -n 2 "$W/ring3.cplan"
+expect_exit 2 "P = 3; -n 0 does not match" "$C" run -n 0 "$W/ring3.cplan"
+# One rank per process, as another launcher would start them: each reads its
+# own rank's program (a .cplan slice, or the whole YAML plan) and checks.
+# run_job PLAN P: starts P ranks on a port of their own, all must pass.
+PORT=$((20000 + $$ % 20000))
+run_job() {
+  PORT=$((PORT + 1))
+  R=0 PIDS=
+  while [ "$R" -lt "$2" ]; do
+    env COLLPLAN_RANK=$R COLLPLAN_SIZE=$2 COLLPLAN_ADDR=127.0.0.1:$PORT \
+      COLLPLAN_TIMEOUT=20 "$C" run "$1" --check --bytes 4000 \
+      >"$W/rank$R.out" 2>"$W/rank$R.err" &
+    PIDS="$PIDS $!"
+    R=$((R + 1))
+  done
+  R=0
+  for PID in $PIDS; do
+    wait "$PID" || { cat "$W"/rank*.err; fail "a rank of $1 failed"; }
+  done
+  while [ "$R" -lt "$2" ]; do
+    grep -q "check           passed" "$W/rank$R.out" ||
+      fail "rank $R of $1: check not passed"
+    R=$((R + 1))
+  done
+}
+run_job "$W/ring3.cplan" 3
+run_job "$W/ag4.yaml" 4
+expect_exit 2 "P = 3 but COLLPLAN_SIZE=4" env COLLPLAN_RANK=0 COLLPLAN_SIZE=4 \
+  COLLPLAN_ADDR=127.0.0.1:1 "$C" run "$W/ring3.cplan"
+expect_exit 2 "rank 3 is not one of the plan's 3 ranks" env COLLPLAN_RANK=3 \
+  COLLPLAN_SIZE=4 COLLPLAN_ADDR=127.0.0.1:1 "$C" run "$W/ring3.cplan"
 expect_exit 2 "not defined on float" \
   "$C" run -n 3 "$W/ring3.cplan" --datatype float --op band
 expect_exit 2 "cannot read" "$C" run -n 3 "$W/missing.cplan"

@@ -1,15 +1,18 @@
 //===- RunCommand.cpp - collplan run --------------------------------------===//
 //
-// `collplan run -n P PLAN` starts P local processes on the TCP transport
-// (runtime/launcher/LocalLauncher.h), runs the plan on generated data and
-// reports the time per call; --check compares every rank's result with a
-// reference computed element by element. Without -n, the process is one rank
+// `collplan run PLAN` starts the plan's P ranks as local processes on the TCP
+// transport (runtime/launcher/LocalLauncher.h), runs the plan on generated
+// data and reports the time per call; --check compares every rank's result
+// with a reference computed element by element. -n P may be given; it must be
+// the plan's P. Without -n, when COLLPLAN_RANK is set, the process is one rank
 // of a job described by COLLPLAN_RANK / COLLPLAN_SIZE / COLLPLAN_ADDR
-// (runtime/tcp/Rendezvous.h), started by some other launcher.
+// (runtime/tcp/Rendezvous.h), started by some other launcher: it reads only
+// its own rank's program (readRankSlice), as the interposer does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "plan/serialize/PlanFile.h"
+#include "plan/serialize/RankSlice.h"
 #include "runtime/launcher/LocalLauncher.h"
 #include "runtime/launcher/PlanRun.h"
 #include "runtime/tcp/TcpTransport.h"
@@ -22,6 +25,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 namespace collplan::cli {
 
@@ -31,7 +35,7 @@ using namespace collplan::runtime;
 
 struct RunOptions {
   std::string File;
-  uint32_t Ranks = 0;
+  std::optional<uint32_t> Ranks;
   bool Check = false;
   unsigned Iterations = 10;
   unsigned Warmup = 2;
@@ -66,12 +70,14 @@ ParsedOutcome parseReport(const RankOutcome &O) {
   return P;
 }
 
-/// The body of one rank: connect, run, report. Returns the exit code.
-int runRank(const Plan &P, uint64_t Hash, const RunSettings &S,
-            const TcpConfig &Config, std::string &Report) {
+/// The body of rank Config.Rank, whose program Prog is: connect, run,
+/// report. Returns the exit code.
+int runRank(const PlanHeader &H, const Program &Prog, uint64_t Hash,
+            const RunSettings &S, const TcpConfig &Config,
+            std::string &Report) {
   llvm::Expected<std::unique_ptr<TcpTransport>> T =
       TcpTransport::connect(Config);
-  llvm::Expected<RankReport> R = T ? runPlanRank(P, Hash, **T, S)
+  llvm::Expected<RankReport> R = T ? runPlanRank(H, Prog, Hash, **T, S)
                                    : llvm::Expected<RankReport>(T.takeError());
   if (!R) {
     ErrorReport E = takeErrorReport(R.takeError(), ErrorKind::Runtime);
@@ -87,8 +93,10 @@ int runRank(const Plan &P, uint64_t Hash, const RunSettings &S,
   return ExitSuccess;
 }
 
-/// The settings of the run O asks for on plan P, or a usage error.
-llvm::Expected<RunSettings> runSettings(const RunOptions &O, const Plan &P) {
+/// The settings of the run O asks for on a plan with header H, or a usage
+/// error.
+llvm::Expected<RunSettings> runSettings(const RunOptions &O,
+                                        const PlanHeader &H) {
   std::optional<Datatype> Type = parseDatatype(O.Type);
   std::optional<ReduceOp> Op = parseReduceOp(O.Op);
   if (!Type)
@@ -99,20 +107,15 @@ llvm::Expected<RunSettings> runSettings(const RunOptions &O, const Plan &P) {
     return makeError(ErrorKind::Usage, "unknown --op '" + O.Op +
                                            "' (sum, prod, min, max, band, "
                                            "bor, bxor, land, lor, lxor)");
-  if (reduces(P.Header.Kind) && !supports(*Type, *Op))
+  if (reduces(H.Kind) && !supports(*Type, *Op))
     return makeError(ErrorKind::Usage,
                      "--op " + O.Op + " is not defined on " + O.Type +
                          " (bitwise and logical operators take integer types)");
-  uint32_t Ranks = P.Header.Ranks;
-  if (O.Ranks && O.Ranks != Ranks)
+  if (O.Ranks && *O.Ranks != H.Ranks)
     return makeError(ErrorKind::Usage,
-                     O.File + " is a plan for P = " + std::to_string(Ranks) +
-                         "; -n " + std::to_string(O.Ranks) + " does not match");
-  if (!O.Ranks && !std::getenv("COLLPLAN_RANK"))
-    return makeError(ErrorKind::Usage,
-                     "give -n P to start P local processes, or set "
-                     "COLLPLAN_RANK, COLLPLAN_SIZE and COLLPLAN_ADDR to run "
-                     "one rank of a job");
+                     O.File + " is a plan for P = " + std::to_string(H.Ranks) +
+                         "; -n " + std::to_string(*O.Ranks) +
+                         " does not match (leave -n out to run the plan's P)");
   // The limits COLLPLAN_TIMEOUT has (a zero or negative timeout fails every
   // wait at once); NaN fails the comparisons too.
   if (!(O.TimeoutSeconds >= 0.001 && O.TimeoutSeconds <= 86400))
@@ -131,35 +134,6 @@ llvm::Expected<RunSettings> runSettings(const RunOptions &O, const Plan &P) {
   S.Warmup = O.Warmup;
   S.Check = O.Check;
   return S;
-}
-
-/// The ranks' outcomes: P local processes with -n, otherwise this process as
-/// the one rank the environment names (FirstRank is then that rank).
-llvm::Expected<std::vector<RankOutcome>> runRanks(const RunOptions &O,
-                                                  const Plan &P, uint64_t Hash,
-                                                  const RunSettings &S,
-                                                  uint32_t &FirstRank) {
-  FirstRank = 0;
-  auto Rank = [&](const TcpConfig &Config, std::string &Report) {
-    return runRank(P, Hash, S, Config, Report);
-  };
-  if (O.Ranks) {
-    auto Timeout = std::chrono::milliseconds(int64_t(O.TimeoutSeconds * 1000));
-    return launchLocal(P.Header.Ranks, Timeout, std::chrono::milliseconds(0),
-                       Rank);
-  }
-  llvm::Expected<TcpConfig> Config = tcpConfigFromEnvironment();
-  if (!Config)
-    return Config.takeError();
-  if (Config->Size != P.Header.Ranks)
-    return makeError(
-        ErrorKind::Usage,
-        O.File + " is a plan for P = " + std::to_string(P.Header.Ranks) +
-            " but COLLPLAN_SIZE=" + std::to_string(Config->Size));
-  RankOutcome One;
-  One.ExitCode = Rank(*Config, One.Report);
-  FirstRank = Config->Rank;
-  return std::vector<RankOutcome>{One};
 }
 
 /// The ranks' reports taken together.
@@ -196,14 +170,14 @@ RunSummary summarize(const RunOptions &O,
   return Sum;
 }
 
-void printRunJson(const RunOptions &O, const Plan &P, uint64_t Hash,
+void printRunJson(const RunOptions &O, const PlanHeader &H, uint64_t Hash,
                   const RunSettings &S, const RunSummary &Sum) {
   llvm::json::OStream J(llvm::outs(), 2);
   J.object([&] {
     J.attribute("file", O.File);
-    J.attribute("algorithm", P.Header.Algorithm);
-    J.attribute("collective", collectiveName(P.Header.Kind));
-    J.attribute("ranks", int64_t(P.Header.Ranks));
+    J.attribute("algorithm", H.Algorithm);
+    J.attribute("collective", collectiveName(H.Kind));
+    J.attribute("ranks", int64_t(H.Ranks));
     J.attribute("plan_hash", planHashHex(Hash));
     J.attribute("transport", "tcp");
     J.attribute("bytes", int64_t(S.Count * sizeOf(S.Type)));
@@ -231,12 +205,12 @@ void printRunJson(const RunOptions &O, const Plan &P, uint64_t Hash,
   llvm::outs() << "\n";
 }
 
-void printRunText(const RunOptions &O, const Plan &P, uint64_t Hash,
+void printRunText(const RunOptions &O, const PlanHeader &H, uint64_t Hash,
                   const RunSettings &S, const RunSummary &Sum) {
   llvm::raw_ostream &OS = llvm::outs();
-  OS << O.File << ": " << collectiveName(P.Header.Kind) << " with "
-     << P.Header.Algorithm << " on P = " << P.Header.Ranks << " (plan "
-     << planHashHex(Hash) << "), TCP transport\n";
+  OS << O.File << ": " << collectiveName(H.Kind) << " with " << H.Algorithm
+     << " on P = " << H.Ranks << " (plan " << planHashHex(Hash)
+     << "), TCP transport\n";
   OS << "  " << formatBytes(double(S.Count * sizeOf(S.Type))) << " (" << S.Count
      << " x " << O.Type << ", " << O.Op << "), " << S.Iterations
      << " calls after " << S.Warmup << " warm-up\n";
@@ -248,25 +222,15 @@ void printRunText(const RunOptions &O, const Plan &P, uint64_t Hash,
   OS.flush();
 }
 
-int runCommand(const RunOptions &O) {
-  llvm::Expected<Plan> P = readPlanFile(O.File);
-  if (!P)
-    return reportError(P.takeError(), ErrorKind::Usage);
-  llvm::Expected<RunSettings> S = runSettings(O, *P);
-  if (!S)
-    return reportError(S.takeError(), ErrorKind::Usage);
-  uint64_t Hash = planHash(*P);
-  uint32_t FirstRank = 0;
-  llvm::Expected<std::vector<RankOutcome>> Outcomes =
-      runRanks(O, *P, Hash, *S, FirstRank);
-  if (!Outcomes)
-    return reportError(Outcomes.takeError(), ErrorKind::Runtime);
-
-  RunSummary Sum = summarize(O, *Outcomes, FirstRank);
+/// Prints the outcomes and returns the exit code.
+int report(const RunOptions &O, const PlanHeader &H, uint64_t Hash,
+           const RunSettings &S, const std::vector<RankOutcome> &Outcomes,
+           uint32_t FirstRank) {
+  RunSummary Sum = summarize(O, Outcomes, FirstRank);
   if (O.Format == OutputFormat::Json)
-    printRunJson(O, *P, Hash, *S, Sum);
+    printRunJson(O, H, Hash, S, Sum);
   else
-    printRunText(O, *P, Hash, *S, Sum);
+    printRunText(O, H, Hash, S, Sum);
   for (size_t I = 0; I < Sum.Parsed.size(); ++I)
     if (Sum.Parsed[I].Status != "ok")
       printError("rank " + std::to_string(FirstRank + I) + ": " +
@@ -274,17 +238,70 @@ int runCommand(const RunOptions &O) {
   return Sum.Exit;
 }
 
+/// All P ranks as local processes, from the whole plan.
+int runAllRanks(const RunOptions &O) {
+  llvm::Expected<Plan> P = readPlanFile(O.File);
+  if (!P)
+    return reportError(P.takeError(), ErrorKind::Usage);
+  llvm::Expected<RunSettings> S = runSettings(O, P->Header);
+  if (!S)
+    return reportError(S.takeError(), ErrorKind::Usage);
+  uint64_t Hash = planHash(*P);
+  auto Rank = [&](const TcpConfig &Config, std::string &Report) {
+    return runRank(P->Header, P->Programs[Config.Rank], Hash, *S, Config,
+                   Report);
+  };
+  auto Timeout = std::chrono::milliseconds(int64_t(O.TimeoutSeconds * 1000));
+  llvm::Expected<std::vector<RankOutcome>> Outcomes =
+      launchLocal(P->Header.Ranks, Timeout, std::chrono::milliseconds(0), Rank);
+  if (!Outcomes)
+    return reportError(Outcomes.takeError(), ErrorKind::Runtime);
+  return report(O, P->Header, Hash, *S, *Outcomes, 0);
+}
+
+/// This process as the one rank the environment names, from that rank's
+/// slice of the plan.
+int runOneRank(const RunOptions &O) {
+  llvm::Expected<TcpConfig> Config = tcpConfigFromEnvironment();
+  if (!Config)
+    return reportError(Config.takeError(), ErrorKind::Runtime);
+  llvm::Expected<RankSlice> Slice = readRankSlice(O.File, Config->Rank);
+  if (!Slice)
+    return reportError(Slice.takeError(), ErrorKind::Usage);
+  const PlanHeader &H = Slice->Header;
+  llvm::Expected<RunSettings> S = runSettings(O, H);
+  if (!S)
+    return reportError(S.takeError(), ErrorKind::Usage);
+  if (Config->Size != H.Ranks)
+    return reportError(
+        makeError(ErrorKind::Usage,
+                  O.File + " is a plan for P = " + std::to_string(H.Ranks) +
+                      " but COLLPLAN_SIZE=" + std::to_string(Config->Size)),
+        ErrorKind::Usage);
+  RankOutcome One;
+  One.ExitCode = runRank(H, Slice->Prog, Slice->Hash, *S, *Config, One.Report);
+  return report(O, H, Slice->Hash, *S, {One}, Config->Rank);
+}
+
+int runCommand(const RunOptions &O) {
+  if (!O.Ranks && std::getenv("COLLPLAN_RANK"))
+    return runOneRank(O);
+  return runAllRanks(O);
+}
+
 } // namespace
 
 void addRunCommand(CLI::App &App, int &Exit) {
   auto O = std::make_shared<RunOptions>();
   CLI::App *Cmd = App.add_subcommand(
-      "run", "Run a plan on P local processes over TCP, time it and check "
-             "the result (without -n: one rank of a job described by "
-             "COLLPLAN_RANK, COLLPLAN_SIZE, COLLPLAN_ADDR, COLLPLAN_TIMEOUT)");
+      "run", "Run a plan on its P ranks as local processes over TCP, time it "
+             "and check the result (without -n and with COLLPLAN_RANK set: "
+             "one rank of a job described by COLLPLAN_RANK, COLLPLAN_SIZE, "
+             "COLLPLAN_ADDR, COLLPLAN_TIMEOUT)");
   Cmd->add_option("file", O->File, "plan file")->required();
   Cmd->add_option("-n,--ranks", O->Ranks,
-                  "start this many local processes (the plan's P)");
+                  "start this many local processes; must be the plan's P, "
+                  "the default");
   Cmd->add_flag("--check", O->Check,
                 "compare every rank's result with an independently computed "
                 "reference");

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "plan/serialize/PlanFile.h"
+#include "plan/serialize/RankSlice.h"
 #include "runtime/Executor.h"
 #include "runtime/mpi/MpiTransport.h"
 
@@ -34,7 +34,8 @@ int main(int Argc, char **Argv) {
       std::fprintf(stderr, "usage: %s PLAN [BYTES...]\n", Argv[0]);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  llvm::Expected<Plan> Pl = readPlanFile(Argv[1]);
+  // Each rank reads its own program only, as the interposer does.
+  llvm::Expected<RankSlice> Pl = readRankSlice(Argv[1], uint32_t(Rank));
   if (!Pl || Pl->Header.Ranks != uint32_t(P) ||
       Pl->Header.Kind != Collective::Allreduce) {
     if (Rank == 0)
@@ -52,7 +53,7 @@ int main(int Argc, char **Argv) {
   MPI_Comm Comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &Comm);
   MpiTransport T(Comm);
-  Executor Ex(Pl->Header, Pl->Programs[Rank], Rank);
+  Executor Ex(Pl->Header, Pl->Prog, uint32_t(Rank));
   if (Rank == 0)
     std::printf("%10s %14s %14s %8s\n", "bytes", "collplan_us", "mpi_us",
                 "ratio");

@@ -50,9 +50,6 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Endian.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/LEB128.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace collplan {
 

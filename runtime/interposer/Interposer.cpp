@@ -209,11 +209,11 @@ struct Call {
   MPI_Comm Comm;
   CallKey Key;
   /// What else the plan must fit (the layout of the call's counts).
-  std::function<bool(const PlanHeader &)> Accept;
+  llvm::function_ref<bool(const PlanHeader &)> Accept;
 
   Call(const char *Function, MPI_Comm Comm, Collective Kind,
-       std::function<bool(const PlanHeader &)> Accept = {})
-      : Function(Function), Comm(Comm), Accept(std::move(Accept)) {
+       llvm::function_ref<bool(const PlanHeader &)> Accept = nullptr)
+      : Function(Function), Comm(Comm), Accept(Accept) {
     Key.Kind = Kind;
   }
 
@@ -286,11 +286,12 @@ const Decision &decide(CommState &S, const Call &C) {
 
 /// How a plan runs one call: the executor, the transport, and the state
 /// whose staging areas it may use.
-using RunFn = std::function<llvm::Error(Executor &, Transport &, CommState &)>;
+using RunFn =
+    llvm::function_ref<llvm::Error(Executor &, Transport &, CommState &)>;
 
 /// The call's result when its ranks agreed on a plan and ran it; nothing when
 /// they all go to PMPI_.
-std::optional<int> fromPlan(const Call &C, const RunFn &Run) {
+std::optional<int> fromPlan(const Call &C, RunFn Run) {
   if (!planDirectory())
     return std::nullopt;
   CommState &S = stateOf(C.Comm);
@@ -382,6 +383,9 @@ std::optional<TypedOp> typedOpOf(const Call &C, MPI_Datatype Type, MPI_Op Op,
   return std::nullopt;
 }
 
+/// Reduce-scatter-block and allgather give every rank the same count.
+bool equalBlocks(const PlanHeader &H) { return H.Weights.empty(); }
+
 bool isIntercommunicator(MPI_Comm Comm) {
   int Inter = 0;
   PMPI_Comm_test_inter(Comm, &Inter);
@@ -427,7 +431,7 @@ COLLPLAN_EXPORT int MPI_Reduce_scatter_block(const void *SendBuf, void *RecvBuf,
                                              MPI_Op Op, MPI_Comm Comm) {
   // Equal blocks give every rank exactly RecvCount elements.
   Call C("MPI_Reduce_scatter_block", Comm, Collective::ReduceScatter,
-         [](const PlanHeader &H) { return H.Weights.empty(); });
+         equalBlocks);
   if (std::optional<TypedOp> T = typedOpOf(C, Type, Op, RecvCount)) {
     int Size = 1;
     PMPI_Comm_size(Comm, &Size);
@@ -499,8 +503,7 @@ COLLPLAN_EXPORT int MPI_Allgather(const void *SendBuf, int SendCount,
                                   MPI_Datatype SendType, void *RecvBuf,
                                   int RecvCount, MPI_Datatype RecvType,
                                   MPI_Comm Comm) {
-  Call C("MPI_Allgather", Comm, Collective::Allgather,
-         [](const PlanHeader &H) { return H.Weights.empty(); });
+  Call C("MPI_Allgather", Comm, Collective::Allgather, equalBlocks);
   if (RecvCount < 0 || (SendBuf != MPI_IN_PLACE && SendCount < 0)) {
     refuse(C, "a negative count");
     return PMPI_Allgather(SendBuf, SendCount, SendType, RecvBuf, RecvCount,
@@ -565,13 +568,14 @@ COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount,
   }
   C.Key.Bytes = Begin[Size];
   // The plan's weights must give every rank its count.
-  C.Accept = [&](const PlanHeader &H) {
+  auto GivesCounts = [&](const PlanHeader &H) {
     BlockLayout Layout(H, C.Key.Bytes);
     for (int R = 0; R < Size; ++R)
       if (Layout.size(H.ownedBy(uint32_t(R))) != C.Key.Counts[R])
         return false;
     return true;
   };
+  C.Accept = GivesCounts;
   auto PartOf = [&](int R) {
     return static_cast<char *>(RecvBuf) + MPI_Aint(Displs[R]) * L.Extent;
   };

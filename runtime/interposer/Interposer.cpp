@@ -92,6 +92,10 @@ PlanDirectory *planDirectory() {
     if (verbosity() >= 1)
       log("COLLPLAN_PLANS=" + std::string(Path) + ": " +
           std::to_string(Opened->size()) + " plan file(s)");
+    // A misnamed plan would silently never run: say so, once per job.
+    if (worldRank() == 0)
+      for (const std::string &Warning : Opened->misnamed())
+        log(Warning);
     D = std::make_unique<PlanDirectory>(std::move(*Opened));
     return D;
   }();

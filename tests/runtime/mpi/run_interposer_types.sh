@@ -3,8 +3,8 @@
 # Runs InterposedTypesApp (ranks describing the same bytes with different
 # datatypes and layouts) with LIBRARY preloaded on P ranks and checks that it
 # neither hangs nor fails, that every such call ran from its plan on every
-# rank, and that the user-defined operator's fallback and the communicator's
-# summary are logged. Then gives rank 0 a plan directory the other ranks do
+# rank, that a misnamed plan file is reported, and that the user-defined
+# operator's fallback and the communicator's summary are logged. Then gives rank 0 a plan directory the other ranks do
 # not have and checks that the first call fails on every rank with a message
 # naming both sides, instead of hanging.
 set -eu
@@ -16,6 +16,8 @@ W=$(seq 1 "$P" | paste -sd, -)
 "$COLLPLAN" compile -c allgatherv -a recursive-doubling -P "$P" --weights "$W" -o "$PLANS/allgatherv-p$P-0-inf.cplan" >/dev/null
 "$COLLPLAN" compile -c broadcast -a binomial -P "$P" --root 0 -o "$PLANS/broadcast-p$P-0-inf.yaml" >/dev/null
 "$COLLPLAN" compile -c allreduce -a ring -P "$P" -o "$PLANS/allreduce-p$P-0-inf.cplan" >/dev/null
+# A misnamed plan is reported, not silently skipped.
+cp "$PLANS/allreduce-p$P-0-inf.cplan" "$PLANS/allreduce-p$P-0-64KiB.cplan"
 
 fail() { cat "$WORK/out" "$WORK/log"; echo "FAIL: $1"; exit 1; }
 # A hang is a failure: bound the run (generously; the machine may be busy).
@@ -27,6 +29,8 @@ for FN in MPI_Allgather MPI_Allgatherv MPI_Bcast; do
   N=$(grep -c "rank [0-9]*: $FN of .*: plan " "$WORK/log" || true)
   [ "$N" -ge "$P" ] || fail "$FN did not run from a plan on every rank"
 done
+N=$(grep -c "ignoring $PLANS/allreduce-p$P-0-64KiB.cplan: 64KiB: not a byte count" "$WORK/log" || true)
+[ "$N" -eq 1 ] || fail "the misnamed plan file was not reported exactly once"
 grep -q "MPI_Allreduce: a user-defined operator, calling PMPI_Allreduce" "$WORK/log" ||
   fail "the user-defined operator's fallback was not logged"
 grep -q "MPI_COMM_WORLD of $P ranks: 3 call(s) from plans, 2 by MPI's own collectives (1 a user-defined operator, 1 no plan fits)" "$WORK/log" ||

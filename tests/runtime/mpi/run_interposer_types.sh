@@ -4,9 +4,10 @@
 # datatypes and layouts) with LIBRARY preloaded on P ranks and checks that it
 # neither hangs nor fails, that every such call ran from its plan on every
 # rank, that a misnamed plan file is reported, and that the user-defined
-# operator's fallback and the communicator's summary are logged. Then gives rank 0 a plan directory the other ranks do
-# not have and checks that the first call fails on every rank with a message
-# naming both sides, instead of hanging.
+# operator's fallback and the communicator's summary are logged. Then gives
+# rank 0 a plan directory the other ranks do not have and checks that the
+# first call fails on every rank with a message naming both sides, instead of
+# hanging.
 set -eu
 COLLPLAN=$1 LIB=$2 APP=$3 WORK=$4 P=$5
 PLANS=$WORK/plans

@@ -3,23 +3,35 @@
 // Preloaded into an unmodified MPI program (mpirun -x LD_PRELOAD=... -x
 // COLLPLAN_PLANS=DIR), this library defines MPI_Allreduce,
 // MPI_Reduce_scatter_block, MPI_Allgather, MPI_Allgatherv, MPI_Bcast and
-// MPI_Reduce through the MPI profiling interface. Each call looks for a plan in
-// DIR (PlanDirectory.h names the files), runs it with the executor over the MPI
-// transport on a private duplicate of the call's communicator, and otherwise
-// calls the PMPI_ version: no COLLPLAN_PLANS, an intercommunicator, a
-// derived or unsupported datatype, a user-defined operator, no plan that
-// fits. A process reads only its own rank's program of a plan (with the
-// header and the whole plan's hash: RankSlice.h), so its memory does not grow
-// with P. The first time a communicator uses a plan its ranks compare plan
-// hashes, so ranks reading different files fail with a message naming both.
+// MPI_Reduce through the MPI profiling interface. A call runs from a plan in
+// DIR (PlanDirectory.h names the files), with the executor over the MPI
+// transport on a private duplicate of the call's communicator, or calls the
+// PMPI_ version. A process reads only its own rank's program of a plan (with
+// the header and the whole plan's hash: RankSlice.h), so its memory does not
+// grow with P.
 //
-// COLLPLAN_VERBOSE=1 logs, to stderr, the first use of each plan and the
-// first fallback of each kind; COLLPLAN_VERBOSE=2 logs every call.
-// Not thread-safe: calls from several threads at once are not supported.
+// Every rank of a call must take the same path, or the job hangs. So the
+// choice depends only on what MPI guarantees is equal on every rank of a
+// call: the communicator, the size in bytes of the type signature, the
+// counts, the root, and for reductions the datatype and operator. A buffer
+// whose datatype is not plain contiguous bytes is packed into a staging area
+// (MpiTypes.h) instead of being sent down another path. The first call of
+// each shape on a communicator looks its plan up on every rank, and the ranks
+// agree on it with one allreduce of the plan's hash: all run it, all call
+// PMPI_, or, when they found different plans (or one found none), all fail
+// with a message naming both. The decision is kept per communicator, so a
+// later call of that shape costs a map lookup.
+//
+// COLLPLAN_VERBOSE=1 logs to stderr each decision (once per communicator and
+// call shape), each reason for calling MPI's own collective once, and a
+// summary per communicator when it is freed or at MPI_Finalize;
+// COLLPLAN_VERBOSE=2 logs every call. Nothing is formatted when logging is
+// off. Not thread-safe: calls from several threads at once are not supported.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Executor.h"
+#include "runtime/interposer/MpiTypes.h"
 #include "runtime/interposer/PlanDirectory.h"
 #include "runtime/mpi/MpiTransport.h"
 
@@ -30,10 +42,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 using namespace collplan;
 using namespace collplan::runtime;
@@ -79,90 +94,90 @@ PlanDirectory *planDirectory() {
     if (verbosity() >= 1)
       log("COLLPLAN_PLANS=" + std::string(Path) + ": " +
           std::to_string(Opened->size()) + " plan file(s)");
+    // A misnamed plan would silently never run: say so, once per job.
+    if (worldRank() == 0)
+      for (const std::string &Warning : Opened->misnamed())
+        log(Warning);
     D = std::make_unique<PlanDirectory>(std::move(*Opened));
     return D;
   }();
   return Dir.get();
 }
 
-std::optional<Datatype> datatypeOf(MPI_Datatype T, bool Reducing) {
-  struct Entry {
-    MPI_Datatype Mpi;
-    Datatype Ours;
-  };
-  // The fixed-width types, then C's named types by their size here.
-  auto Sized = [](size_t Size, bool Signed) {
-    switch (Size) {
-    case 1:
-      return Signed ? Datatype::Int8 : Datatype::UInt8;
-    case 2:
-      return Signed ? Datatype::Int16 : Datatype::UInt16;
-    case 4:
-      return Signed ? Datatype::Int32 : Datatype::UInt32;
-    default:
-      return Signed ? Datatype::Int64 : Datatype::UInt64;
-    }
-  };
-  const Entry Table[] = {
-      {MPI_INT8_T, Datatype::Int8},
-      {MPI_INT16_T, Datatype::Int16},
-      {MPI_INT32_T, Datatype::Int32},
-      {MPI_INT64_T, Datatype::Int64},
-      {MPI_UINT8_T, Datatype::UInt8},
-      {MPI_UINT16_T, Datatype::UInt16},
-      {MPI_UINT32_T, Datatype::UInt32},
-      {MPI_UINT64_T, Datatype::UInt64},
-      {MPI_FLOAT, Datatype::Float},
-      {MPI_DOUBLE, Datatype::Double},
-      {MPI_SIGNED_CHAR, Datatype::Int8},
-      {MPI_UNSIGNED_CHAR, Datatype::UInt8},
-      {MPI_SHORT, Sized(sizeof(short), true)},
-      {MPI_UNSIGNED_SHORT, Sized(sizeof(short), false)},
-      {MPI_INT, Sized(sizeof(int), true)},
-      {MPI_UNSIGNED, Sized(sizeof(int), false)},
-      {MPI_LONG, Sized(sizeof(long), true)},
-      {MPI_UNSIGNED_LONG, Sized(sizeof(long), false)},
-      {MPI_LONG_LONG, Sized(sizeof(long long), true)},
-      {MPI_UNSIGNED_LONG_LONG, Sized(sizeof(long long), false)},
-  };
-  for (const Entry &E : Table)
-    if (E.Mpi == T)
-      return E.Ours;
-  // Moving bytes without combining them: any byte-like type will do.
-  if (!Reducing && (T == MPI_BYTE || T == MPI_CHAR))
-    return Datatype::UInt8;
-  return std::nullopt;
-}
+/// The shape of a call: everything its plan is chosen by, all of it equal on
+/// every rank of the call.
+struct CallKey {
+  Collective Kind = Collective::Allreduce;
+  uint64_t Bytes = 0; ///< The whole vector's bytes.
+  std::optional<ReduceOp> Op;
+  std::optional<uint32_t> Root;
+  /// Allgatherv: the bytes each rank contributes.
+  std::vector<uint64_t> Counts;
 
-std::optional<ReduceOp> reduceOpOf(MPI_Op Op) {
-  const std::pair<MPI_Op, ReduceOp> Table[] = {
-      {MPI_SUM, ReduceOp::Sum},   {MPI_PROD, ReduceOp::Prod},
-      {MPI_MIN, ReduceOp::Min},   {MPI_MAX, ReduceOp::Max},
-      {MPI_BAND, ReduceOp::Band}, {MPI_BOR, ReduceOp::Bor},
-      {MPI_BXOR, ReduceOp::Bxor}, {MPI_LAND, ReduceOp::Land},
-      {MPI_LOR, ReduceOp::Lor},   {MPI_LXOR, ReduceOp::Lxor}};
-  for (const auto &[Mpi, Ours] : Table)
-    if (Mpi == Op)
-      return Ours;
-  return std::nullopt;
-}
+  friend bool operator<(const CallKey &A, const CallKey &B) {
+    return std::tie(A.Kind, A.Bytes, A.Op, A.Root, A.Counts) <
+           std::tie(B.Kind, B.Bytes, B.Op, B.Root, B.Counts);
+  }
+};
 
-/// What a communicator keeps between calls: a private duplicate (our
-/// messages never meet the application's), its transport, the plans whose
-/// hash its ranks agreed on, and one executor per plan.
+/// What the ranks of a communicator agreed to do with calls of one shape.
+struct Decision {
+  std::optional<FoundPlan> Found; ///< Nothing: call PMPI_.
+  /// Non-empty when the ranks found different plans: every such call fails.
+  std::string Error;
+};
+
+/// What a communicator keeps between calls: its decisions, the private
+/// duplicate our messages travel on (made when the first plan runs, so they
+/// never meet the application's), one executor per plan, staging areas, and
+/// the counts the summary reports.
 struct CommState {
+  uint32_t Rank = 0, Size = 1;
+  bool Inter = false;
+  std::string Name;
   MPI_Comm Dup = MPI_COMM_NULL;
   std::unique_ptr<MpiTransport> Transport;
-  std::set<const RankSlice *> Agreed;
+  std::map<CallKey, Decision> Decisions;
   std::map<const RankSlice *, std::unique_ptr<Executor>> Executors;
+  std::vector<char> Staging, SendStaging;
+  uint64_t FromPlans = 0;
+  std::map<std::string, uint64_t> Fallbacks; ///< By reason.
+  bool Summarized = false;
 };
+
+std::set<CommState *> &liveStates() {
+  static std::set<CommState *> States;
+  return States;
+}
+
+/// At verbosity 1, one line per communicator from its rank 0: calls run from
+/// plans, and calls left to MPI by reason.
+void summarize(CommState &S) {
+  if (S.Summarized)
+    return;
+  S.Summarized = true;
+  uint64_t ToMpi = 0;
+  std::string Reasons;
+  for (const auto &[Reason, N] : S.Fallbacks) {
+    ToMpi += N;
+    Reasons +=
+        (Reasons.empty() ? " (" : ", ") + std::to_string(N) + " " + Reason;
+  }
+  if (verbosity() < 1 || S.Rank != 0 || S.FromPlans + ToMpi == 0)
+    return;
+  log(S.Name + ": " + std::to_string(S.FromPlans) + " call(s) from plans, " +
+      std::to_string(ToMpi) + " by MPI's own collectives" +
+      (Reasons.empty() ? "" : Reasons + ")"));
+}
 
 int deleteCommState(MPI_Comm Comm, int, void *Attr, void *) {
   auto *S = static_cast<CommState *>(Attr);
+  summarize(*S);
   // MPI_COMM_WORLD's attributes go at finalize, when freeing is too late.
   if (S->Dup != MPI_COMM_NULL && Comm != MPI_COMM_WORLD &&
       Comm != MPI_COMM_SELF)
     PMPI_Comm_free(&S->Dup);
+  liveStates().erase(S);
   delete S;
   return MPI_SUCCESS;
 }
@@ -178,77 +193,175 @@ CommState &stateOf(MPI_Comm Comm) {
   if (Found)
     return *static_cast<CommState *>(Attr);
   auto *S = new CommState;
-  PMPI_Comm_dup(Comm, &S->Dup);
-  S->Transport = std::make_unique<MpiTransport>(S->Dup);
+  int Rank = 0, Size = 1, Inter = 0, NameLength = 0;
+  PMPI_Comm_rank(Comm, &Rank);
+  PMPI_Comm_size(Comm, &Size);
+  PMPI_Comm_test_inter(Comm, &Inter);
+  S->Rank = uint32_t(Rank);
+  S->Size = uint32_t(Size);
+  S->Inter = Inter != 0;
+  char Name[MPI_MAX_OBJECT_NAME] = {};
+  PMPI_Comm_get_name(Comm, Name, &NameLength);
+  S->Name = (NameLength > 0 ? std::string(Name) : "a communicator") + " of " +
+            std::to_string(Size) + " ranks";
   PMPI_Comm_set_attr(Comm, Keyval, S);
+  liveStates().insert(S);
   return *S;
 }
 
 /// One interposed call, described independently of its MPI signature.
 struct Call {
   const char *Function;
-  Collective Kind;
   MPI_Comm Comm;
-  uint64_t Bytes;
-  std::optional<ReduceOp> Op;
-  /// Broadcast and reduce: the call's root, which the plan's must equal.
-  std::optional<uint32_t> Root;
+  CallKey Key;
   /// What else the plan must fit (the layout of the call's counts).
-  std::function<bool(const PlanHeader &)> Accept = [](const PlanHeader &) {
-    return true;
-  };
+  llvm::function_ref<bool(const PlanHeader &)> Accept;
+
+  Call(const char *Function, MPI_Comm Comm, Collective Kind,
+       llvm::function_ref<bool(const PlanHeader &)> Accept = nullptr)
+      : Function(Function), Comm(Comm), Accept(Accept) {
+    Key.Kind = Kind;
+  }
+
+  std::string describe(const CommState &S) const {
+    return std::string(Function) + " of " + std::to_string(Key.Bytes) +
+           " bytes on " + std::to_string(S.Size) + " ranks";
+  }
+  std::string mpiFunction() const {
+    return "PMPI_" + std::string(Function).substr(4);
+  }
 };
 
-/// Runs the call from a plan. Returns false (before any communication)
-/// when the call should go to PMPI_; sets Result otherwise.
-bool runFromPlan(const Call &C, const CallArgs &Args, int &Result) {
-  PlanDirectory *Dir = planDirectory();
-  if (!Dir)
-    return false;
-  int Inter = 0, Size = 1;
-  PMPI_Comm_test_inter(C.Comm, &Inter);
-  if (Inter)
-    return false;
-  PMPI_Comm_size(C.Comm, &Size);
-  std::string What = std::string(C.Function) + " of " +
-                     std::to_string(C.Bytes) + " bytes on " +
-                     std::to_string(Size) + " ranks";
+/// Counts and logs a call left to MPI's own collective for Reason; every rank
+/// of the call reaches the same reason.
+void leaveToMpi(const Call &C, CommState &S, const std::string &Reason,
+                bool Logged = false) {
+  ++S.Fallbacks[Reason];
+  if (verbosity() >= 2)
+    log(C.describe(S) + ": " + Reason + ", calling " + C.mpiFunction());
+  else if (verbosity() >= 1 && !Logged)
+    logOnce(std::string(C.Function) + ": " + Reason + ", calling " +
+            C.mpiFunction());
+}
+
+/// Leaves the call to MPI for a reason found before any plan lookup.
+void refuse(const Call &C, const std::string &Reason) {
+  if (planDirectory())
+    leaveToMpi(C, stateOf(C.Comm), Reason);
+}
+
+std::string hashName(uint64_t Hash) {
+  return Hash ? planHashHex(Hash) : std::string("none (no plan)");
+}
+
+/// The decision for calls shaped like C on S's communicator, made the first
+/// time one is seen: every rank looks its plan up, then one allreduce of the
+/// hash and its complement gives the highest and lowest hash found.
+const Decision &decide(CommState &S, const Call &C) {
+  auto It = S.Decisions.find(C.Key);
+  if (It != S.Decisions.end())
+    return It->second;
   auto Fits = [&](const PlanHeader &H) {
-    return H.Root == C.Root && C.Accept(H);
+    return H.Root == C.Key.Root && (!C.Accept || C.Accept(H));
   };
-  int Rank = 0;
-  PMPI_Comm_rank(C.Comm, &Rank);
-  std::optional<FoundPlan> Found =
-      Dir->find(C.Kind, uint32_t(Size), uint32_t(Rank), C.Bytes, C.Op, Fits,
-                [](const std::string &W) { logOnce(W); });
-  if (!Found) {
-    logOnce(What + ": no plan fits, calling PMPI_" +
-            std::string(C.Function).substr(4));
-    return false;
-  }
-  const RankSlice &P = *Found->Slice;
-  const std::string &Path = Found->Entry->Path;
+  std::optional<FoundPlan> Found = planDirectory()->find(
+      C.Key.Kind, S.Size, S.Rank, C.Key.Bytes, C.Key.Op, Fits,
+      [](const std::string &Warning) { logOnce(Warning); });
+  uint64_t Mine = Found ? Found->Slice->Hash : 0;
+  uint64_t Sent[2] = {Mine, ~Mine}, Highest[2] = {0, 0};
+  PMPI_Allreduce(Sent, Highest, 2, MPI_UINT64_T, MPI_MAX, C.Comm);
+  uint64_t Max = Highest[0], Min = ~Highest[1];
+  Decision D;
+  if (Min != Max)
+    D.Error =
+        "the ranks found different plans for " + C.describe(S) +
+        ": this rank " +
+        (Found ? "has " + Found->Entry->Path + " (hash " + hashName(Mine) + ")"
+               : std::string("has no plan that fits")) +
+        "; the hashes on the communicator range from " + hashName(Min) +
+        " to " + hashName(Max) +
+        ". Give every rank the same COLLPLAN_PLANS directory";
+  else
+    D.Found = Found;
+  if (verbosity() >= 1 && D.Found)
+    log(C.describe(S) + ": plan " + Found->Entry->Path + " (" +
+        Found->Slice->Header.Algorithm + ", hash " + planHashHex(Mine) + ")");
+  else if (verbosity() >= 1 && D.Error.empty())
+    log(C.describe(S) + ": no plan fits, calling " + C.mpiFunction());
+  return S.Decisions.emplace(C.Key, std::move(D)).first->second;
+}
+
+/// How a plan runs one call: the executor, the transport, and the state
+/// whose staging areas it may use.
+using RunFn =
+    llvm::function_ref<llvm::Error(Executor &, Transport &, CommState &)>;
+
+/// The call's result when its ranks agreed on a plan and ran it; nothing when
+/// they all go to PMPI_.
+std::optional<int> fromPlan(const Call &C, RunFn Run) {
+  if (!planDirectory())
+    return std::nullopt;
   CommState &S = stateOf(C.Comm);
-  auto Fail = [&](const std::string &Message) {
-    log(std::string(C.Function) + ": " + Message);
-    Result = MPI_ERR_OTHER;
-    PMPI_Comm_call_errhandler(C.Comm, MPI_ERR_OTHER);
-    return true;
-  };
-  if (!S.Agreed.count(&P)) {
-    if (llvm::Error Err = checkSameHash(*S.Transport, P.Hash))
-      return Fail(llvm::toString(std::move(Err)) + " (plan " + Path + ")");
-    S.Agreed.insert(&P);
+  if (S.Inter) {
+    leaveToMpi(C, S, "an intercommunicator");
+    return std::nullopt;
   }
+  const Decision &D = decide(S, C);
+  auto Fail = [&](const std::string &Message) -> int {
+    log(std::string(C.Function) + ": " + Message);
+    PMPI_Comm_call_errhandler(C.Comm, MPI_ERR_OTHER);
+    return MPI_ERR_OTHER;
+  };
+  if (!D.Error.empty())
+    return Fail(D.Error);
+  if (!D.Found) {
+    leaveToMpi(C, S, "no plan fits", /*Logged=*/true);
+    return std::nullopt;
+  }
+  if (!S.Transport) {
+    PMPI_Comm_dup(C.Comm, &S.Dup);
+    S.Transport = std::make_unique<MpiTransport>(S.Dup);
+  }
+  const RankSlice &P = *D.Found->Slice;
   std::unique_ptr<Executor> &Ex = S.Executors[&P];
   if (!Ex)
     Ex = std::make_unique<Executor>(P.Header, P.Prog, P.Rank);
-  logOnce(What + ": plan " + Path + " (" + P.Header.Algorithm + ", hash " +
-          planHashHex(P.Hash) + ")");
-  if (llvm::Error Err = Ex->run(*S.Transport, Args))
+  ++S.FromPlans;
+  if (verbosity() >= 2)
+    log(C.describe(S) + ": plan " + D.Found->Entry->Path);
+  if (llvm::Error Err = Run(*Ex, *S.Transport, S))
     return Fail(llvm::toString(std::move(Err)));
-  Result = MPI_SUCCESS;
-  return true;
+  return MPI_SUCCESS;
+}
+
+/// Room for Bytes bytes in Area, kept between calls.
+char *room(std::vector<char> &Area, uint64_t Bytes) {
+  if (Area.size() < Bytes)
+    Area.resize(Bytes);
+  return Area.data();
+}
+
+/// The executor's view of a reduction: MPI_IN_PLACE (SendBuf) is the
+/// contract's in place.
+CallArgs reductionArgs(const void *SendBuf, void *RecvBuf, uint64_t Count,
+                       Datatype Type, ReduceOp Op) {
+  CallArgs A;
+  A.Input = SendBuf == MPI_IN_PLACE ? nullptr : SendBuf;
+  A.Output = RecvBuf;
+  A.Count = Count;
+  A.Type = Type;
+  A.Op = Operator::predefined(Op);
+  return A;
+}
+
+/// The executor's view of a data movement: bytes. Input null is in place.
+CallArgs byteArgs(const void *Input, void *Output, uint64_t Bytes) {
+  CallArgs A;
+  A.Input = Input;
+  A.Output = Output;
+  A.Count = Bytes;
+  A.Type = Datatype::UInt8;
+  return A;
 }
 
 /// A predefined operator on a type it is defined on, as ours.
@@ -257,35 +370,47 @@ struct TypedOp {
   ReduceOp Op;
 };
 
-/// The call's type and operator when a plan may combine them.
-std::optional<TypedOp> typedOpOf(MPI_Datatype Type, MPI_Op Op) {
-  std::optional<Datatype> T = datatypeOf(Type, true);
+/// The call's type and operator when a plan may combine them; otherwise the
+/// call is left to MPI (MPI requires the same datatype and operator on every
+/// rank of a reduction, so every rank refuses alike).
+std::optional<TypedOp> typedOpOf(const Call &C, MPI_Datatype Type, MPI_Op Op,
+                                 int Count) {
+  std::optional<Datatype> T = reducibleTypeOf(Type);
   std::optional<ReduceOp> O = reduceOpOf(Op);
-  if (!T || !O || !supports(*T, *O))
-    return std::nullopt;
-  return TypedOp{*T, *O};
-}
-
-/// The executor's view of the call's buffers: MPI_IN_PLACE (Input null) is the
-/// contract's in place.
-CallArgs argsOf(const void *SendBuf, void *RecvBuf, uint64_t Count,
-                Datatype Type, std::optional<ReduceOp> Op = std::nullopt) {
-  CallArgs A;
-  A.Input = SendBuf == MPI_IN_PLACE ? nullptr : SendBuf;
-  A.Output = RecvBuf;
-  A.Count = Count;
-  A.Type = Type;
-  if (Op)
-    A.Op = Operator::predefined(*Op);
-  return A;
-}
-
-/// The call's result when a plan ran it; nothing when it goes to PMPI_.
-std::optional<int> fromPlan(const Call &C, const CallArgs &Args) {
-  int Result = MPI_SUCCESS;
-  if (runFromPlan(C, Args, Result))
-    return Result;
+  if (Count < 0)
+    refuse(C, "a negative count");
+  else if (!O)
+    refuse(C, "a user-defined operator");
+  else if (!T)
+    refuse(C, "a datatype plans do not reduce (derived or pair type)");
+  else if (!supports(*T, *O))
+    refuse(C, "an operator not defined on the datatype");
+  else
+    return TypedOp{*T, *O};
   return std::nullopt;
+}
+
+/// Reduce-scatter-block and allgather give every rank the same count.
+bool equalBlocks(const PlanHeader &H) { return H.Weights.empty(); }
+
+bool isIntercommunicator(MPI_Comm Comm) {
+  int Inter = 0;
+  PMPI_Comm_test_inter(Comm, &Inter);
+  return Inter != 0;
+}
+
+/// The input of a gather: null when in place, the send buffer when its bytes
+/// can be read directly, else its bytes packed into the send staging area.
+const void *gatherInput(const void *SendBuf, int SendCount,
+                        MPI_Datatype SendType, CommState &S, MPI_Comm Comm) {
+  if (SendBuf == MPI_IN_PLACE)
+    return nullptr;
+  TypeLayout L = layoutOf(SendType);
+  if (L.Contiguous)
+    return SendBuf;
+  char *Packed = room(S.SendStaging, uint64_t(SendCount) * L.Size);
+  packBytes(SendBuf, uint64_t(SendCount), SendType, L, Packed, Comm);
+  return Packed;
 }
 
 } // namespace
@@ -294,16 +419,15 @@ extern "C" {
 
 COLLPLAN_EXPORT int MPI_Allreduce(const void *SendBuf, void *RecvBuf, int Count,
                                   MPI_Datatype Type, MPI_Op Op, MPI_Comm Comm) {
-  std::optional<TypedOp> T = typedOpOf(Type, Op);
-  if (T && Count >= 0) {
-    Call C{"MPI_Allreduce",
-           Collective::Allreduce,
-           Comm,
-           uint64_t(Count) * sizeOf(T->Type),
-           T->Op,
-           std::nullopt};
-    if (std::optional<int> Result = fromPlan(
-            C, argsOf(SendBuf, RecvBuf, uint64_t(Count), T->Type, T->Op)))
+  Call C("MPI_Allreduce", Comm, Collective::Allreduce);
+  if (std::optional<TypedOp> T = typedOpOf(C, Type, Op, Count)) {
+    C.Key.Bytes = uint64_t(Count) * sizeOf(T->Type);
+    C.Key.Op = T->Op;
+    if (std::optional<int> Result =
+            fromPlan(C, [&](Executor &Ex, Transport &Tr, CommState &) {
+              return Ex.run(Tr, reductionArgs(SendBuf, RecvBuf, uint64_t(Count),
+                                              T->Type, T->Op));
+            }))
       return *Result;
   }
   return PMPI_Allreduce(SendBuf, RecvBuf, Count, Type, Op, Comm);
@@ -312,48 +436,113 @@ COLLPLAN_EXPORT int MPI_Allreduce(const void *SendBuf, void *RecvBuf, int Count,
 COLLPLAN_EXPORT int MPI_Reduce_scatter_block(const void *SendBuf, void *RecvBuf,
                                              int RecvCount, MPI_Datatype Type,
                                              MPI_Op Op, MPI_Comm Comm) {
-  std::optional<TypedOp> T = typedOpOf(Type, Op);
-  int Size = 1;
-  PMPI_Comm_size(Comm, &Size);
-  if (T && RecvCount >= 0) {
+  // Equal blocks give every rank exactly RecvCount elements.
+  Call C("MPI_Reduce_scatter_block", Comm, Collective::ReduceScatter,
+         equalBlocks);
+  if (std::optional<TypedOp> T = typedOpOf(C, Type, Op, RecvCount)) {
+    int Size = 1;
+    PMPI_Comm_size(Comm, &Size);
     uint64_t N = uint64_t(RecvCount) * uint64_t(Size);
-    // Equal blocks give every rank exactly RecvCount elements.
-    Call C{"MPI_Reduce_scatter_block",
-           Collective::ReduceScatter,
-           Comm,
-           N * sizeOf(T->Type),
-           T->Op,
-           std::nullopt,
-           [](const PlanHeader &H) { return H.Weights.empty(); }};
-    if (std::optional<int> Result =
-            fromPlan(C, argsOf(SendBuf, RecvBuf, N, T->Type, T->Op)))
+    C.Key.Bytes = N * sizeOf(T->Type);
+    C.Key.Op = T->Op;
+    if (std::optional<int> Result = fromPlan(C, [&](Executor &Ex, Transport &Tr,
+                                                    CommState &) {
+          return Ex.run(Tr, reductionArgs(SendBuf, RecvBuf, N, T->Type, T->Op));
+        }))
       return *Result;
   }
   return PMPI_Reduce_scatter_block(SendBuf, RecvBuf, RecvCount, Type, Op, Comm);
+}
+
+COLLPLAN_EXPORT int MPI_Reduce(const void *SendBuf, void *RecvBuf, int Count,
+                               MPI_Datatype Type, MPI_Op Op, int Root,
+                               MPI_Comm Comm) {
+  Call C("MPI_Reduce", Comm, Collective::Reduce);
+  std::optional<TypedOp> T = typedOpOf(C, Type, Op, Count);
+  if (T && Root < 0)
+    refuse(C, "a negative root");
+  else if (T) {
+    C.Key.Bytes = uint64_t(Count) * sizeOf(T->Type);
+    C.Key.Op = T->Op;
+    C.Key.Root = uint32_t(Root);
+    // MPI_IN_PLACE is legal at the root only, where it means the input is
+    // in RecvBuf: the contract's in place.
+    if (std::optional<int> Result =
+            fromPlan(C, [&](Executor &Ex, Transport &Tr, CommState &) {
+              return Ex.run(Tr, reductionArgs(SendBuf, RecvBuf, uint64_t(Count),
+                                              T->Type, T->Op));
+            }))
+      return *Result;
+  }
+  return PMPI_Reduce(SendBuf, RecvBuf, Count, Type, Op, Root, Comm);
+}
+
+COLLPLAN_EXPORT int MPI_Bcast(void *Buffer, int Count, MPI_Datatype Type,
+                              int Root, MPI_Comm Comm) {
+  Call C("MPI_Bcast", Comm, Collective::Broadcast);
+  if (Count < 0 || Root < 0) {
+    refuse(C, "a negative count or root");
+    return PMPI_Bcast(Buffer, Count, Type, Root, Comm);
+  }
+  // Ranks may describe the same bytes with different datatypes: the plan
+  // moves the bytes, packed where a rank's type is not contiguous.
+  TypeLayout L = layoutOf(Type);
+  C.Key.Bytes = uint64_t(Count) * L.Size;
+  C.Key.Root = uint32_t(Root);
+  if (std::optional<int> Result =
+          fromPlan(C, [&](Executor &Ex, Transport &Tr, CommState &S) {
+            if (L.Contiguous)
+              return Ex.run(Tr, byteArgs(nullptr, Buffer, C.Key.Bytes));
+            char *Stage = room(S.Staging, C.Key.Bytes);
+            bool AtRoot = S.Rank == uint32_t(Root);
+            if (AtRoot)
+              packBytes(Buffer, uint64_t(Count), Type, L, Stage, Comm);
+            llvm::Error E = Ex.run(Tr, byteArgs(nullptr, Stage, C.Key.Bytes));
+            if (!E && !AtRoot)
+              unpackBytes(Stage, uint64_t(Count), Type, L, Buffer, Comm);
+            return E;
+          }))
+    return *Result;
+  return PMPI_Bcast(Buffer, Count, Type, Root, Comm);
 }
 
 COLLPLAN_EXPORT int MPI_Allgather(const void *SendBuf, int SendCount,
                                   MPI_Datatype SendType, void *RecvBuf,
                                   int RecvCount, MPI_Datatype RecvType,
                                   MPI_Comm Comm) {
-  bool InPlace = SendBuf == MPI_IN_PLACE;
-  std::optional<Datatype> T = datatypeOf(RecvType, false);
+  Call C("MPI_Allgather", Comm, Collective::Allgather, equalBlocks);
+  if (RecvCount < 0 || (SendBuf != MPI_IN_PLACE && SendCount < 0)) {
+    refuse(C, "a negative count");
+    return PMPI_Allgather(SendBuf, SendCount, SendType, RecvBuf, RecvCount,
+                          RecvType, Comm);
+  }
   int Size = 1;
   PMPI_Comm_size(Comm, &Size);
-  if (T && RecvCount >= 0 &&
-      (InPlace || (SendType == RecvType && SendCount == RecvCount))) {
-    uint64_t N = uint64_t(RecvCount) * uint64_t(Size);
-    Call C{"MPI_Allgather",
-           Collective::Allgather,
-           Comm,
-           N * sizeOf(*T),
-           std::nullopt,
-           std::nullopt,
-           [](const PlanHeader &H) { return H.Weights.empty(); }};
-    if (std::optional<int> Result =
-            fromPlan(C, argsOf(SendBuf, RecvBuf, N, *T)))
-      return *Result;
-  }
+  // Each rank's part has the receive signature's bytes, whatever the types.
+  TypeLayout L = layoutOf(RecvType);
+  uint64_t Part = uint64_t(RecvCount) * L.Size;
+  C.Key.Bytes = Part * uint64_t(Size);
+  if (std::optional<int> Result =
+          fromPlan(C, [&](Executor &Ex, Transport &Tr, CommState &S) {
+            uint64_t Elements = uint64_t(RecvCount) * uint64_t(Size);
+            if (L.Contiguous)
+              return Ex.run(Tr, byteArgs(gatherInput(SendBuf, SendCount,
+                                                     SendType, S, Comm),
+                                         RecvBuf, C.Key.Bytes));
+            char *Stage = room(S.Staging, C.Key.Bytes);
+            if (SendBuf == MPI_IN_PLACE)
+              packBytes(static_cast<char *>(RecvBuf) +
+                            MPI_Aint(S.Rank) * RecvCount * L.Extent,
+                        uint64_t(RecvCount), RecvType, L, Stage + S.Rank * Part,
+                        Comm);
+            llvm::Error E = Ex.run(
+                Tr, byteArgs(gatherInput(SendBuf, SendCount, SendType, S, Comm),
+                             Stage, C.Key.Bytes));
+            if (!E)
+              unpackBytes(Stage, Elements, RecvType, L, RecvBuf, Comm);
+            return E;
+          }))
+    return *Result;
   return PMPI_Allgather(SendBuf, SendCount, SendType, RecvBuf, RecvCount,
                         RecvType, Comm);
 }
@@ -362,69 +551,70 @@ COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount,
                                    MPI_Datatype SendType, void *RecvBuf,
                                    const int RecvCounts[], const int Displs[],
                                    MPI_Datatype RecvType, MPI_Comm Comm) {
-  bool InPlace = SendBuf == MPI_IN_PLACE;
-  std::optional<Datatype> T = datatypeOf(RecvType, false);
-  int Size = 1, Rank = 0, Inter = 0;
-  PMPI_Comm_size(Comm, &Size);
-  PMPI_Comm_rank(Comm, &Rank);
+  Call C("MPI_Allgatherv", Comm, Collective::Allgatherv);
   // On an intercommunicator RecvCounts has the remote group's size: do not
-  // read it by local ranks (runFromPlan would refuse the call anyway).
-  PMPI_Comm_test_inter(Comm, &Inter);
-  if (T && !Inter &&
-      (InPlace || (SendType == RecvType && SendCount == RecvCounts[Rank]))) {
-    uint64_t N = 0;
-    for (int R = 0; R < Size; ++R)
-      N += uint64_t(std::max(RecvCounts[R], 0));
-    // The plan's weights must place every rank's part where the call does.
-    auto Fits = [=](const PlanHeader &H) {
-      BlockLayout L(H, N);
-      for (int R = 0; R < Size; ++R) {
-        BlockSet Own = H.ownedBy(uint32_t(R));
-        if (L.size(Own) != uint64_t(RecvCounts[R]) ||
-            L.begin(Own.ranges()[0].Begin) != uint64_t(Displs[R]))
-          return false;
-      }
-      return true;
-    };
-    Call C{"MPI_Allgatherv", Collective::Allgatherv, Comm, N * sizeOf(*T),
-           std::nullopt,     std::nullopt,           Fits};
-    if (std::optional<int> Result =
-            fromPlan(C, argsOf(SendBuf, RecvBuf, N, *T)))
-      return *Result;
+  // read it by local ranks.
+  if (isIntercommunicator(Comm)) {
+    refuse(C, "an intercommunicator");
+    return PMPI_Allgatherv(SendBuf, SendCount, SendType, RecvBuf, RecvCounts,
+                           Displs, RecvType, Comm);
   }
+  int Size = 1;
+  PMPI_Comm_size(Comm, &Size);
+  // The counts are the same on every rank; the displacements and the
+  // receive type's layout are each rank's own.
+  TypeLayout L = layoutOf(RecvType);
+  std::vector<uint64_t> Begin(size_t(Size) + 1, 0);
+  bool DirectLayout = L.Contiguous;
+  C.Key.Counts.resize(size_t(Size));
+  for (int R = 0; R < Size; ++R) {
+    C.Key.Counts[R] = uint64_t(std::max(RecvCounts[R], 0)) * L.Size;
+    Begin[R + 1] = Begin[R] + C.Key.Counts[R];
+    DirectLayout &=
+        uint64_t(std::max(Displs[R], 0)) * L.Size == Begin[R] && Displs[R] >= 0;
+  }
+  C.Key.Bytes = Begin[Size];
+  // The plan's weights must give every rank its count.
+  auto GivesCounts = [&](const PlanHeader &H) {
+    BlockLayout Layout(H, C.Key.Bytes);
+    for (int R = 0; R < Size; ++R)
+      if (Layout.size(H.ownedBy(uint32_t(R))) != C.Key.Counts[R])
+        return false;
+    return true;
+  };
+  C.Accept = GivesCounts;
+  auto PartOf = [&](int R) {
+    return static_cast<char *>(RecvBuf) + MPI_Aint(Displs[R]) * L.Extent;
+  };
+  if (std::optional<int> Result =
+          fromPlan(C, [&](Executor &Ex, Transport &Tr, CommState &S) {
+            if (DirectLayout)
+              return Ex.run(Tr, byteArgs(gatherInput(SendBuf, SendCount,
+                                                     SendType, S, Comm),
+                                         RecvBuf, C.Key.Bytes));
+            char *Stage = room(S.Staging, C.Key.Bytes);
+            int Me = int(S.Rank);
+            if (SendBuf == MPI_IN_PLACE)
+              packBytes(PartOf(Me), uint64_t(RecvCounts[Me]), RecvType, L,
+                        Stage + Begin[Me], Comm);
+            llvm::Error E = Ex.run(
+                Tr, byteArgs(gatherInput(SendBuf, SendCount, SendType, S, Comm),
+                             Stage, C.Key.Bytes));
+            for (int R = 0; !E && R < Size; ++R)
+              unpackBytes(Stage + Begin[R], uint64_t(RecvCounts[R]), RecvType,
+                          L, PartOf(R), Comm);
+            return E;
+          }))
+    return *Result;
   return PMPI_Allgatherv(SendBuf, SendCount, SendType, RecvBuf, RecvCounts,
                          Displs, RecvType, Comm);
 }
 
-COLLPLAN_EXPORT int MPI_Bcast(void *Buffer, int Count, MPI_Datatype Type,
-                              int Root, MPI_Comm Comm) {
-  std::optional<Datatype> T = datatypeOf(Type, false);
-  if (T && Count >= 0 && Root >= 0) {
-    Call C{"MPI_Bcast",  Collective::Broadcast,
-           Comm,         uint64_t(Count) * sizeOf(*T),
-           std::nullopt, uint32_t(Root)};
-    if (std::optional<int> Result =
-            fromPlan(C, argsOf(nullptr, Buffer, uint64_t(Count), *T)))
-      return *Result;
-  }
-  return PMPI_Bcast(Buffer, Count, Type, Root, Comm);
-}
-
-COLLPLAN_EXPORT int MPI_Reduce(const void *SendBuf, void *RecvBuf, int Count,
-                               MPI_Datatype Type, MPI_Op Op, int Root,
-                               MPI_Comm Comm) {
-  std::optional<TypedOp> T = typedOpOf(Type, Op);
-  if (T && Count >= 0 && Root >= 0) {
-    Call C{"MPI_Reduce", Collective::Reduce,
-           Comm,         uint64_t(Count) * sizeOf(T->Type),
-           T->Op,        uint32_t(Root)};
-    // MPI_IN_PLACE is legal at the root only, where it means the input is
-    // in RecvBuf: the contract's in place.
-    if (std::optional<int> Result = fromPlan(
-            C, argsOf(SendBuf, RecvBuf, uint64_t(Count), T->Type, T->Op)))
-      return *Result;
-  }
-  return PMPI_Reduce(SendBuf, RecvBuf, Count, Type, Op, Root, Comm);
+/// Prints the summary of every communicator still alive.
+COLLPLAN_EXPORT int MPI_Finalize(void) {
+  for (CommState *S : liveStates())
+    summarize(*S);
+  return PMPI_Finalize();
 }
 
 } // extern "C"

@@ -2,6 +2,8 @@
 
 #include "runtime/interposer/PlanDirectory.h"
 
+#include "plan/ir/Error.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FileSystem.h"
@@ -11,11 +13,24 @@
 
 namespace collplan::runtime {
 
-std::optional<PlanKey> parsePlanFileName(llvm::StringRef FileName) {
+bool hasPlanExtension(llvm::StringRef FileName) {
   llvm::StringRef Ext = llvm::sys::path::extension(FileName);
-  if (Ext != ".cplan" && Ext != ".yaml" && Ext != ".yml" && Ext != ".json")
-    return std::nullopt;
-  llvm::StringRef Stem = FileName.drop_back(Ext.size());
+  return Ext == ".cplan" || Ext == ".yaml" || Ext == ".yml" || Ext == ".json";
+}
+
+static llvm::Error misnamed(const char *Why, llvm::StringRef What = "") {
+  return makeError(
+      ErrorKind::Usage,
+      "%s%s (plan files are named "
+      "<collective>-p<P>-<min>-<max>[-<op>].<cplan|yaml|yml|json>)",
+      What.str().c_str(), Why);
+}
+
+llvm::Expected<PlanKey> parsePlanFileName(llvm::StringRef FileName) {
+  if (!hasPlanExtension(FileName))
+    return misnamed("not a plan file extension");
+  llvm::StringRef Stem =
+      FileName.drop_back(llvm::sys::path::extension(FileName).size());
   // The collective's name may contain '-' (reduce-scatter): match it first.
   PlanKey Key;
   bool Found = false;
@@ -30,22 +45,26 @@ std::optional<PlanKey> parsePlanFileName(llvm::StringRef FileName) {
     }
   }
   if (!Found)
-    return std::nullopt;
+    return misnamed("does not start with a collective's name and -p");
   llvm::SmallVector<llvm::StringRef, 4> Parts;
   Stem.split(Parts, '-');
   if (Parts.size() != 3 && Parts.size() != 4)
-    return std::nullopt;
-  if (Parts[0].getAsInteger(10, Key.Ranks) || Key.Ranks == 0 ||
-      Parts[1].getAsInteger(10, Key.MinBytes))
-    return std::nullopt;
+    return misnamed("expected P, min, max and an optional operator");
+  if (Parts[0].getAsInteger(10, Key.Ranks) || Key.Ranks == 0)
+    return misnamed(": not a communicator size of at least 1", Parts[0]);
+  if (Parts[1].getAsInteger(10, Key.MinBytes))
+    return misnamed(": not a byte count (plain bytes, no unit)", Parts[1]);
   if (Parts[2] != "inf" && Parts[2].getAsInteger(10, Key.MaxBytes))
-    return std::nullopt;
+    return misnamed(": not a byte count or inf (plain bytes, no unit)",
+                    Parts[2]);
   if (Key.MaxBytes <= Key.MinBytes)
-    return std::nullopt;
+    return misnamed("the byte range [min, max) is empty");
   if (Parts.size() == 4) {
     Key.Op = parseReduceOp(Parts[3]);
     if (!Key.Op)
-      return std::nullopt;
+      return misnamed(": not an operator (sum, prod, min, max, band, bor, "
+                      "bxor, land, lor or lxor, in lower case)",
+                      Parts[3]);
   }
   return Key;
 }
@@ -56,12 +75,18 @@ llvm::Expected<PlanDirectory> PlanDirectory::open(const std::string &Dir) {
   for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
        It.increment(EC)) {
     llvm::StringRef Name = llvm::sys::path::filename(It->path());
-    if (std::optional<PlanKey> Key = parsePlanFileName(Name)) {
-      auto E = std::make_unique<PlanEntry>();
-      E->Key = *Key;
-      E->Path = It->path();
-      D.Entries.push_back(std::move(E));
+    if (!hasPlanExtension(Name))
+      continue;
+    llvm::Expected<PlanKey> Key = parsePlanFileName(Name);
+    if (!Key) {
+      D.Misnamed.push_back("ignoring " + It->path() + ": " +
+                           llvm::toString(Key.takeError()));
+      continue;
     }
+    auto E = std::make_unique<PlanEntry>();
+    E->Key = *Key;
+    E->Path = It->path();
+    D.Entries.push_back(std::move(E));
   }
   if (EC)
     return llvm::createStringError(EC, "cannot list plan directory '%s': %s",

@@ -18,9 +18,10 @@
 // e.g. allreduce-p8-0-65536.cplan, allreduce-p8-65536-inf-sum.cplan. When
 // several files match a call, an operator-specific one wins, then the
 // narrowest byte range, then the name (so the choice is deterministic).
-// Other files are ignored. Plans are read on first use and kept; a process
-// reads only the programs of the ranks it is in the communicators that use
-// a plan (readRankSlice), not all P of them.
+// Files with other extensions are ignored; a file with a plan extension and
+// another name is reported (misnamed()). Plans are read on first use and
+// kept; a process reads only the programs of the ranks it is in the
+// communicators that use a plan (readRankSlice), not all P of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,9 +54,11 @@ struct PlanKey {
   std::optional<ReduceOp> Op;
 };
 
-/// Parses a file name (without directory); nullopt when it does not follow
-/// the pattern.
-std::optional<PlanKey> parsePlanFileName(llvm::StringRef FileName);
+/// Whether a file name (without directory) has a plan file's extension.
+bool hasPlanExtension(llvm::StringRef FileName);
+/// Parses a file name (without directory); an error says what in the name
+/// does not follow the pattern.
+llvm::Expected<PlanKey> parsePlanFileName(llvm::StringRef FileName);
 
 struct PlanEntry {
   PlanKey Key;
@@ -73,7 +76,9 @@ struct FoundPlan {
 
 class PlanDirectory {
 public:
-  /// Lists Dir's plan files (reading none of them yet).
+  /// Lists Dir's plan files (reading none of them yet). Files with a plan
+  /// extension whose name does not follow the pattern are listed in
+  /// misnamed(), not silently skipped.
   static llvm::Expected<PlanDirectory> open(const std::string &Dir);
 
   /// The best plan for a call at rank Rank of Ranks, reading Rank's slice
@@ -87,9 +92,12 @@ public:
        const std::function<void(const std::string &)> &Warn);
 
   size_t size() const { return Entries.size(); }
+  /// "ignoring PATH: why", one per misnamed file.
+  const std::vector<std::string> &misnamed() const { return Misnamed; }
 
 private:
   std::vector<std::unique_ptr<PlanEntry>> Entries;
+  std::vector<std::string> Misnamed;
 };
 
 } // namespace collplan::runtime

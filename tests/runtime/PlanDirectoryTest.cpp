@@ -12,25 +12,41 @@
 using namespace collplan;
 using namespace collplan::runtime;
 
+/// The reason a name is refused, or "" when it parses.
+static std::string refusal(llvm::StringRef Name) {
+  llvm::Expected<PlanKey> K = parsePlanFileName(Name);
+  return K ? std::string() : llvm::toString(K.takeError());
+}
+
 TEST_CASE("plan file names") {
-  std::optional<PlanKey> K = parsePlanFileName("allreduce-p8-0-65536.cplan");
-  REQUIRE(K);
+  llvm::Expected<PlanKey> K = parsePlanFileName("allreduce-p8-0-65536.cplan");
+  REQUIRE(bool(K));
   CHECK(K->Kind == Collective::Allreduce);
   CHECK(K->Ranks == 8);
   CHECK(K->MinBytes == 0);
   CHECK(K->MaxBytes == 65536);
   CHECK(!K->Op);
   K = parsePlanFileName("reduce-scatter-p3-1024-inf-bxor.yaml");
-  REQUIRE(K);
+  REQUIRE(bool(K));
   CHECK(K->Kind == Collective::ReduceScatter);
   CHECK(K->MaxBytes == UINT64_MAX);
   CHECK(K->Op == ReduceOp::Bxor);
-  CHECK(!parsePlanFileName("allreduce-p8-0-65536.txt"));
-  CHECK(!parsePlanFileName("allreduce-p0-0-10.cplan"));
-  CHECK(!parsePlanFileName("allreduce-p8-100-10.cplan")); // Empty range.
-  CHECK(!parsePlanFileName("allreduce-p8-0-10-avg.cplan"));
-  CHECK(!parsePlanFileName("scan-p8-0-10.cplan"));
-  CHECK(!parsePlanFileName("README"));
+  CHECK(refusal("allreduce-p8-0-65536.txt").find("not a plan file extension") !=
+        std::string::npos);
+  CHECK(refusal("allreduce-p0-0-10.cplan").find("0: not a communicator size") !=
+        std::string::npos);
+  CHECK(
+      refusal("allreduce-p8-100-10.cplan").find("range [min, max) is empty") !=
+      std::string::npos);
+  CHECK(refusal("allreduce-p8-0-10-avg.cplan").find("avg: not an operator") !=
+        std::string::npos);
+  CHECK(refusal("allreduce-p8-0-64KiB.cplan").find("64KiB: not a byte count") !=
+        std::string::npos);
+  CHECK(refusal("allreduce-p8-0-inf-SUM.cplan").find("in lower case") !=
+        std::string::npos);
+  CHECK(refusal("scan-p8-0-10.cplan").find("collective's name") !=
+        std::string::npos);
+  CHECK(!refusal("README").empty());
 }
 
 TEST_CASE("the most specific matching plan wins") {
@@ -48,11 +64,15 @@ TEST_CASE("the most specific matching plan wins") {
   Write("allreduce-p4-0-inf.cplan", "ring", 4);
   Write("allreduce-p4-0-4096.json", "recursive-doubling", 4);
   Write("allreduce-p4-0-inf-max.yaml", "rabenseifner", 4);
-  Write("allreduce-p5-0-inf.cplan", "ring", 4); // Lies about its P.
-  Write("allreduce-p3-0-inf.cplan", "ring", 2); // Lies about its P.
+  Write("allreduce-p5-0-inf.cplan", "ring", 4);   // Lies about its P.
+  Write("allreduce-p3-0-inf.cplan", "ring", 2);   // Lies about its P.
+  Write("allreduce-p4-0-64KiB.cplan", "ring", 4); // Misnamed: reported.
   llvm::Expected<PlanDirectory> D = PlanDirectory::open(Dir.str().str());
   REQUIRE(bool(D));
   CHECK(D->size() == 5);
+  REQUIRE(D->misnamed().size() == 1);
+  CHECK(D->misnamed()[0].find("allreduce-p4-0-64KiB.cplan: 64KiB: not a byte "
+                              "count") != std::string::npos);
   std::vector<std::string> Warnings;
   auto Warn = [&](const std::string &W) { Warnings.push_back(W); };
   auto Any = [](const PlanHeader &) { return true; };

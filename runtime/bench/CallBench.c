@@ -1,0 +1,69 @@
+/* CallBench.c - time per call of one MPI collective, as an application sees
+ * it (IMB-style, for runs with and without the interposer preloaded):
+ *
+ *   mpirun -n P collplan_bench_calls allreduce|allgather|bcast BYTES...
+ *
+ * For each size: 20 repetitions of 200 calls (after 50 warm-up calls), each
+ * repetition timed on every rank; prints "BYTES MICROSECONDS" per line, the
+ * median over repetitions of the slowest rank's time per call. Allreduce sums
+ * floats; allgather gathers BYTES in total (BYTES / P per rank); bcast sends
+ * from rank 0. tools/bench-interposer.sh runs it side by side. */
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int compareDoubles(const void *A, const void *B) {
+  double X = *(const double *)A, Y = *(const double *)B;
+  return (X > Y) - (X < Y);
+}
+
+static void call(const char *What, char *In, char *Out, long Bytes, int P) {
+  if (!strcmp(What, "allreduce"))
+    MPI_Allreduce(In, Out, (int)(Bytes / 4), MPI_FLOAT, MPI_SUM,
+                  MPI_COMM_WORLD);
+  else if (!strcmp(What, "allgather"))
+    MPI_Allgather(In, (int)(Bytes / P), MPI_BYTE, Out, (int)(Bytes / P),
+                  MPI_BYTE, MPI_COMM_WORLD);
+  else
+    MPI_Bcast(Out, (int)Bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int Rank, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (argc < 3 || (strcmp(argv[1], "allreduce") && strcmp(argv[1], "allgather") &&
+                   strcmp(argv[1], "bcast"))) {
+    if (Rank == 0)
+      fprintf(stderr, "usage: %s allreduce|allgather|bcast BYTES...\n",
+              argv[0]);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  enum { Reps = 20, Calls = 200, WarmUp = 50 };
+  for (int A = 2; A < argc; ++A) {
+    long Bytes = atol(argv[A]);
+    char *In = calloc((size_t)Bytes + 1, 1), *Out = calloc((size_t)Bytes + 1, 1);
+    for (int I = 0; I < WarmUp; ++I)
+      call(argv[1], In, Out, Bytes, P);
+    double Times[Reps];
+    for (int R = 0; R < Reps; ++R) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double T0 = MPI_Wtime();
+      for (int I = 0; I < Calls; ++I)
+        call(argv[1], In, Out, Bytes, P);
+      double Mine = (MPI_Wtime() - T0) / Calls;
+      MPI_Reduce(&Mine, &Times[R], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    }
+    if (Rank == 0) {
+      qsort(Times, Reps, sizeof(double), compareDoubles);
+      printf("%ld %.3f\n", Bytes, Times[Reps / 2] * 1e6);
+    }
+    free(In);
+    free(Out);
+  }
+  MPI_Finalize();
+  return 0;
+}

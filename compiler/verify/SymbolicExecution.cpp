@@ -14,10 +14,12 @@
 
 #include "compiler/verify/SymbolicExecution.h"
 #include "compiler/verify/ContributionStore.h"
+#include "compiler/verify/RankIntervals.h"
 
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,6 +27,12 @@
 namespace collplan {
 namespace verify {
 namespace {
+
+/// Whether the replay checks operand order (RankIntervals.h): only a plan
+/// that reduces and claims not to need a commutative operator pays for it.
+bool claimsRankOrder(const PlanHeader &H) {
+  return reduces(H.Kind) && !H.RequiresCommutative;
+}
 
 /// One Recv or Local operation, flattened for the replay: what it reads and
 /// writes, and where it sits for diagnostics. The replay visits these once
@@ -127,7 +135,10 @@ public:
   Replay(const PlanHeader &H, const ReplayIndex &X, size_t MaxErrors, Store &S,
          std::vector<Diagnostic> &Errors)
       : H(H), X(X), MaxErrors(MaxErrors), S(S), CB(X.ChunkBlocks),
-        NumBuffers(H.Buffers.size()), Errors(Errors) {}
+        NumBuffers(H.Buffers.size()), Errors(Errors) {
+    if (claimsRankOrder(H))
+      Order.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
+  }
 
   /// Replays chunks First, First + Stride, ...: chunks are independent, so
   /// threads split them. Done counts the chunks finished by every thread;
@@ -160,7 +171,8 @@ private:
   uint64_t CB;
   uint64_t NumBuffers;
   std::vector<Diagnostic> &Errors;
-  uint64_t C0 = 0, N = 0; ///< The chunk: blocks [C0, C0 + N).
+  std::optional<RankIntervals> Order; ///< Plans that claim rank order only.
+  uint64_t C0 = 0, N = 0;             ///< The chunk: blocks [C0, C0 + N).
   size_t ChunkErrors = 0;
 
   uint64_t slot(uint32_t Rank, uint16_t Buffer, uint64_t Block) const {
@@ -180,13 +192,19 @@ private:
   /// blocks of `data`, every other block of every buffer empty.
   void initialise() {
     for (uint32_t R = 0; R < H.Ranks; ++R)
-      for (uint16_t Buf = 0; Buf < NumBuffers; ++Buf)
+      for (uint16_t Buf = 0; Buf < NumBuffers; ++Buf) {
         S.clearRun(slot(R, Buf, C0), N);
+        if (Order)
+          Order->clearRun(slot(R, Buf, C0), N);
+      }
     for (uint32_t R = 0; R < H.Ranks; ++R)
       for (const BlockRange &Rg : H.inputBlocks(R).ranges()) {
         uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
-        if (Lo < Hi)
-          S.setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
+        if (Lo >= Hi)
+          continue;
+        S.setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
+        if (Order)
+          Order->setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
       }
   }
 
@@ -209,11 +227,19 @@ private:
   void apply(const Step &St, uint64_t Lo, uint64_t Count, bool &Reported) {
     uint64_t Dst = slot(St.Rank, St.Buffer, Lo);
     uint64_t Src = slot(St.From, St.Source, Lo);
-    uint64_t K = Count;
-    if (!Reported)
+    uint64_t K = Count, OutOfOrder = Count;
+    if (!Reported) {
       K = St.Mode == Combine::Replace ? S.firstEmpty(Src, Count)
                                       : S.firstBadReduce(Dst, Src, Count);
-    if (K < Count) {
+      if (Order && St.Mode == Combine::Reduce)
+        OutOfOrder = Order->firstOutOfOrder(Dst, Src, Count);
+    }
+    if (OutOfOrder < K) {
+      Reported = true;
+      report({St.Rank, St.Round, St.OpIdx},
+             Order->whyOutOfOrder(Dst + OutOfOrder, Src + OutOfOrder,
+                                  blockOf(Lo + OutOfOrder, St.Buffer)));
+    } else if (K < Count) {
       Reported = true;
       diagnose(St, Lo + K, Dst + K, Src + K);
     }
@@ -221,6 +247,12 @@ private:
       S.copy(Dst, Src, Count);
     else
       S.reduce(Dst, Src, Count);
+    if (!Order)
+      return;
+    if (St.Mode == Combine::Replace)
+      Order->copy(Dst, Src, Count);
+    else
+      Order->reduce(Dst, Src, Count);
   }
 
   void diagnose(const Step &St, uint64_t Block, uint64_t Dst, uint64_t Src) {
@@ -326,6 +358,8 @@ uint64_t chunkBlocks(const PlanHeader &H, VerifyMode Mode, uint64_t Budget) {
   uint64_t PerSet = Mode == VerifyMode::Exact
                         ? ExactStore::bytesPerSet(H.Ranks)
                         : HashedStore::bytesPerSet(H.Ranks);
+  if (claimsRankOrder(H))
+    PerSet += RankIntervals::bytesPerSet();
   uint64_t PerBlock = PerSet * H.Ranks * H.Buffers.size();
   return std::clamp<uint64_t>(Budget / std::max<uint64_t>(PerBlock, 1), 1,
                               std::max<uint64_t>(H.Blocks, 1));

@@ -173,6 +173,20 @@ TEST_CASE("structural errors are reported before anything else") {
   CHECK(R.Errors[0].Message.find("peer 7") != std::string::npos);
 }
 
+TEST_CASE("block weights that are all 0 describe a plan that moves nothing") {
+  // Allgatherv of two ranks: each sends its block to the other.
+  Plan P = emptyPlan(Collective::Allgatherv, 2, 2);
+  message(P, 0, 0, 1, BlockSet::single(0), Combine::Replace);
+  message(P, 0, 1, 0, BlockSet::single(1), Combine::Replace);
+  P.Header.Weights = {0, 3};
+  CHECK(verify(P).Valid);
+  P.Header.Weights = {0, 0};
+  VerifyResult R = verify(P);
+  CHECK_FALSE(R.Valid);
+  REQUIRE_FALSE(R.Errors.empty());
+  CHECK(R.Errors[0].Message.find("weights are all 0") != std::string::npos);
+}
+
 TEST_CASE("unmatched sends and receives") {
   for (VerifyMode Mode : BothModes) {
     Plan NoRecv = twoRankAllreduce();

@@ -150,6 +150,7 @@ public:
       C0 = Chunk * CB;
       N = std::min(CB, H.Blocks - C0);
       ChunkErrors = 0;
+      Doubles.clear();
       initialise();
       for (uint64_t E = X.ChunkBegin[Chunk]; E < X.ChunkBegin[Chunk + 1]; ++E)
         step(X.Steps[X.Entries[E]]);
@@ -172,7 +173,16 @@ private:
   uint64_t NumBuffers;
   std::vector<Diagnostic> &Errors;
   std::optional<RankIntervals> Order; ///< Plans that claim rank order only.
-  uint64_t C0 = 0, N = 0;             ///< The chunk: blocks [C0, C0 + N).
+  /// Reduces of this chunk that counted a contribution twice, diagnosed only
+  /// if their result reaches a promised block (ContributionStore.h); a
+  /// store's doubling tag is an index into this plus one.
+  struct Double {
+    Diagnostic Found;
+    bool Shown = false;
+  };
+  std::vector<Double> Doubles;
+  static constexpr size_t MaxDoubles = 256;
+  uint64_t C0 = 0, N = 0; ///< The chunk: blocks [C0, C0 + N).
   size_t ChunkErrors = 0;
 
   uint64_t slot(uint32_t Rank, uint16_t Buffer, uint64_t Block) const {
@@ -228,9 +238,11 @@ private:
     uint64_t Dst = slot(St.Rank, St.Buffer, Lo);
     uint64_t Src = slot(St.From, St.Source, Lo);
     uint64_t K = Count, OutOfOrder = Count;
+    uint32_t Tag = UntaggedDouble;
     if (!Reported) {
-      K = St.Mode == Combine::Replace ? S.firstEmpty(Src, Count)
-                                      : S.firstBadReduce(Dst, Src, Count);
+      K = St.Mode == Combine::Replace
+              ? S.firstEmpty(Src, Count)
+              : firstEmptyOperand(St, Lo, Dst, Src, Count, Tag);
       if (Order && St.Mode == Combine::Reduce)
         OutOfOrder = Order->firstOutOfOrder(Dst, Src, Count);
     }
@@ -246,13 +258,42 @@ private:
     if (St.Mode == Combine::Replace)
       S.copy(Dst, Src, Count);
     else
-      S.reduce(Dst, Src, Count);
+      S.reduce(Dst, Src, Count, Tag);
     if (!Order)
       return;
     if (St.Mode == Combine::Replace)
       Order->copy(Dst, Src, Count);
     else
       Order->reduce(Dst, Src, Count);
+  }
+
+  /// The first of Count slot pairs a reduce may not combine because a side
+  /// is empty, or Count. Pairs that count a contribution twice are recorded
+  /// in Doubles instead (the first of the step's in this chunk sets Tag).
+  uint64_t firstEmptyOperand(const Step &St, uint64_t Lo, uint64_t Dst,
+                             uint64_t Src, uint64_t Count, uint32_t &Tag) {
+    if constexpr (!Store::SeesDoubles) {
+      return S.firstBadReduce(Dst, Src, Count);
+    } else {
+      for (uint64_t From = 0;;) {
+        uint64_t J =
+            From + S.firstBadReduce(Dst + From, Src + From, Count - From);
+        if (J == Count || S.empty(Dst + J) || S.empty(Src + J))
+          return J;
+        if (Tag == UntaggedDouble && Doubles.size() < MaxDoubles) {
+          std::string With = St.Kind == OpKind::Recv
+                                 ? "rank " + std::to_string(St.From) + "'s"
+                                 : H.Buffers[St.Source];
+          Diagnostic Found{{St.Rank, St.Round, St.OpIdx},
+                           "combining " + blockOf(Lo + J, St.Buffer) +
+                               " with " + With + " " +
+                               S.whyNotCombinable(Dst + J, Src + J)};
+          Doubles.push_back({std::move(Found), false});
+          Tag = uint32_t(Doubles.size());
+        }
+        From = J + 1;
+      }
+    }
   }
 
   void diagnose(const Step &St, uint64_t Block, uint64_t Dst, uint64_t Src) {
@@ -266,14 +307,9 @@ private:
       else
         report(Here, (Reduce ? "reduces with " : "copies ") +
                          blockOf(Block, St.Source) + ", which holds no data");
-    } else if (S.empty(Dst)) {
+    } else {
       report(Here, "reduces into " + blockOf(Block, St.Buffer) +
                        ", which holds no data");
-    } else {
-      std::string With = Recv ? "rank " + std::to_string(St.From) + "'s"
-                              : H.Buffers[St.Source];
-      report(Here, "combining " + blockOf(Block, St.Buffer) + " with " + With +
-                       " " + S.whyNotCombinable(Dst, Src));
     }
   }
 
@@ -293,6 +329,17 @@ private:
       uint64_t K = S.firstNotHolding(Slot, Hi - Lo, E);
       if (K == Hi - Lo)
         return true;
+      // A double count reaching a promised block is diagnosed where it
+      // happened, once.
+      uint32_t Tag = S.doubledBy(Slot + K);
+      if (Tag && Tag != UntaggedDouble && !Doubles[Tag - 1].Shown) {
+        Double &D = Doubles[Tag - 1];
+        D.Shown = true;
+        report(D.Found.Where,
+               D.Found.Message + ", and rank " + std::to_string(Rank) +
+                   " ends with the result in " + blockOf(Lo + K, DataBuffer));
+        return false;
+      }
       report({Rank, -1, -1}, "at the end, " + blockOf(Lo + K, DataBuffer) +
                                  " " + S.whyNotHolding(Slot + K, E));
       return false;

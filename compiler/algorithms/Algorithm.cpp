@@ -47,6 +47,10 @@ llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request) {
   if (Request.Kind != Collective::Allgatherv && !Request.Weights.empty())
     return makeError(ErrorKind::CannotCompile,
                      "--weights applies to allgatherv only");
+  if (!Request.Weights.empty() &&
+      llvm::all_of(Request.Weights, [](uint64_t W) { return W == 0; }))
+    return makeError(ErrorKind::CannotCompile,
+                     "every weight is 0: the allgatherv moves no data");
   for (size_t R = 0; R < Request.Weights.size(); ++R)
     if (Request.Weights[R] > maxBlockWeight(P))
       return makeError(ErrorKind::CannotCompile,

@@ -42,11 +42,13 @@ std::string rankList(llvm::ArrayRef<uint32_t> Ranks, uint64_t Total) {
 //===-- ExactStore --------------------------------------------------------===//
 
 ExactStore::ExactStore(uint32_t Ranks, uint32_t Buffers, uint64_t ChunkBlocks)
-    : Ranks(Ranks), Words(bytesPerSet(Ranks) / 8),
-      Bits(uint64_t(Ranks) * Buffers * ChunkBlocks * Words) {}
+    : Ranks(Ranks), Words((uint64_t(Ranks) + 63) / 64),
+      Bits(uint64_t(Ranks) * Buffers * ChunkBlocks * Words),
+      Doubled(uint64_t(Ranks) * Buffers * ChunkBlocks) {}
 
 void ExactStore::clearRun(uint64_t Slot, uint64_t N) {
   std::fill_n(set(Slot), N * Words, 0);
+  std::fill_n(Doubled.begin() + Slot, N, 0);
 }
 
 void ExactStore::setSingleRun(uint64_t Slot, uint64_t N, uint32_t Rank) {
@@ -85,13 +87,23 @@ uint64_t ExactStore::firstBadReduce(uint64_t Dst, uint64_t Src,
 
 void ExactStore::copy(uint64_t Dst, uint64_t Src, uint64_t N) {
   std::memmove(set(Dst), set(Src), N * Words * sizeof(uint64_t));
+  std::memmove(Doubled.data() + Dst, Doubled.data() + Src,
+               N * sizeof(uint32_t));
 }
 
-void ExactStore::reduce(uint64_t Dst, uint64_t Src, uint64_t N) {
-  uint64_t *D = set(Dst);
-  const uint64_t *S = set(Src);
-  for (uint64_t I = 0; I < N * Words; ++I)
-    D[I] |= S[I];
+void ExactStore::reduce(uint64_t Dst, uint64_t Src, uint64_t N, uint32_t Tag) {
+  for (uint64_t I = 0; I < N; ++I) {
+    uint64_t *D = set(Dst + I);
+    const uint64_t *S = set(Src + I);
+    uint64_t Both = 0;
+    for (uint64_t W = 0; W < Words; ++W) {
+      Both |= D[W] & S[W];
+      D[W] |= S[W];
+    }
+    uint32_t &Mark = Doubled[Dst + I];
+    if (!Mark)
+      Mark = Doubled[Src + I] ? Doubled[Src + I] : Both ? Tag : 0;
+  }
 }
 
 std::string ExactStore::whyNotCombinable(uint64_t Dst, uint64_t Src) const {
@@ -105,6 +117,8 @@ std::string ExactStore::whyNotCombinable(uint64_t Dst, uint64_t Src) const {
 }
 
 bool ExactStore::holds(uint64_t Slot, ExpectedSet E) const {
+  if (Doubled[Slot])
+    return false;
   const uint64_t *S = set(Slot);
   if (E.Single != ExpectedSet::All) {
     uint64_t Bit = uint64_t(E.Single);
@@ -124,6 +138,8 @@ std::string ExactStore::whyNotHolding(uint64_t Slot, ExpectedSet E) const {
   const uint64_t *S = set(Slot);
   if (empty(Slot))
     return "holds no data; it should hold " + expectedText(E);
+  if (Doubled[Slot])
+    return "holds a contribution twice; it should hold " + expectedText(E);
   llvm::SmallVector<uint32_t, 8> Missing, Extra;
   uint64_t MissingTotal = 0, ExtraTotal = 0;
   for (uint32_t R = 0; R < Ranks; ++R) {
@@ -157,12 +173,6 @@ HashedStore::HashedStore(uint32_t Ranks, uint32_t Buffers, uint64_t ChunkBlocks,
   }
 }
 
-std::string HashedStore::whyNotCombinable(uint64_t Dst, uint64_t Src) const {
-  return "would hold " + std::to_string(uint64_t(Count[Dst]) + Count[Src]) +
-         " contributions, more than the " + std::to_string(Ranks) +
-         " ranks make: a contribution is combined twice";
-}
-
 std::string HashedStore::whyNotHolding(uint64_t Slot, ExpectedSet E) const {
   uint64_t Want = E.Single == ExpectedSet::All ? Ranks : 1;
   uint64_t Have = Count[Slot];
@@ -172,7 +182,9 @@ std::string HashedStore::whyNotHolding(uint64_t Slot, ExpectedSet E) const {
     return "lacks " + std::to_string(Want - Have) + " of the " +
            std::to_string(Want) + " contributions it should hold";
   if (Have > Want)
-    return "holds " + std::to_string(Have) + " contributions; it should hold " +
+    return "holds " + std::to_string(Have) +
+           " contributions (a contribution is combined twice); it should "
+           "hold " +
            expectedText(E);
   return "holds " + std::to_string(Have) +
          " contributions but not the expected ones (a contribution is "

@@ -5,12 +5,21 @@
 // whose contributions the block holds; empty means the block holds no data.
 // Two representations share one interface so the replay is written once:
 //
-//   ExactStore   a bitset of P bits per set: exact, O(P / 8) bytes per set.
+//   ExactStore   a bitset of P bits per set, and where the set first
+//                combined a contribution twice: exact, O(P / 8) bytes per
+//                set.
 //   HashedStore  (count, sum mod 2^64 of per-rank random 64-bit hashes): 12
-//                bytes per set. A reduce can only check that the count stays
-//                within P; the end state compares count and hash with the
-//                expected set's, so a wrong set passes with probability
+//                bytes per set. The end state compares count and hash with
+//                the expected set's, so a wrong set passes with probability
 //                about 2^-64.
+//
+// A reduce that counts a contribution twice is wrong only if its result
+// reaches a block the collective promises; one whose result is overwritten
+// first changes nothing. The hashed store cannot see a double count when it
+// happens (that takes the sets themselves), only in a promised block at the
+// end. So both stores judge double counts there, and give the same verdict;
+// the exact store also remembers, per set, the reduce that doubled it, so
+// the diagnostic can name it.
 //
 // Sets are addressed by slot = (Rank * Buffers + Buffer) * ChunkBlocks +
 // block - chunk begin, so the blocks of one (rank, buffer) are contiguous and
@@ -61,11 +70,18 @@ struct ExpectedSet {
 /// "rank 4" or "ranks 2, 3, 5 and 12 more".
 std::string rankList(llvm::ArrayRef<uint32_t> Ranks, uint64_t Total);
 
+/// Marks a set that holds a contribution twice when the reduce that doubled
+/// it has no tag of its own (see ExactStore::reduce).
+constexpr uint32_t UntaggedDouble = UINT32_MAX;
+
 class ExactStore {
 public:
+  /// firstBadReduce also finds reduces that count a contribution twice.
+  static constexpr bool SeesDoubles = true;
+
   ExactStore(uint32_t Ranks, uint32_t Buffers, uint64_t ChunkBlocks);
   static uint64_t bytesPerSet(uint32_t Ranks) {
-    return ((uint64_t(Ranks) + 63) / 64) * 8;
+    return ((uint64_t(Ranks) + 63) / 64) * 8 + sizeof(uint32_t);
   }
 
   /// Makes N sets from Slot empty, or all {Rank}.
@@ -78,7 +94,11 @@ public:
   /// or a contribution on both sides), or N.
   uint64_t firstBadReduce(uint64_t Dst, uint64_t Src, uint64_t N) const;
   void copy(uint64_t Dst, uint64_t Src, uint64_t N);
-  void reduce(uint64_t Dst, uint64_t Src, uint64_t N);
+  /// Combines N sets; a result that holds a contribution twice keeps the tag
+  /// of the reduce that first doubled it, or takes Tag (non-zero).
+  void reduce(uint64_t Dst, uint64_t Src, uint64_t N, uint32_t Tag);
+  /// The tag of the reduce that doubled Slot's set, or 0.
+  uint32_t doubledBy(uint64_t Slot) const { return Doubled[Slot]; }
   /// Why Dst and Src cannot be combined although both hold data: "would hold
   /// rank 4's contribution twice".
   std::string whyNotCombinable(uint64_t Dst, uint64_t Src) const;
@@ -98,6 +118,7 @@ private:
   uint32_t Ranks;
   uint64_t Words;
   std::vector<uint64_t> Bits;
+  std::vector<uint32_t> Doubled; ///< Per set: 0, or the doubling tag.
 
   uint64_t *set(uint64_t Slot) { return Bits.data() + Slot * Words; }
   const uint64_t *set(uint64_t Slot) const {
@@ -110,6 +131,9 @@ private:
 
 class HashedStore {
 public:
+  /// firstBadReduce finds empty operands only (see the file comment).
+  static constexpr bool SeesDoubles = false;
+
   HashedStore(uint32_t Ranks, uint32_t Buffers, uint64_t ChunkBlocks,
               uint64_t Seed);
   static uint64_t bytesPerSet(uint32_t) {
@@ -131,12 +155,9 @@ public:
     return detail::firstWhere(N, [S](uint64_t I) { return S[I] == 0; });
   }
   uint64_t firstBadReduce(uint64_t Dst, uint64_t Src, uint64_t N) const {
-    // Counts saturate at P + 1 (see reduce), so sums fit 32 bits.
     const uint32_t *D = Count.data() + Dst, *S = Count.data() + Src;
-    uint32_t P = Ranks;
-    return detail::firstWhere(N, [=](uint64_t I) {
-      return (D[I] == 0) | (S[I] == 0) | (D[I] + S[I] > P);
-    });
+    return detail::firstWhere(
+        N, [=](uint64_t I) { return (D[I] == 0) | (S[I] == 0); });
   }
   void copy(uint64_t Dst, uint64_t Src, uint64_t N) {
     uint32_t *DC = Count.data() + Dst;
@@ -148,7 +169,7 @@ public:
       DH[I] = SH[I];
     }
   }
-  void reduce(uint64_t Dst, uint64_t Src, uint64_t N) {
+  void reduce(uint64_t Dst, uint64_t Src, uint64_t N, uint32_t /*Tag*/) {
     uint32_t *DC = Count.data() + Dst;
     const uint32_t *SC = Count.data() + Src;
     uint64_t *DH = Hash.data() + Dst;
@@ -158,7 +179,7 @@ public:
       DH[I] += SH[I];
     }
   }
-  std::string whyNotCombinable(uint64_t Dst, uint64_t Src) const;
+  uint32_t doubledBy(uint64_t) const { return 0; }
 
   bool holds(uint64_t Slot, ExpectedSet E) const {
     return E.Single == ExpectedSet::All

@@ -14,10 +14,12 @@
 
 #include "compiler/verify/SymbolicExecution.h"
 #include "compiler/verify/ContributionStore.h"
+#include "compiler/verify/RankIntervals.h"
 
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,6 +27,12 @@
 namespace collplan {
 namespace verify {
 namespace {
+
+/// Whether the replay checks operand order (RankIntervals.h): only a plan
+/// that reduces and claims not to need a commutative operator pays for it.
+bool claimsRankOrder(const PlanHeader &H) {
+  return reduces(H.Kind) && !H.RequiresCommutative;
+}
 
 /// One Recv or Local operation, flattened for the replay: what it reads and
 /// writes, and where it sits for diagnostics. The replay visits these once
@@ -127,7 +135,10 @@ public:
   Replay(const PlanHeader &H, const ReplayIndex &X, size_t MaxErrors, Store &S,
          std::vector<Diagnostic> &Errors)
       : H(H), X(X), MaxErrors(MaxErrors), S(S), CB(X.ChunkBlocks),
-        NumBuffers(H.Buffers.size()), Errors(Errors) {}
+        NumBuffers(H.Buffers.size()), Errors(Errors) {
+    if (claimsRankOrder(H))
+      Order.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
+  }
 
   /// Replays chunks First, First + Stride, ...: chunks are independent, so
   /// threads split them. Done counts the chunks finished by every thread;
@@ -139,6 +150,7 @@ public:
       C0 = Chunk * CB;
       N = std::min(CB, H.Blocks - C0);
       ChunkErrors = 0;
+      Doubles.clear();
       initialise();
       for (uint64_t E = X.ChunkBegin[Chunk]; E < X.ChunkBegin[Chunk + 1]; ++E)
         step(X.Steps[X.Entries[E]]);
@@ -160,6 +172,16 @@ private:
   uint64_t CB;
   uint64_t NumBuffers;
   std::vector<Diagnostic> &Errors;
+  std::optional<RankIntervals> Order; ///< Plans that claim rank order only.
+  /// Reduces of this chunk that counted a contribution twice, diagnosed only
+  /// if their result reaches a promised block (ContributionStore.h); a
+  /// store's doubling tag is an index into this plus one.
+  struct Double {
+    Diagnostic Found;
+    bool Shown = false;
+  };
+  std::vector<Double> Doubles;
+  static constexpr size_t MaxDoubles = 256;
   uint64_t C0 = 0, N = 0; ///< The chunk: blocks [C0, C0 + N).
   size_t ChunkErrors = 0;
 
@@ -180,13 +202,19 @@ private:
   /// blocks of `data`, every other block of every buffer empty.
   void initialise() {
     for (uint32_t R = 0; R < H.Ranks; ++R)
-      for (uint16_t Buf = 0; Buf < NumBuffers; ++Buf)
+      for (uint16_t Buf = 0; Buf < NumBuffers; ++Buf) {
         S.clearRun(slot(R, Buf, C0), N);
+        if (Order)
+          Order->clearRun(slot(R, Buf, C0), N);
+      }
     for (uint32_t R = 0; R < H.Ranks; ++R)
       for (const BlockRange &Rg : H.inputBlocks(R).ranges()) {
         uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
-        if (Lo < Hi)
-          S.setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
+        if (Lo >= Hi)
+          continue;
+        S.setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
+        if (Order)
+          Order->setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
       }
   }
 
@@ -209,18 +237,63 @@ private:
   void apply(const Step &St, uint64_t Lo, uint64_t Count, bool &Reported) {
     uint64_t Dst = slot(St.Rank, St.Buffer, Lo);
     uint64_t Src = slot(St.From, St.Source, Lo);
-    uint64_t K = Count;
-    if (!Reported)
-      K = St.Mode == Combine::Replace ? S.firstEmpty(Src, Count)
-                                      : S.firstBadReduce(Dst, Src, Count);
-    if (K < Count) {
+    uint64_t K = Count, OutOfOrder = Count;
+    uint32_t Tag = UntaggedDouble;
+    if (!Reported) {
+      K = St.Mode == Combine::Replace
+              ? S.firstEmpty(Src, Count)
+              : firstEmptyOperand(St, Lo, Dst, Src, Count, Tag);
+      if (Order && St.Mode == Combine::Reduce)
+        OutOfOrder = Order->firstOutOfOrder(Dst, Src, Count);
+    }
+    if (OutOfOrder < K) {
+      Reported = true;
+      report({St.Rank, St.Round, St.OpIdx},
+             Order->whyOutOfOrder(Dst + OutOfOrder, Src + OutOfOrder,
+                                  blockOf(Lo + OutOfOrder, St.Buffer)));
+    } else if (K < Count) {
       Reported = true;
       diagnose(St, Lo + K, Dst + K, Src + K);
     }
     if (St.Mode == Combine::Replace)
       S.copy(Dst, Src, Count);
     else
-      S.reduce(Dst, Src, Count);
+      S.reduce(Dst, Src, Count, Tag);
+    if (!Order)
+      return;
+    if (St.Mode == Combine::Replace)
+      Order->copy(Dst, Src, Count);
+    else
+      Order->reduce(Dst, Src, Count);
+  }
+
+  /// The first of Count slot pairs a reduce may not combine because a side
+  /// is empty, or Count. Pairs that count a contribution twice are recorded
+  /// in Doubles instead (the first of the step's in this chunk sets Tag).
+  uint64_t firstEmptyOperand(const Step &St, uint64_t Lo, uint64_t Dst,
+                             uint64_t Src, uint64_t Count, uint32_t &Tag) {
+    if constexpr (!Store::SeesDoubles) {
+      return S.firstBadReduce(Dst, Src, Count);
+    } else {
+      for (uint64_t From = 0;;) {
+        uint64_t J =
+            From + S.firstBadReduce(Dst + From, Src + From, Count - From);
+        if (J == Count || S.empty(Dst + J) || S.empty(Src + J))
+          return J;
+        if (Tag == UntaggedDouble && Doubles.size() < MaxDoubles) {
+          std::string With = St.Kind == OpKind::Recv
+                                 ? "rank " + std::to_string(St.From) + "'s"
+                                 : H.Buffers[St.Source];
+          Diagnostic Found{{St.Rank, St.Round, St.OpIdx},
+                           "combining " + blockOf(Lo + J, St.Buffer) +
+                               " with " + With + " " +
+                               S.whyNotCombinable(Dst + J, Src + J)};
+          Doubles.push_back({std::move(Found), false});
+          Tag = uint32_t(Doubles.size());
+        }
+        From = J + 1;
+      }
+    }
   }
 
   void diagnose(const Step &St, uint64_t Block, uint64_t Dst, uint64_t Src) {
@@ -234,14 +307,9 @@ private:
       else
         report(Here, (Reduce ? "reduces with " : "copies ") +
                          blockOf(Block, St.Source) + ", which holds no data");
-    } else if (S.empty(Dst)) {
+    } else {
       report(Here, "reduces into " + blockOf(Block, St.Buffer) +
                        ", which holds no data");
-    } else {
-      std::string With = Recv ? "rank " + std::to_string(St.From) + "'s"
-                              : H.Buffers[St.Source];
-      report(Here, "combining " + blockOf(Block, St.Buffer) + " with " + With +
-                       " " + S.whyNotCombinable(Dst, Src));
     }
   }
 
@@ -261,6 +329,17 @@ private:
       uint64_t K = S.firstNotHolding(Slot, Hi - Lo, E);
       if (K == Hi - Lo)
         return true;
+      // A double count reaching a promised block is diagnosed where it
+      // happened, once.
+      uint32_t Tag = S.doubledBy(Slot + K);
+      if (Tag && Tag != UntaggedDouble && !Doubles[Tag - 1].Shown) {
+        Double &D = Doubles[Tag - 1];
+        D.Shown = true;
+        report(D.Found.Where,
+               D.Found.Message + ", and rank " + std::to_string(Rank) +
+                   " ends with the result in " + blockOf(Lo + K, DataBuffer));
+        return false;
+      }
       report({Rank, -1, -1}, "at the end, " + blockOf(Lo + K, DataBuffer) +
                                  " " + S.whyNotHolding(Slot + K, E));
       return false;
@@ -326,6 +405,8 @@ uint64_t chunkBlocks(const PlanHeader &H, VerifyMode Mode, uint64_t Budget) {
   uint64_t PerSet = Mode == VerifyMode::Exact
                         ? ExactStore::bytesPerSet(H.Ranks)
                         : HashedStore::bytesPerSet(H.Ranks);
+  if (claimsRankOrder(H))
+    PerSet += RankIntervals::bytesPerSet();
   uint64_t PerBlock = PerSet * H.Ranks * H.Buffers.size();
   return std::clamp<uint64_t>(Budget / std::max<uint64_t>(PerBlock, 1), 1,
                               std::max<uint64_t>(H.Blocks, 1));

@@ -2,6 +2,8 @@
 
 #include "plan/ir/Plan.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 namespace collplan {
 
 Op Op::send(uint32_t Peer, BlockSet Blocks, uint16_t Buffer) {
@@ -144,6 +146,11 @@ void checkHeader(const PlanHeader &H, DiagnosticSink &Report) {
   if (!H.Weights.empty() && H.Weights.size() != H.Blocks)
     Report({}, "the plan has " + std::to_string(H.Weights.size()) +
                    " weights for " + std::to_string(H.Blocks) + " blocks");
+  // All-zero weights describe an empty collective: a plan that moves no
+  // data is refused rather than verified as vacuously correct.
+  if (!H.Weights.empty() &&
+      llvm::all_of(H.Weights, [](uint64_t W) { return W == 0; }))
+    Report({}, "the block weights are all 0: the plan moves no data");
   for (size_t B = 0; B < H.Weights.size(); ++B)
     if (H.Weights[B] > maxBlockWeight(H.Blocks)) {
       Report({}, "block " + std::to_string(B) + " has weight " +

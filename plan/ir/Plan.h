@@ -16,6 +16,35 @@
 // round matches the i-th Recv at B from A in the same round, carrying the same
 // blocks.
 //
+// Operand order: a Reduce computes destination (+) incoming, the destination
+// on the left (Recv: incoming = the message; Local: incoming = Source). A
+// plan with RequiresCommutative == false promises x_0 (+) x_1 (+) ... (+)
+// x_{P-1} for every block, so each partial must hold a run of consecutive
+// ranks and every Reduce must combine a destination holding ranks a..b with
+// an incoming partial holding b+1..c. That is what lets such a plan run with
+// a non-commutative (associative) operator.
+//
+// The rules a valid plan keeps. checkStructure (below; every reader runs it)
+// enforces the first group, the verifier (compiler/verify) the rest:
+//   - peers and buffers exist, rounds strictly increase, blocks lie in
+//     [0, Blocks), weights and root fit the header, and the weights, if any,
+//     are not all 0 (such a plan moves nothing);
+//   - no empty transfer: every operation moves at least one block;
+//   - no self-message: a rank never sends to or receives from itself;
+//   - no Local operation from a buffer into itself;
+//   - every Send pairs with one Recv, per the rule above; receives overlap
+//     neither each other nor the round's sends;
+//   - a collective that does not reduce contains no Reduce;
+//   - no Send, copy or Reduce reads a block that holds no data, and no Reduce
+//     writes into one;
+//   - no double counting: no contribution is combined twice into a value
+//     that reaches a promised block (a doubled value overwritten before
+//     then changes no result, and the verifier's exact and hashed modes
+//     both accept it);
+//   - operand order as above when RequiresCommutative is false;
+//   - at the end every rank holds what the collective promises
+//     (CollectiveContract.h).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef COLLPLAN_IR_PLAN_H
@@ -127,7 +156,8 @@ struct PlanHeader {
   std::optional<uint32_t> Root;
   /// Buffer names; Buffers[0] is "data".
   std::vector<std::string> Buffers = {"data"};
-  /// Whether the plan combines contributions out of rank order.
+  /// Whether the plan combines contributions out of rank order. False is a
+  /// promise the verifier checks: see "Operand order" above.
   bool RequiresCommutative = true;
 
   /// For allgather(v) and reduce-scatter: the rank whose block b is (ranks

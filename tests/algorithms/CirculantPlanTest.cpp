@@ -292,6 +292,9 @@ TEST_CASE("simulated allgatherv with uneven and empty contributions") {
       std::vector<uint64_t> W(P);
       for (uint64_t &X : W)
         X = Rng() % 4 == 0 ? 0 : Rng() % 40;
+      // Nothing at all to gather is refused (Plan.h); nothing to check.
+      if (std::all_of(W.begin(), W.end(), [](uint64_t X) { return X == 0; }))
+        continue;
       CAPTURE(P);
       CAPTURE(N);
       Plan Pl = compile(Collective::Allgatherv, P, std::nullopt,

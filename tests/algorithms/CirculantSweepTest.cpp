@@ -90,6 +90,10 @@ TEST_CASE("circulant allgatherv verifies for P = 1..256") {
       Req.Weights.resize(P);
       for (uint64_t &W : Req.Weights)
         W = Rng() % 5 == 0 ? 0 : 1 + Rng() % 1000;
+      // Nothing at all to gather is refused (Plan.h); nothing to check.
+      if (std::all_of(Req.Weights.begin(), Req.Weights.end(),
+                      [](uint64_t W) { return W == 0; }))
+        continue;
       CHECK(compileAndVerify(Req) == (P == 1 ? 0 : N - 1 + ceilLog2(P)));
     }
   }

@@ -45,8 +45,11 @@ TEST_CASE(
   // From root 3 the binomial reduce combines 3, 4, ..., 7, 0, 1, 2.
   Plan P = compileFlat("binomial", Collective::Reduce, 8, 3);
   CHECK(interpret(P).problems().empty());
+  CHECK_FALSE(interpret(P).Broken);
   P.Header.RequiresCommutative = false;
   CHECK(mentions(interpret(P), "out of rank order"));
+  // A non-commutative operator, which the plan now accepts, gets it wrong.
+  CHECK(interpret(P).Broken);
 }
 
 TEST_CASE(

@@ -33,7 +33,8 @@ CompileRequest requestFor(Collective K, uint32_t P, uint32_t Variant) {
     Req.Root = Variant % P;
   if (K == Collective::Allgatherv)
     for (uint32_t R = 0; R < P; ++R)
-      Req.Weights.push_back((R * 3 + Variant) % 4); // Some ranks give none.
+      // Some ranks give none, never all (Plan.h refuses that).
+      Req.Weights.push_back((R * 3 + Variant) % 4 + (R == 0));
   return Req;
 }
 

@@ -329,8 +329,15 @@ struct ReferenceInterpreter::State {
     uint64_t WantOrdered = 0;
     for (uint32_t Q = 0; Q < Ranks; ++Q)
       WantOrdered = WantOrdered * OrderBase + orderElement(Q);
-    if (Got.Ordered != WantOrdered)
-      endError(Where + " combines its contributions out of rank order");
+    if (Got.Ordered != WantOrdered) {
+      // Wrong on a non-commutative operator, which the plan accepts.
+      std::string Why = Where + " combines its contributions out of rank order";
+      if (!Out.Broken) {
+        Out.Broken = true;
+        Out.Why = Why;
+      }
+      endError(Why);
+    }
   }
 
   /// The end state each collective promises (DESIGN.md): allreduce, every

@@ -31,9 +31,12 @@
 //     (each contribution once, in rank order when the plan claims so);
 //   - Broken: whether the plan computes a wrong result on real numbers — it
 //     is malformed, a message does not pair, a receive lands on blocks the
-//     round also sends or receives, or a promised block ends with a wrong
-//     value. Reading garbage that is later overwritten is not Broken. The
-//     mutation test compares the verifier against this verdict.
+//     round also sends or receives, a promised block ends with a wrong
+//     value, or (when the plan claims RequiresCommutative == false) a
+//     promised block combines its contributions out of rank order, which a
+//     non-commutative operator the plan accepts would get wrong. Reading
+//     garbage that is later overwritten is not Broken. The mutation test
+//     compares the verifier against this verdict.
 //
 //===----------------------------------------------------------------------===//
 

@@ -173,6 +173,20 @@ TEST_CASE("structural errors are reported before anything else") {
   CHECK(R.Errors[0].Message.find("peer 7") != std::string::npos);
 }
 
+TEST_CASE("block weights that are all 0 describe a plan that moves nothing") {
+  // Allgatherv of two ranks: each sends its block to the other.
+  Plan P = emptyPlan(Collective::Allgatherv, 2, 2);
+  message(P, 0, 0, 1, BlockSet::single(0), Combine::Replace);
+  message(P, 0, 1, 0, BlockSet::single(1), Combine::Replace);
+  P.Header.Weights = {0, 3};
+  CHECK(verify(P).Valid);
+  P.Header.Weights = {0, 0};
+  VerifyResult R = verify(P);
+  CHECK_FALSE(R.Valid);
+  REQUIRE_FALSE(R.Errors.empty());
+  CHECK(R.Errors[0].Message.find("weights are all 0") != std::string::npos);
+}
+
 TEST_CASE("unmatched sends and receives") {
   for (VerifyMode Mode : BothModes) {
     Plan NoRecv = twoRankAllreduce();
@@ -250,12 +264,18 @@ TEST_CASE("a contribution combined twice names the rank") {
     Plan P = emptyPlan(Collective::Allreduce, 2, 1);
     message(P, 0, 1, 0, BlockSet::single(0), Combine::Reduce);
     message(P, 1, 1, 0, BlockSet::single(0), Combine::Reduce);
+    // The exact mode names the reduce; the hashed mode only sees the count
+    // at the end.
     if (Mode == VerifyMode::Exact)
-      expectFirstError(P, 0, 1, 0, "would hold rank 1's contribution twice",
+      expectFirstError(P, 0, 1, 0,
+                       "would hold rank 1's contribution twice, and rank 0 "
+                       "ends with the result in block 0 of data",
                        Mode);
     else
-      expectFirstError(P, 0, 1, 0,
-                       "would hold 3 contributions, more than the 2", Mode);
+      expectFirstError(P, 0, -1, -1,
+                       "holds 3 contributions (a contribution is combined "
+                       "twice)",
+                       Mode);
   }
   // Locally: scratch already holds {1}; adding it to data twice.
   Plan L = scratchAllreduce();
@@ -264,6 +284,43 @@ TEST_CASE("a contribution combined twice names the rank") {
   expectFirstError(L, 0, 0, 3,
                    "combining block 1 of data with scratch would hold rank "
                    "1's contribution twice");
+}
+
+TEST_CASE("a double count that is overwritten changes nothing, in both "
+          "modes") {
+  // P = 4 allreduce of one block on a ring of whole-vector reduces into
+  // scratch, so rank 0 can double a partial on the side: its scratch takes
+  // x0 + x0, which is never sent and is overwritten before the end.
+  auto Build = [](bool Overwrite) {
+    Plan P = emptyPlan(Collective::Allreduce, 4, 1, std::nullopt,
+                       {"data", "scratch"});
+    BlockSet B = BlockSet::single(0);
+    P.Programs[0].add(0, Op::local(0, 1, B, Combine::Replace));
+    P.Programs[0].add(0, Op::local(0, 1, B, Combine::Reduce)); // x0 twice.
+    // Reduce to rank 3 along the chain, then broadcast back.
+    for (uint32_t R = 0; R < 3; ++R)
+      message(P, 1 + R, R, R + 1, B, Combine::Reduce);
+    for (uint32_t R = 0; R < 3; ++R)
+      message(P, 4, 3, R, B, Combine::Replace);
+    if (Overwrite)
+      P.Programs[0].add(5, Op::local(0, 1, B, Combine::Replace));
+    else
+      P.Programs[0].add(5, Op::local(1, 0, B, Combine::Replace));
+    return P;
+  };
+  for (VerifyMode Mode : BothModes) {
+    CAPTURE(verifyModeName(Mode).str());
+    VerifyResult Kept = verify(Build(true), Mode);
+    INFO(allErrors(Kept));
+    CHECK(Kept.Valid);
+    // Copying the doubled scratch into data instead reaches the end.
+    VerifyResult Reached = verify(Build(false), Mode);
+    CHECK_FALSE(Reached.Valid);
+  }
+  expectFirstError(Build(false), 0, 0, 1,
+                   "combining block 0 of scratch with data would hold rank "
+                   "0's contribution twice, and rank 0 ends with the result "
+                   "in block 0 of data");
 }
 
 TEST_CASE("reducing with or into uninitialised data") {

@@ -109,8 +109,9 @@ std::vector<Mutant> mutantsOf(const Plan &P, size_t PerKind, uint64_t Seed) {
   };
 
   std::vector<Mutant> Out;
-  auto Emit = [&](const char *Kind, const Site &S, Plan M) {
-    Out.push_back({describe(P, Kind, S), std::move(M)});
+  auto Emit = [&](const char *Kind, const Site &S, Plan M,
+                  bool Reorders = false) {
+    Out.push_back({describe(P, Kind, S), std::move(M), Reorders});
   };
   for (const Site &S : Sample(Any)) {
     Plan M = P;
@@ -183,6 +184,65 @@ std::vector<Mutant> mutantsOf(const Plan &P, size_t PerKind, uint64_t Seed) {
     insertOp(M, Send->Rank, LastRound + 1, opAt(M, *Send));
     insertOp(M, S.Rank, LastRound + 1, opAt(M, S));
     Emit("repeat reducing message", S, std::move(M));
+  }
+  // Operand order (Plan.h: destination = destination (+) incoming). Through a
+  // buffer the plan does not use, a reduce is rewritten to combine the same
+  // two partials the other way round, and nothing else changes: broken
+  // exactly when the plan claims rank order.
+  auto LocalReduce = [](const Op &O) {
+    return O.Kind == OpKind::Local && O.Mode == Combine::Reduce;
+  };
+  auto WithFresh = [](Plan &M) {
+    M.Header.Buffers.push_back("mutant");
+    return uint16_t(M.Header.Buffers.size() - 1);
+  };
+  for (const Site &S : Sample(LocalReduce)) {
+    Plan M = P;
+    uint16_t Fresh = WithFresh(M);
+    Op O = opAt(M, S);
+    // Fresh = old destination; destination = source; destination (+)= Fresh.
+    auto &Ops = M.Programs[S.Rank].Rounds[S.RoundPos].Ops;
+    Ops[S.OpIdx] = Op::local(O.Buffer, Fresh, O.Blocks, Combine::Replace);
+    Ops.insert(Ops.begin() + S.OpIdx + 1,
+               {Op::local(O.Source, O.Buffer, O.Blocks, Combine::Replace),
+                Op::local(Fresh, O.Buffer, O.Blocks, Combine::Reduce)});
+    Emit("reverse local reduce", S, std::move(M), /*Reorders=*/true);
+  }
+  for (const Site &S : Sample(ReducingRecv)) {
+    Plan M = P;
+    uint16_t Fresh = WithFresh(M);
+    Op &O = opAt(M, S);
+    uint16_t Dst = O.Buffer;
+    BlockSet Blocks = O.Blocks;
+    O.Mode = Combine::Replace;
+    O.Buffer = Fresh;
+    // The original reduce landed before any Local of the round ran, so
+    // the rewrite runs first among them: Fresh (+)= destination, then back.
+    auto &Ops = M.Programs[S.Rank].Rounds[S.RoundPos].Ops;
+    Ops.insert(Ops.begin(), {Op::local(Dst, Fresh, Blocks, Combine::Reduce),
+                             Op::local(Fresh, Dst, Blocks, Combine::Replace)});
+    Emit("reverse reducing receive", S, std::move(M), /*Reorders=*/true);
+  }
+  // The plain swap also moves where the result lands.
+  for (const Site &S : Sample(LocalReduce)) {
+    Plan M = P;
+    Op &O = opAt(M, S);
+    std::swap(O.Source, O.Buffer);
+    Emit("swap local reduce operands", S, std::move(M), /*Reorders=*/true);
+  }
+  // Two reduces of one round in the other order: a later rank's partial
+  // may then be combined before an earlier one's.
+  for (const Site &S : Sample(LocalReduce)) {
+    const auto &Ops = P.Programs[S.Rank].Rounds[S.RoundPos].Ops;
+    for (uint32_t I = S.OpIdx + 1; I < Ops.size(); ++I) {
+      if (!LocalReduce(Ops[I]))
+        continue;
+      Plan M = P;
+      auto &MOps = M.Programs[S.Rank].Rounds[S.RoundPos].Ops;
+      std::swap(MOps[S.OpIdx], MOps[I]);
+      Emit("swap two local reduces", S, std::move(M), /*Reorders=*/true);
+      break;
+    }
   }
   return Out;
 }

@@ -2,6 +2,7 @@
 
 #include "runtime/launcher/LocalLauncher.h"
 
+#include "runtime/tcp/JobSecret.h"
 #include "runtime/tcp/SocketIo.h"
 
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 namespace collplan::runtime {
@@ -135,6 +137,17 @@ launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
   Base.Size = Ranks;
   Base.Timeout = Timeout;
   Base.Port = 0;
+  // The caller's secret if it set one (ranks it starts elsewhere may join),
+  // else a fresh one only these children know (forked: no exec, so it never
+  // appears in a command line or /proc/PID/environ).
+  if (const char *S = std::getenv("COLLPLAN_SECRET"); S && *S) {
+    Base.Secret = S;
+  } else {
+    llvm::Expected<std::string> Secret = newJobSecret();
+    if (!Secret)
+      return Secret.takeError();
+    Base.Secret = std::move(*Secret);
+  }
   llvm::Expected<int> Listener = listenOn(Base.Host, Base.Port);
   if (!Listener)
     return Listener.takeError();

@@ -14,7 +14,10 @@
 #include "compiler/algorithms/Algorithm.h"
 #include "runtime/Executor.h"
 #include "runtime/launcher/LocalLauncher.h"
+#include "runtime/tcp/JobSecret.h"
 #include "runtime/tcp/TcpTransport.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include <doctest/doctest.h>
 
@@ -82,6 +85,53 @@ int runAndCompare(const Plan &Pl, const TcpConfig &Config, uint64_t Count,
   }
   Report = "ok";
   return 0;
+}
+
+/// A socket connected to rank 0's rendezvous port, or -1.
+int connectToRankZero(uint16_t Port) {
+  sockaddr_in A{};
+  A.sin_family = AF_INET;
+  A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  A.sin_port = htons(Port);
+  int Fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (connect(Fd, reinterpret_cast<sockaddr *>(&A), sizeof(A)) != 0) {
+    close(Fd);
+    return -1;
+  }
+  return Fd;
+}
+
+/// Plays a rank that does not know the job's secret: reads rank 0's
+/// challenge and answers with a well-formed hello claiming Rank of Size,
+/// signed with Secret (written here from the protocol, not with the
+/// rendezvous' own code). Returns the socket, or -1.
+int forgeHello(uint16_t Port, uint32_t Rank, uint32_t Size,
+               const std::string &Secret) {
+  int Fd = connectToRankZero(Port);
+  if (Fd < 0)
+    return -1;
+  uint8_t Challenge[24];
+  size_t Got = 0;
+  while (Got < sizeof(Challenge)) {
+    ssize_t N = read(Fd, Challenge + Got, sizeof(Challenge) - Got);
+    if (N <= 0)
+      return close(Fd), -1;
+    Got += size_t(N);
+  }
+  uint32_t Fields[6] = {0x4e4c5043, 2, Size, Rank, 1, 0};
+  llvm::ArrayRef<uint8_t> Nonce(Challenge + 8, 16);
+  llvm::ArrayRef<uint8_t> Signed(reinterpret_cast<uint8_t *>(Fields),
+                                 sizeof(Fields));
+  HelloMac Mac = helloMac(Secret, {Nonce, Signed});
+  if (write(Fd, Fields, sizeof(Fields)) != ssize_t(sizeof(Fields)) ||
+      write(Fd, Mac.data(), Mac.size()) != ssize_t(Mac.size()))
+    return close(Fd), -1;
+  return Fd;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+      .count();
 }
 
 std::string describe(const std::vector<RankOutcome> &Outcomes) {
@@ -301,6 +351,75 @@ TEST_CASE("a port probe or a stranger at the rendezvous does not end the job") {
   INFO(describe(*Outcomes));
   for (const RankOutcome &O : *Outcomes)
     CHECK(O.ExitCode == 0);
+}
+
+TEST_CASE("a silent stranger and a forged hello do not disturb the job") {
+  // One stranger connects and sends 4 bytes, then nothing: it must hold
+  // only its own connection, not the rendezvous. Another answers the
+  // challenge with a well-formed hello claiming rank 1, signed with the
+  // wrong secret: refused, and the real rank 1 is still admitted.
+  Plan Pl = compile("ring", Collective::Allreduce, 3);
+  auto Start = std::chrono::steady_clock::now();
+  auto Outcomes =
+      launchLocal(3, 10s, 60s, [&](const TcpConfig &C, std::string &Report) {
+        int Silent = -1, Forged = -1;
+        if (C.Rank == 1) {
+          Silent = connectToRankZero(C.Port);
+          if (Silent < 0 || write(Silent, "CPLN", 4) != 4)
+            return 9;
+          Forged = forgeHello(C.Port, 1, C.Size, "not the job's secret");
+          if (Forged < 0)
+            return 9;
+        }
+        int Code =
+            runAndCompare(Pl, C, 1000, Datatype::Int32, ReduceOp::Sum, Report);
+        if (Silent >= 0)
+          close(Silent); // Only now: the job finished while it was open.
+        if (Forged >= 0)
+          close(Forged);
+        return Code;
+      });
+  REQUIRE(bool(Outcomes));
+  INFO(describe(*Outcomes));
+  for (const RankOutcome &O : *Outcomes)
+    CHECK(O.ExitCode == 0);
+  // Well under the 5 s a silent connection may last, and the 10 s timeout.
+  CHECK(secondsSince(Start) < 4);
+}
+
+TEST_CASE("a rank with the wrong secret is refused and named at the timeout") {
+  Plan Pl = compile("ring", Collective::Allreduce, 3);
+  auto Start = std::chrono::steady_clock::now();
+  auto Outcomes =
+      launchLocal(3, 2s, 30s, [&](const TcpConfig &C, std::string &Report) {
+        TcpConfig Mine = C;
+        if (C.Rank == 2)
+          Mine.Secret = "another job's secret";
+        return runAndCompare(Pl, Mine, 10, Datatype::Int32, ReduceOp::Sum,
+                             Report);
+      });
+  REQUIRE(bool(Outcomes));
+  INFO(describe(*Outcomes));
+  const std::string &Zero = (*Outcomes)[0].Report;
+  CHECK((*Outcomes)[0].ExitCode == 5);
+  CHECK(Zero.find("without rank(s) 2") != std::string::npos);
+  CHECK(Zero.find("claiming rank 2 was refused") != std::string::npos);
+  CHECK(Zero.find("COLLPLAN_SECRET") != std::string::npos);
+  // The refused rank learns at once, not at the timeout.
+  CHECK((*Outcomes)[2].ExitCode == 5);
+  CHECK((*Outcomes)[2].Report.find("COLLPLAN_SECRET") != std::string::npos);
+  CHECK((*Outcomes)[1].ExitCode == 5);
+  CHECK(secondsSince(Start) < 10);
+}
+
+TEST_CASE("the hello MAC is HMAC-SHA256") {
+  // RFC 4231, test case 2.
+  llvm::StringRef Msg = "what do ya want for nothing?";
+  HelloMac Mac = helloMac(
+      "Jefe", {llvm::ArrayRef<uint8_t>(
+                  reinterpret_cast<const uint8_t *>(Msg.data()), Msg.size())});
+  CHECK(llvm::toHex(Mac, true) ==
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 }
 
 TEST_CASE("ranks holding different plans fail naming both hashes") {

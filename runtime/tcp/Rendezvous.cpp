@@ -20,9 +20,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
-#include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <thread>
 
 namespace collplan::runtime {
@@ -152,61 +150,7 @@ llvm::Expected<int> connectWithRetry(const std::string &Host, uint16_t Port,
   }
 }
 
-llvm::Expected<uint64_t> envNumber(const char *Name, uint64_t Min, uint64_t Max,
-                                   std::optional<uint64_t> Default) {
-  const char *V = std::getenv(Name);
-  if (!V || !*V) {
-    if (Default)
-      return *Default;
-    return makeError(ErrorKind::Usage, "%s is not set", Name);
-  }
-  uint64_t N = 0;
-  if (llvm::StringRef(V).getAsInteger(10, N) || N < Min || N > Max)
-    return makeError(ErrorKind::Usage,
-                     "%s=%s: expected an integer in [%llu, %llu]", Name, V,
-                     (unsigned long long)Min, (unsigned long long)Max);
-  return N;
-}
-
 } // namespace
-
-llvm::Expected<TcpConfig> tcpConfigFromEnvironment() {
-  TcpConfig C;
-  llvm::Expected<uint64_t> Size = envNumber("COLLPLAN_SIZE", 0, 1 << 20, {});
-  if (!Size)
-    return Size.takeError();
-  llvm::Expected<uint64_t> Rank = envNumber("COLLPLAN_RANK", 0, 1 << 20, {});
-  if (!Rank)
-    return Rank.takeError();
-  if (*Size == 0 || *Rank >= *Size)
-    return makeError(ErrorKind::Usage,
-                     "COLLPLAN_RANK=%llu is not a rank of "
-                     "COLLPLAN_SIZE=%llu",
-                     (unsigned long long)*Rank, (unsigned long long)*Size);
-  // 0 would fail every wait at once: at least a second.
-  llvm::Expected<uint64_t> Timeout =
-      envNumber("COLLPLAN_TIMEOUT", 1, 86400, uint64_t(30));
-  if (!Timeout)
-    return Timeout.takeError();
-  C.Size = uint32_t(*Size);
-  C.Rank = uint32_t(*Rank);
-  C.Timeout = std::chrono::seconds(*Timeout);
-  if (const char *Secret = std::getenv("COLLPLAN_SECRET"))
-    C.Secret = Secret;
-  const char *Addr = std::getenv("COLLPLAN_ADDR");
-  llvm::StringRef A = Addr ? Addr : "127.0.0.1:29500";
-  auto [Host, PortText] = A.rsplit(':');
-  unsigned Port = 0;
-  if (Host.empty() || PortText.getAsInteger(10, Port) || Port == 0 ||
-      Port > 65535)
-    return makeError(ErrorKind::Usage,
-                     "COLLPLAN_ADDR=%s: expected host:port, e.g. "
-                     "127.0.0.1:29500",
-                     A.str().c_str());
-  C.Host = Host.str();
-  C.Port = uint16_t(Port);
-  return C;
-}
 
 llvm::Expected<int> listenOn(const std::string &Host, uint16_t &Port) {
   llvm::Expected<sockaddr_in> A = addressOf(Host, Port);
@@ -493,6 +437,10 @@ llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &C) {
   int Listener = C.ListenSocket;
   uint16_t MyPort = C.Rank == 0 ? C.Port : 0;
   auto Fail = [&](llvm::Error E) -> llvm::Expected<std::vector<int>> {
+    if (!C.Source.empty()) // Which variables made this rank what it is.
+      E = llvm::joinErrors(std::move(E),
+                           makeError(ErrorKind::Runtime, "(rank %u of %u: %s)",
+                                     C.Rank, C.Size, C.Source.c_str()));
     for (int Fd : Sockets)
       if (Fd >= 0)
         close(Fd);

@@ -1,14 +1,10 @@
 //===- Rendezvous.h - How TCP ranks find each other --------------*- C++
 //-*-===//
 //
-// Like torchrun's MASTER_ADDR/MASTER_PORT, ranks meet at an address taken
-// from the environment:
-//   COLLPLAN_RANK     this process's rank, 0 <= rank < size
-//   COLLPLAN_SIZE     the number of ranks
-//   COLLPLAN_ADDR     host:port where rank 0 listens (loopback, e.g.
-//                     127.0.0.1:29500)
-//   COLLPLAN_TIMEOUT  seconds to wait for a peer to arrive or to make
-//                     progress before failing, 1..86400 (default 30)
+// Ranks meet at rank 0's address, like torchrun's MASTER_ADDR/MASTER_PORT;
+// RankEnvironment.h reads the rank, P, the address, the timeout and the
+// secret from the environment.
+//
 // Rank 0 listens at COLLPLAN_ADDR; every other rank opens its own listener on
 // an ephemeral port, connects to rank 0 (retrying until the timeout) and says
 // who it is and where it listens; rank 0 answers with every rank's port. Then
@@ -56,11 +52,13 @@ struct TcpConfig {
   /// hello must be signed with it to be admitted. Empty signs with an empty
   /// key, which keeps out only what does not speak the protocol.
   std::string Secret;
+  /// Where Rank, Size and Host:Port came from, for messages: e.g. "rank
+  /// from OMPI_COMM_WORLD_RANK, size from OMPI_COMM_WORLD_SIZE, address
+  /// from COLLPLAN_ADDR" (RankEnvironment.h); empty when set by code.
+  std::string Source;
+  /// The variable that gave Size, for messages about a wrong P.
+  std::string SizeVariable = "COLLPLAN_SIZE";
 };
-
-/// Reads COLLPLAN_RANK, COLLPLAN_SIZE, COLLPLAN_ADDR and COLLPLAN_TIMEOUT;
-/// fails naming the variable that is missing or malformed.
-llvm::Expected<TcpConfig> tcpConfigFromEnvironment();
 
 /// A socket listening on Host:Port (0: an ephemeral port); its port is
 /// stored in Port.

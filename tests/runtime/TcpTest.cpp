@@ -12,9 +12,11 @@
 #include "Oracle.h"
 
 #include "compiler/algorithms/Algorithm.h"
+#include "plan/ir/Error.h"
 #include "runtime/Executor.h"
 #include "runtime/launcher/LocalLauncher.h"
 #include "runtime/tcp/JobSecret.h"
+#include "runtime/tcp/RankEnvironment.h"
 #include "runtime/tcp/TcpTransport.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -445,11 +447,34 @@ TEST_CASE("ranks holding different plans fail naming both hashes") {
   }
 }
 
+namespace {
+
+/// Clears every variable RankEnvironment.h reads, before and after a test.
+void clearRankEnvironment() {
+  for (const char *V :
+       {"COLLPLAN_RANK", "COLLPLAN_SIZE", "COLLPLAN_ADDR", "COLLPLAN_TIMEOUT",
+        "COLLPLAN_SECRET", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+        "PMI_RANK", "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS", "RANK",
+        "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"})
+    unsetenv(V);
+}
+
+std::string errorOf(llvm::Expected<TcpConfig> C, ErrorKind &Kind) {
+  REQUIRE(!C);
+  ErrorReport R = takeErrorReport(C.takeError(), ErrorKind::Runtime);
+  Kind = R.Kind;
+  return R.Message;
+}
+
+} // namespace
+
 TEST_CASE("the environment describes a rank") {
+  clearRankEnvironment();
   setenv("COLLPLAN_RANK", "2", 1);
   setenv("COLLPLAN_SIZE", "4", 1);
   setenv("COLLPLAN_ADDR", "127.0.0.1:29611", 1);
   setenv("COLLPLAN_TIMEOUT", "7", 1);
+  setenv("COLLPLAN_SECRET", "s3cret", 1);
   llvm::Expected<TcpConfig> C = tcpConfigFromEnvironment();
   REQUIRE(bool(C));
   CHECK(C->Rank == 2);
@@ -457,25 +482,120 @@ TEST_CASE("the environment describes a rank") {
   CHECK(C->Host == "127.0.0.1");
   CHECK(C->Port == 29611);
   CHECK(C->Timeout == 7s);
+  CHECK(C->Secret == "s3cret");
+  CHECK(C->Source == "rank from COLLPLAN_RANK, size from COLLPLAN_SIZE, "
+                     "address from COLLPLAN_ADDR");
+  ErrorKind Kind;
   setenv("COLLPLAN_RANK", "4", 1);
-  llvm::Expected<TcpConfig> Bad = tcpConfigFromEnvironment();
-  REQUIRE(!Bad);
-  CHECK(llvm::toString(Bad.takeError()).find("COLLPLAN_RANK=4") !=
+  CHECK(errorOf(tcpConfigFromEnvironment(), Kind).find("COLLPLAN_RANK=4") !=
         std::string::npos);
+  CHECK(Kind == ErrorKind::Usage);
   setenv("COLLPLAN_RANK", "1", 1);
   setenv("COLLPLAN_TIMEOUT", "0", 1); // Would fail every wait at once.
-  llvm::Expected<TcpConfig> Zero = tcpConfigFromEnvironment();
-  REQUIRE(!Zero);
-  CHECK(llvm::toString(Zero.takeError()).find("COLLPLAN_TIMEOUT=0") !=
+  CHECK(errorOf(tcpConfigFromEnvironment(), Kind).find("COLLPLAN_TIMEOUT=0") !=
         std::string::npos);
   setenv("COLLPLAN_TIMEOUT", "7", 1);
   setenv("COLLPLAN_ADDR", "127.0.0.1", 1);
-  llvm::Expected<TcpConfig> NoPort = tcpConfigFromEnvironment();
-  REQUIRE(!NoPort);
-  CHECK(llvm::toString(NoPort.takeError()).find("COLLPLAN_ADDR") !=
+  CHECK(errorOf(tcpConfigFromEnvironment(), Kind).find("COLLPLAN_ADDR") !=
         std::string::npos);
-  unsetenv("COLLPLAN_RANK");
-  unsetenv("COLLPLAN_SIZE");
-  unsetenv("COLLPLAN_ADDR");
-  unsetenv("COLLPLAN_TIMEOUT");
+  CHECK(Kind == ErrorKind::Usage);
+  clearRankEnvironment();
+}
+
+TEST_CASE("a rank address that is not IPv4 is a usage error; names resolve") {
+  clearRankEnvironment();
+  setenv("COLLPLAN_RANK", "0", 1);
+  setenv("COLLPLAN_SIZE", "2", 1);
+  ErrorKind Kind;
+  for (const char *Addr : {"[::1]:29500", "::1:29500"}) {
+    setenv("COLLPLAN_ADDR", Addr, 1);
+    std::string E = errorOf(tcpConfigFromEnvironment(), Kind);
+    CHECK(Kind == ErrorKind::Usage);
+    CHECK(E.find("IPv6") != std::string::npos);
+  }
+  setenv("COLLPLAN_ADDR", "no-such-host.invalid:29500", 1);
+  CHECK(errorOf(tcpConfigFromEnvironment(), Kind).find("cannot resolve") !=
+        std::string::npos);
+  CHECK(Kind == ErrorKind::Usage);
+  setenv("COLLPLAN_ADDR", "localhost:29501", 1);
+  llvm::Expected<TcpConfig> C = tcpConfigFromEnvironment();
+  REQUIRE(bool(C));
+  CHECK(C->Host == "127.0.0.1");
+  CHECK(C->Port == 29501);
+  clearRankEnvironment();
+}
+
+TEST_CASE("a rank started by mpirun, srun or torchrun reads their variables") {
+  struct Family {
+    const char *Rank, *Size;
+  };
+  for (Family F :
+       {Family{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+        Family{"PMI_RANK", "PMI_SIZE"}, Family{"SLURM_PROCID", "SLURM_NTASKS"},
+        Family{"RANK", "WORLD_SIZE"}}) {
+    INFO(F.Rank);
+    clearRankEnvironment();
+    CHECK(!environmentNamesRank());
+    setenv(F.Rank, "3", 1);
+    setenv(F.Size, "5", 1);
+    CHECK(environmentNamesRank());
+    llvm::Expected<TcpConfig> C = tcpConfigFromEnvironment();
+    REQUIRE(bool(C));
+    CHECK(C->Rank == 3);
+    CHECK(C->Size == 5);
+    CHECK(C->SizeVariable == F.Size);
+    CHECK(C->Source.find(std::string("rank from ") + F.Rank) !=
+          std::string::npos);
+    CHECK(C->Host == "127.0.0.1");
+    CHECK(C->Port == 29500);
+    // Half a family is an error naming the missing half, not a mix with
+    // the next family's variable.
+    unsetenv(F.Size);
+    setenv("SLURM_NTASKS", "8", 1);
+    setenv("WORLD_SIZE", "8", 1);
+    ErrorKind Kind;
+    if (std::string(F.Size) != "SLURM_NTASKS" &&
+        std::string(F.Size) != "WORLD_SIZE") {
+      CHECK(errorOf(tcpConfigFromEnvironment(), Kind).find(F.Size) !=
+            std::string::npos);
+      CHECK(Kind == ErrorKind::Usage);
+    }
+  }
+  clearRankEnvironment();
+
+  // COLLPLAN_* win over a launcher's; Open MPI's over Slurm's (mpirun under
+  // srun sets both).
+  setenv("OMPI_COMM_WORLD_RANK", "1", 1);
+  setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+  setenv("SLURM_PROCID", "0", 1);
+  setenv("SLURM_NTASKS", "2", 1);
+  llvm::Expected<TcpConfig> Mpirun = tcpConfigFromEnvironment();
+  REQUIRE(bool(Mpirun));
+  CHECK(Mpirun->Rank == 1);
+  CHECK(Mpirun->Size == 4);
+  setenv("COLLPLAN_RANK", "2", 1);
+  setenv("COLLPLAN_SIZE", "3", 1);
+  llvm::Expected<TcpConfig> Own = tcpConfigFromEnvironment();
+  REQUIRE(bool(Own));
+  CHECK(Own->Rank == 2);
+  CHECK(Own->Size == 3);
+  CHECK(Own->SizeVariable == "COLLPLAN_SIZE");
+  clearRankEnvironment();
+
+  // torchrun's address, unless COLLPLAN_ADDR is set.
+  setenv("RANK", "0", 1);
+  setenv("WORLD_SIZE", "2", 1);
+  setenv("MASTER_ADDR", "127.0.0.2", 1);
+  setenv("MASTER_PORT", "29777", 1);
+  llvm::Expected<TcpConfig> Torch = tcpConfigFromEnvironment();
+  REQUIRE(bool(Torch));
+  CHECK(Torch->Host == "127.0.0.2");
+  CHECK(Torch->Port == 29777);
+  CHECK(Torch->Source.find("MASTER_ADDR") != std::string::npos);
+  setenv("COLLPLAN_ADDR", "127.0.0.3:29778", 1);
+  llvm::Expected<TcpConfig> Ours = tcpConfigFromEnvironment();
+  REQUIRE(bool(Ours));
+  CHECK(Ours->Host == "127.0.0.3");
+  CHECK(Ours->Port == 29778);
+  clearRankEnvironment();
 }

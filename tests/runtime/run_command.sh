@@ -30,6 +30,12 @@ expect_exit 2 "timeout" "$C" run -n 3 "$W/ring3.cplan" --timeout 0
 expect_exit 2 "timeout" "$C" run -n 3 "$W/ring3.cplan" --timeout -1
 expect_exit 2 "COLLPLAN_TIMEOUT=0" env COLLPLAN_RANK=0 COLLPLAN_SIZE=3 \
   COLLPLAN_ADDR=127.0.0.1:29599 COLLPLAN_TIMEOUT=0 "$C" run "$W/ring3.cplan"
+# An address that is not IPv4 is a usage error, not a failed run.
+expect_exit 2 "IPv6" env COLLPLAN_RANK=0 COLLPLAN_SIZE=3 \
+  COLLPLAN_ADDR='[::1]:29599' "$C" run "$W/ring3.cplan"
+# A launcher's own variables describe the rank, and errors name them.
+expect_exit 2 "OMPI_COMM_WORLD_SIZE=2" env OMPI_COMM_WORLD_RANK=0 \
+  OMPI_COMM_WORLD_SIZE=2 "$C" run "$W/ring3.cplan"
 # --check with no call to check cannot pass.
 expect_exit 2 "at least one call" \
   "$C" run -n 3 "$W/ring3.cplan" --check --iterations 0 --warmup 0

@@ -5,13 +5,14 @@
 // reports the time per call; --check compares every rank's result with a
 // reference computed element by element. Without -n, the process is one rank
 // of a job described by COLLPLAN_RANK / COLLPLAN_SIZE / COLLPLAN_ADDR
-// (runtime/tcp/Rendezvous.h), started by some other launcher.
+// or a launcher's own (runtime/tcp/RankEnvironment.h), started by it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "plan/serialize/PlanFile.h"
 #include "runtime/launcher/LocalLauncher.h"
 #include "runtime/launcher/PlanRun.h"
+#include "runtime/tcp/RankEnvironment.h"
 #include "runtime/tcp/TcpTransport.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
@@ -108,11 +109,12 @@ llvm::Expected<RunSettings> runSettings(const RunOptions &O, const Plan &P) {
     return makeError(ErrorKind::Usage,
                      O.File + " is a plan for P = " + std::to_string(Ranks) +
                          "; -n " + std::to_string(O.Ranks) + " does not match");
-  if (!O.Ranks && !std::getenv("COLLPLAN_RANK"))
+  if (!O.Ranks && !environmentNamesRank())
     return makeError(ErrorKind::Usage,
                      "give -n P to start P local processes, or set "
-                     "COLLPLAN_RANK, COLLPLAN_SIZE and COLLPLAN_ADDR to run "
-                     "one rank of a job");
+                     "COLLPLAN_RANK, COLLPLAN_SIZE and COLLPLAN_ADDR (or "
+                     "start it with mpirun, srun or torchrun) to run one "
+                     "rank of a job");
   // The limits COLLPLAN_TIMEOUT has (a zero or negative timeout fails every
   // wait at once); NaN fails the comparisons too.
   if (!(O.TimeoutSeconds >= 0.001 && O.TimeoutSeconds <= 86400))
@@ -155,7 +157,8 @@ llvm::Expected<std::vector<RankOutcome>> runRanks(const RunOptions &O,
     return makeError(
         ErrorKind::Usage,
         O.File + " is a plan for P = " + std::to_string(P.Header.Ranks) +
-            " but COLLPLAN_SIZE=" + std::to_string(Config->Size));
+            " but " + Config->SizeVariable + "=" +
+            std::to_string(Config->Size) + " (" + Config->Source + ")");
   RankOutcome One;
   One.ExitCode = Rank(*Config, One.Report);
   FirstRank = Config->Rank;
@@ -280,8 +283,13 @@ void addRunCommand(CLI::App &App, int &Exit) {
   auto O = std::make_shared<RunOptions>();
   CLI::App *Cmd = App.add_subcommand(
       "run", "Run a plan on P local processes over TCP, time it and check "
-             "the result (without -n: one rank of a job described by "
-             "COLLPLAN_RANK, COLLPLAN_SIZE, COLLPLAN_ADDR, COLLPLAN_TIMEOUT)");
+             "the result. Without -n: one rank of a job, its rank and size "
+             "from COLLPLAN_RANK/COLLPLAN_SIZE, else the launcher's "
+             "(OMPI_COMM_WORLD_RANK/_SIZE, PMI_RANK/PMI_SIZE, "
+             "SLURM_PROCID/SLURM_NTASKS, RANK/WORLD_SIZE: the first family "
+             "set, never mixed), rank 0's address from COLLPLAN_ADDR, else "
+             "MASTER_ADDR:MASTER_PORT; also COLLPLAN_TIMEOUT, COLLPLAN_SECRET. "
+             "Errors name the variables used");
   Cmd->add_option("file", O->File, "plan file")->required();
   Cmd->add_option("-n,--ranks", O->Ranks,
                   "start this many local processes (the plan's P)");

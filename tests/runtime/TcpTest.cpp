@@ -141,7 +141,7 @@ std::string describe(const std::vector<RankOutcome> &Outcomes) {
   for (size_t R = 0; R < Outcomes.size(); ++R)
     S += "rank " + std::to_string(R) + " exit " +
          std::to_string(Outcomes[R].ExitCode) + ": " + Outcomes[R].Report +
-         "\n";
+         Outcomes[R].Note + "\n";
   return S;
 }
 
@@ -248,6 +248,34 @@ TEST_CASE("a stalled peer gives a timeout error within the configured time") {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
   CHECK(Seconds < 12);
+}
+
+TEST_CASE("the launcher kills a stopped rank a timeout after the others "
+          "failed") {
+  // A stopped rank never exits on its own: the others time out and exit,
+  // then the launcher waits one timeout more and kills it, naming it, rather
+  // than wait for it for ever (here: until the 60 s deadline).
+  Plan Pl = compile("ring", Collective::Allreduce, 3);
+  auto Start = std::chrono::steady_clock::now();
+  auto Outcomes =
+      launchLocal(3, 1s, 60s, [&](const TcpConfig &C, std::string &Report) {
+        if (C.Rank == 1) {
+          auto T = TcpTransport::connect(C);
+          raise(SIGSTOP);
+          return 0;
+        }
+        return runAndCompare(Pl, C, 1000, Datatype::Int32, ReduceOp::Sum,
+                             Report);
+      });
+  REQUIRE(bool(Outcomes));
+  INFO(describe(*Outcomes));
+  CHECK((*Outcomes)[0].ExitCode == 5);
+  CHECK((*Outcomes)[2].ExitCode == 5);
+  CHECK((*Outcomes)[1].ExitCode == 128 + SIGKILL);
+  CHECK((*Outcomes)[1].Note.find("still running 1000 ms after rank") !=
+        std::string::npos);
+  CHECK((*Outcomes)[0].Note.empty());
+  CHECK(secondsSince(Start) < 15);
 }
 
 TEST_CASE("a peer that never arrives fails the rendezvous within the timeout") {

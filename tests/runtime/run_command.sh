@@ -43,4 +43,18 @@ expect_exit 2 "at least one call" \
 expect_exit 5 "could not connect to rank 0" env COLLPLAN_RANK=1 \
   COLLPLAN_SIZE=3 COLLPLAN_ADDR=127.0.0.1:1 COLLPLAN_TIMEOUT=1 \
   "$C" run "$W/ring3.cplan"
+# A stopped rank: the others time out, then the launcher kills it a timeout
+# later and names it, instead of waiting for it for ever.
+"$C" run -n 3 "$W/ring3.cplan" --timeout 1 --iterations 100000000 \
+  >"$W/out" 2>"$W/err" &
+RUN=$!
+sleep 0.5
+STOPPED=$(pgrep -P "$RUN" | head -n 1)
+[ -n "$STOPPED" ] || fail "no rank process to stop"
+kill -STOP "$STOPPED"
+set +e
+wait "$RUN"; RC=$?
+set -e
+[ "$RC" -eq 5 ] || fail "exit $RC, not 5, with a stopped rank"
+grep -q "stopped or stuck" "$W/err" || fail "the stopped rank is not named"
 echo "collplan run: all checks passed"

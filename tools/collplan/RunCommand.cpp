@@ -57,8 +57,10 @@ ParsedOutcome parseReport(const RankOutcome &O) {
   auto [Status, Rest] = R.split('\t');
   auto [Seconds, Text] = Rest.split('\t');
   if (Status.empty()) {
-    P.Text =
-        "exited with code " + std::to_string(O.ExitCode) + " without a report";
+    P.Text = !O.Note.empty()
+                 ? O.Note
+                 : "exited with code " + std::to_string(O.ExitCode) +
+                       " without a report";
     return P;
   }
   P.Status = Status.str();

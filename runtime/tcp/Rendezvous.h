@@ -5,7 +5,7 @@
 // RankEnvironment.h reads the rank, P, the address, the timeout and the
 // secret from the environment.
 //
-// Rank 0 listens at COLLPLAN_ADDR; every other rank opens its own listener on
+// Rank 0 listens at that address; every other rank opens its own listener on
 // an ephemeral port, connects to rank 0 (retrying until the timeout) and says
 // who it is and where it listens; rank 0 answers with every rank's port. Then
 // rank i connects to ranks 1..i-1 and accepts ranks i+1..P-1, so each pair

@@ -2,6 +2,7 @@
 
 #include "runtime/launcher/LocalLauncher.h"
 
+#include "runtime/tcp/JobSecret.h"
 #include "runtime/tcp/SocketIo.h"
 
 #include <fcntl.h>
@@ -10,8 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <thread>
 
 namespace collplan::runtime {
@@ -60,12 +64,39 @@ void writeReport(int Fd, const std::string &Text) {
   _exit(Code);
 }
 
-/// Reads every pipe into its rank's report until all children closed theirs
-/// (they exited). Past Deadline (if positive) kills them and returns true.
-bool drainReports(std::vector<int> &Pipes, const std::vector<pid_t> &Pids,
-                  std::vector<RankOutcome> &Outcomes,
-                  std::chrono::milliseconds Deadline) {
-  auto Start = std::chrono::steady_clock::now();
+/// Waits for child R and records its exit code.
+void reap(pid_t Pid, RankOutcome &Outcome) {
+  int Status = 0;
+  while (waitpid(Pid, &Status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(Status))
+    Outcome.ExitCode = WEXITSTATUS(Status);
+  else if (WIFSIGNALED(Status))
+    Outcome.ExitCode = 128 + WTERMSIG(Status);
+}
+
+/// Milliseconds from now until End, at least 0, for poll().
+int msUntil(std::chrono::steady_clock::time_point End) {
+  auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      End - std::chrono::steady_clock::now());
+  return int(std::max<int64_t>(0, Left.count()));
+}
+
+/// Reads every pipe into its rank's report and reaps each child as its pipe
+/// closes (it exited), until all have. Once one has failed, the others get
+/// Grace to fail too (their own timeouts see the loss); past it, or past
+/// Deadline (if positive) from the start, the rest are killed with a note
+/// saying why. A stopped or wedged child otherwise keeps the launcher
+/// waiting forever.
+void superviseChildren(std::vector<int> &Pipes, const std::vector<pid_t> &Pids,
+                       std::vector<RankOutcome> &Outcomes,
+                       std::chrono::milliseconds Grace,
+                       std::chrono::milliseconds Deadline) {
+  using Clock = std::chrono::steady_clock;
+  auto Start = Clock::now();
+  std::vector<bool> Reaped(Pids.size(), false);
+  std::optional<Clock::time_point> GraceEnd;
+  uint32_t FirstFailed = 0;
   size_t Open = Pipes.size();
   while (Open) {
     std::vector<pollfd> Polls;
@@ -76,17 +107,28 @@ bool drainReports(std::vector<int> &Pipes, const std::vector<pid_t> &Pids,
         Who.push_back(R);
       }
     int Wait = -1;
-    if (Deadline.count() > 0) {
-      auto Used = std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::steady_clock::now() - Start);
-      Wait = int(std::max<int64_t>(0, (Deadline - Used).count()));
-    }
+    if (Deadline.count() > 0)
+      Wait = msUntil(Start + Deadline);
+    if (GraceEnd)
+      Wait = Wait < 0 ? msUntil(*GraceEnd) : std::min(Wait, msUntil(*GraceEnd));
     int N = poll(Polls.data(), Polls.size(), Wait);
     if (N < 0 && errno == EINTR)
       continue;
     if (N == 0) {
-      killAll(Pids); // Past the deadline: the children are ours to end.
-      return true;
+      // Past the deadline or the grace: the children are ours to end.
+      std::string Why =
+          GraceEnd
+              ? "killed by the launcher: still running " +
+                    std::to_string(Grace.count()) + " ms after rank " +
+                    std::to_string(FirstFailed) + " failed (stopped or stuck)"
+              : "killed by the launcher after " +
+                    std::to_string(Deadline.count()) + " ms";
+      for (uint32_t R = 0; R < Pids.size(); ++R)
+        if (!Reaped[R]) {
+          kill(Pids[R], SIGKILL);
+          Outcomes[R].Note = Why;
+        }
+      return;
     }
     for (size_t I = 0; I < Polls.size(); ++I) {
       if (!Polls[I].revents)
@@ -100,29 +142,25 @@ bool drainReports(std::vector<int> &Pipes, const std::vector<pid_t> &Pids,
         close(Pipes[R]);
         Pipes[R] = -1;
         --Open;
+        reap(Pids[R], Outcomes[R]);
+        Reaped[R] = true;
+        if (Outcomes[R].ExitCode != 0 && !GraceEnd) {
+          GraceEnd = Clock::now() + Grace;
+          FirstFailed = R;
+        }
       }
     }
   }
-  return false;
 }
 
-/// Waits for every child and records its exit code.
+/// Waits for the children superviseChildren did not reap (those it killed).
 void reapChildren(const std::vector<pid_t> &Pids, std::vector<int> &Pipes,
-                  std::vector<RankOutcome> &Outcomes, bool Killed,
-                  std::chrono::milliseconds Deadline) {
+                  std::vector<RankOutcome> &Outcomes) {
   for (uint32_t R = 0; R < Pids.size(); ++R) {
-    if (Pipes[R] >= 0)
-      close(Pipes[R]);
-    int Status = 0;
-    while (waitpid(Pids[R], &Status, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFEXITED(Status))
-      Outcomes[R].ExitCode = WEXITSTATUS(Status);
-    else if (WIFSIGNALED(Status))
-      Outcomes[R].ExitCode = 128 + WTERMSIG(Status);
-    if (Killed && Outcomes[R].Report.empty())
-      Outcomes[R].Report = "killed by the launcher after " +
-                           std::to_string(Deadline.count()) + " ms";
+    if (Pipes[R] < 0)
+      continue;
+    close(Pipes[R]);
+    reap(Pids[R], Outcomes[R]);
   }
 }
 
@@ -135,6 +173,17 @@ launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
   Base.Size = Ranks;
   Base.Timeout = Timeout;
   Base.Port = 0;
+  // The caller's secret if it set one (ranks it starts elsewhere may join),
+  // else a fresh one only these children know (forked: no exec, so it never
+  // appears in a command line or /proc/PID/environ).
+  if (const char *S = std::getenv("COLLPLAN_SECRET"); S && *S) {
+    Base.Secret = S;
+  } else {
+    llvm::Expected<std::string> Secret = newJobSecret();
+    if (!Secret)
+      return Secret.takeError();
+    Base.Secret = std::move(*Secret);
+  }
   llvm::Expected<int> Listener = listenOn(Base.Host, Base.Port);
   if (!Listener)
     return Listener.takeError();
@@ -165,8 +214,8 @@ launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
   }
   close(*Listener);
 
-  bool Killed = drainReports(Pipes, Pids, Outcomes, Deadline);
-  reapChildren(Pids, Pipes, Outcomes, Killed, Deadline);
+  superviseChildren(Pipes, Pids, Outcomes, Timeout, Deadline);
+  reapChildren(Pids, Pipes, Outcomes);
   return Outcomes;
 }
 

@@ -5,8 +5,10 @@
 // launcher opens rank 0's listening socket before forking (no race for a
 // port), hands every child its TcpConfig, and collects each child's exit
 // code and the text it reports through a pipe. A child that dies makes its
-// peers fail on the closed connection, so the launcher ends, with every
-// rank's story, instead of hanging.
+// peers fail on the closed connection; a child that is stopped makes them
+// time out. Either way the launcher ends, with every rank's story, instead
+// of hanging: once one child has failed, it kills those still running a
+// timeout later.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,15 +31,19 @@ struct RankOutcome {
   int ExitCode = 0;
   /// What the child reported (its Body's text).
   std::string Report;
+  /// Why the launcher killed it, if it did.
+  std::string Note;
 };
 
 /// What each child runs: returns its exit code and fills Report.
 using RankBody =
     std::function<int(const TcpConfig &Config, std::string &Report)>;
 
-/// Runs Body in Ranks forked processes. Timeout is each rank's TCP timeout;
-/// the launcher itself kills (SIGKILL, by pid) children still running
-/// Deadline after the start, when Deadline is non-zero.
+/// Runs Body in Ranks forked processes. Timeout is each rank's TCP timeout,
+/// and the grace the others get once one child has failed: then those still
+/// running (a stopped or wedged rank) are killed (SIGKILL, by pid), with a
+/// Note naming the rank that failed first. Children still running Deadline
+/// after the start, when Deadline is non-zero, are killed too.
 llvm::Expected<std::vector<RankOutcome>>
 launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
             std::chrono::milliseconds Deadline, const RankBody &Body);

@@ -2,7 +2,10 @@
 
 #include "runtime/tcp/Rendezvous.h"
 #include "plan/ir/Error.h"
+#include "runtime/tcp/JobSecret.h"
 #include "runtime/tcp/SocketIo.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -16,9 +19,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
+#include <cstddef>
 #include <cstring>
-#include <optional>
 #include <thread>
 
 namespace collplan::runtime {
@@ -26,15 +28,44 @@ namespace collplan::runtime {
 namespace {
 
 constexpr uint32_t HelloMagic = 0x4e4c5043; // "CPLN"
-constexpr uint32_t ProtocolVersion = 1;
+constexpr uint32_t ProtocolVersion = 2;
 
+/// What a listener sends first on every connection it accepts: the nonce
+/// the connecting rank must sign (JobSecret.h).
+struct Challenge {
+  uint32_t Magic = HelloMagic;
+  uint32_t Version = ProtocolVersion;
+  uint8_t Nonce[16] = {};
+};
+
+/// The connecting rank's answer; Mac signs the nonce and the fields above
+/// it.
 struct Hello {
   uint32_t Magic = HelloMagic;
   uint32_t Version = ProtocolVersion;
   uint32_t Size = 0;
   uint32_t Rank = 0;
   uint32_t Port = 0;
+  uint32_t Reserved = 0;
+  HelloMac Mac{};
 };
+static_assert(sizeof(Hello) == 56 && offsetof(Hello, Mac) == 24,
+              "the hello is sent as raw bytes, without padding");
+
+HelloMac signHello(const Hello &H, const uint8_t (&Nonce)[16],
+                   const std::string &Secret) {
+  return helloMac(
+      Secret, {llvm::ArrayRef<uint8_t>(Nonce),
+               llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(&H),
+                                       offsetof(Hello, Mac))});
+}
+
+/// A stranger or an unsigned hello may sit on a connection this long before
+/// it is closed; ranks send theirs at once. Others are served meanwhile.
+constexpr std::chrono::milliseconds HelloWithin{5000};
+/// Connections still saying nothing, at most: past that the oldest is
+/// closed, so a flood of connections cannot exhaust the descriptors.
+constexpr size_t MaxPending = 64;
 
 llvm::Expected<sockaddr_in> addressOf(const std::string &Host, uint16_t Port) {
   sockaddr_in A{};
@@ -119,76 +150,7 @@ llvm::Expected<int> connectWithRetry(const std::string &Host, uint16_t Port,
   }
 }
 
-llvm::Error checkHello(const Hello &H, const TcpConfig &C) {
-  if (H.Magic != HelloMagic || H.Version != ProtocolVersion)
-    return makeError(ErrorKind::Runtime,
-                     "a connection that is not a collplan rank (or "
-                     "another protocol version) reached rank %u",
-                     C.Rank);
-  if (H.Size != C.Size)
-    return makeError(ErrorKind::Runtime,
-                     "rank %u was started with COLLPLAN_SIZE=%u, rank "
-                     "%u with %u",
-                     H.Rank, H.Size, C.Rank, C.Size);
-  if (H.Rank >= C.Size)
-    return makeError(ErrorKind::Runtime, "a peer claims rank %u of %u", H.Rank,
-                     C.Size);
-  return llvm::Error::success();
-}
-
-llvm::Expected<uint64_t> envNumber(const char *Name, uint64_t Min, uint64_t Max,
-                                   std::optional<uint64_t> Default) {
-  const char *V = std::getenv(Name);
-  if (!V || !*V) {
-    if (Default)
-      return *Default;
-    return makeError(ErrorKind::Usage, "%s is not set", Name);
-  }
-  uint64_t N = 0;
-  if (llvm::StringRef(V).getAsInteger(10, N) || N < Min || N > Max)
-    return makeError(ErrorKind::Usage,
-                     "%s=%s: expected an integer in [%llu, %llu]", Name, V,
-                     (unsigned long long)Min, (unsigned long long)Max);
-  return N;
-}
-
 } // namespace
-
-llvm::Expected<TcpConfig> tcpConfigFromEnvironment() {
-  TcpConfig C;
-  llvm::Expected<uint64_t> Size = envNumber("COLLPLAN_SIZE", 0, 1 << 20, {});
-  if (!Size)
-    return Size.takeError();
-  llvm::Expected<uint64_t> Rank = envNumber("COLLPLAN_RANK", 0, 1 << 20, {});
-  if (!Rank)
-    return Rank.takeError();
-  if (*Size == 0 || *Rank >= *Size)
-    return makeError(ErrorKind::Usage,
-                     "COLLPLAN_RANK=%llu is not a rank of "
-                     "COLLPLAN_SIZE=%llu",
-                     (unsigned long long)*Rank, (unsigned long long)*Size);
-  // 0 would fail every wait at once: at least a second.
-  llvm::Expected<uint64_t> Timeout =
-      envNumber("COLLPLAN_TIMEOUT", 1, 86400, uint64_t(30));
-  if (!Timeout)
-    return Timeout.takeError();
-  C.Size = uint32_t(*Size);
-  C.Rank = uint32_t(*Rank);
-  C.Timeout = std::chrono::seconds(*Timeout);
-  const char *Addr = std::getenv("COLLPLAN_ADDR");
-  llvm::StringRef A = Addr ? Addr : "127.0.0.1:29500";
-  auto [Host, PortText] = A.rsplit(':');
-  unsigned Port = 0;
-  if (Host.empty() || PortText.getAsInteger(10, Port) || Port == 0 ||
-      Port > 65535)
-    return makeError(ErrorKind::Usage,
-                     "COLLPLAN_ADDR=%s: expected host:port, e.g. "
-                     "127.0.0.1:29500",
-                     A.str().c_str());
-  C.Host = Host.str();
-  C.Port = uint16_t(Port);
-  return C;
-}
 
 llvm::Expected<int> listenOn(const std::string &Host, uint16_t &Port) {
   llvm::Expected<sockaddr_in> A = addressOf(Host, Port);
@@ -214,50 +176,200 @@ llvm::Expected<int> listenOn(const std::string &Host, uint16_t &Port) {
 
 namespace {
 
+/// A connection accepted but not yet admitted: its nonce and the part of
+/// its hello received so far.
+struct PendingHello {
+  int Fd = -1;
+  std::chrono::steady_clock::time_point Until;
+  uint8_t Nonce[16] = {};
+  Hello H;
+  size_t Got = 0;
+};
+
+/// Decides on a whole hello: true admits it, false drops the connection
+/// (noting why in Refused when it claimed a rank), an error fails the
+/// rendezvous. Only a correctly signed hello can fail it: whatever a stranger
+/// sends is dropped.
+llvm::Expected<bool> judgeHello(const PendingHello &P, const TcpConfig &C,
+                                uint32_t Lo, const std::vector<int> &Sockets,
+                                std::vector<std::string> &Refused) {
+  const Hello &H = P.H;
+  auto Refuse = [&](std::string Why) {
+    if (Refused.size() < 8)
+      Refused.push_back("a connection claiming rank " + std::to_string(H.Rank) +
+                        " was refused: " + Why);
+    return false;
+  };
+  if (H.Magic != HelloMagic)
+    return false; // Not a collplan rank at all: nothing worth reporting.
+  if (H.Version != ProtocolVersion)
+    return Refuse("it speaks protocol version " + std::to_string(H.Version) +
+                  ", this rank " + std::to_string(ProtocolVersion));
+  if (!sameMac(signHello(H, P.Nonce, C.Secret), H.Mac))
+    return Refuse("its hello is not signed with this job's secret (is "
+                  "COLLPLAN_SECRET the same for every rank?)");
+  if (H.Size != C.Size)
+    return makeError(ErrorKind::Runtime,
+                     "rank %u was started with a job size of %u, rank "
+                     "%u with %u",
+                     H.Rank, H.Size, C.Rank, C.Size);
+  if (H.Rank >= C.Size)
+    return makeError(ErrorKind::Runtime, "a peer claims rank %u of %u", H.Rank,
+                     C.Size);
+  if (H.Rank < Lo || Sockets[H.Rank] >= 0)
+    return makeError(ErrorKind::Runtime,
+                     "rank %u connected twice or out of order "
+                     "(two processes with the same rank?)",
+                     H.Rank);
+  return true;
+}
+
+/// The error of a rank whose peers did not all arrive: which are missing,
+/// and what was refused meanwhile.
+llvm::Error missingRanks(const TcpConfig &C, const Deadline &Until,
+                         uint32_t Missing, uint32_t Lo,
+                         const std::vector<int> &Sockets,
+                         const std::vector<std::string> &Refused) {
+  std::string Who;
+  for (uint32_t Q = Lo; Q < C.Size; ++Q)
+    if (Q != C.Rank && Sockets[Q] < 0)
+      Who += (Who.empty() ? "" : ", ") + std::to_string(Q);
+  std::string Text =
+      "rank " + std::to_string(C.Rank) + " waited for " +
+      std::to_string(Missing) + " more rank(s) to connect: timed out after " +
+      std::to_string(Until.total().count()) + " ms without rank(s) " + Who;
+  for (const std::string &R : Refused)
+    Text += "; " + R;
+  return makeError(ErrorKind::Runtime, Text);
+}
+
 /// Accepts Count ranks on Listener that introduce themselves with a rank in
 /// [Lo, P), into Sockets (and their listening ports into Ports, if given).
+/// Every connection is served at once, in one poll(): a stranger that sends
+/// nothing or half a hello holds only its own connection, until its
+/// HelloWithin passes.
 llvm::Error acceptRanks(int Listener, const TcpConfig &C, const Deadline &Until,
                         uint32_t Count, uint32_t Lo, std::vector<int> &Sockets,
                         std::vector<uint32_t> *Ports) {
-  for (uint32_t I = 0; I < Count;) {
-    llvm::Expected<int> Fd = acceptWithin(Listener, Until);
-    if (!Fd)
-      return llvm::joinErrors(makeError(ErrorKind::Runtime,
-                                        "rank %u waited for %u more rank(s) to "
-                                        "connect:",
-                                        C.Rank, Count - I),
-                              Fd.takeError());
-    tune(*Fd);
-    Hello H;
-    if (llvm::Error E = receiveAll(*Fd, &H, sizeof(H), Until, ~0u)) {
-      close(*Fd);
-      if (Until.expired())
-        return E;
-      // Closed before a whole hello: a port probe (nc -z), not a rank.
-      llvm::consumeError(std::move(E));
+  using Clock = std::chrono::steady_clock;
+  fcntl(Listener, F_SETFL, fcntl(Listener, F_GETFL) | O_NONBLOCK);
+  std::vector<PendingHello> Pending;
+  std::vector<std::string> Refused;
+  std::vector<pollfd> Polls;
+  auto Fail = [&](llvm::Error E) {
+    for (PendingHello &P : Pending)
+      if (P.Fd >= 0)
+        close(P.Fd);
+    return E;
+  };
+  auto Drop = [](PendingHello &P) {
+    close(P.Fd);
+    P.Fd = -1;
+  };
+  uint32_t Joined = 0;
+  while (Joined < Count) {
+    if (Until.expired())
+      return Fail(missingRanks(C, Until, Count - Joined, Lo, Sockets, Refused));
+    auto Now = Clock::now();
+    int Wait = Until.remainingMs();
+    for (PendingHello &P : Pending) {
+      if (P.Until <= Now)
+        Drop(P); // Silent too long: not a rank.
+      else
+        Wait = std::min<int64_t>(
+            Wait, 1 + std::chrono::duration_cast<std::chrono::milliseconds>(
+                          P.Until - Now)
+                          .count());
+    }
+    llvm::erase_if(Pending, [](const PendingHello &P) { return P.Fd < 0; });
+    Polls.assign(1, {Listener, POLLIN, 0});
+    for (const PendingHello &P : Pending)
+      Polls.push_back({P.Fd, POLLIN, 0});
+    int N = poll(Polls.data(), Polls.size(), Wait);
+    if (N < 0 && errno != EINTR)
+      return Fail(errnoError("poll"));
+    if (N <= 0)
       continue;
+
+    for (size_t I = 0; I < Pending.size(); ++I) {
+      PendingHello &P = Pending[I];
+      if (!Polls[I + 1].revents)
+        continue;
+      ssize_t Got = recv(P.Fd, reinterpret_cast<char *>(&P.H) + P.Got,
+                         sizeof(Hello) - P.Got, MSG_DONTWAIT);
+      if (Got < 0 && (errno == EAGAIN || errno == EINTR))
+        continue;
+      if (Got <= 0) {
+        Drop(P); // Closed before a whole hello: a port probe (nc -z).
+        continue;
+      }
+      P.Got += size_t(Got);
+      if (P.Got < sizeof(Hello))
+        continue;
+      llvm::Expected<bool> Admit = judgeHello(P, C, Lo, Sockets, Refused);
+      if (!Admit)
+        return Fail(Admit.takeError());
+      if (!*Admit) {
+        Drop(P);
+        continue;
+      }
+      fcntl(P.Fd, F_SETFL, fcntl(P.Fd, F_GETFL) & ~O_NONBLOCK);
+      Sockets[P.H.Rank] = P.Fd;
+      if (Ports)
+        (*Ports)[P.H.Rank] = P.H.Port;
+      P.Fd = -1;
+      ++Joined;
     }
-    if (H.Magic != HelloMagic) {
-      close(*Fd); // A stranger, not a collplan rank: ignore it.
+    llvm::erase_if(Pending, [](const PendingHello &P) { return P.Fd < 0; });
+
+    if (!Polls[0].revents)
       continue;
+    while (true) {
+      int Fd =
+          accept4(Listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (Fd < 0)
+        break; // EAGAIN: all taken; anything else: try again next poll.
+      tune(Fd);
+      PendingHello P;
+      P.Fd = Fd;
+      P.Until = Clock::now() + std::min(HelloWithin, C.Timeout);
+      if (llvm::Error E = randomBytes(P.Nonce, sizeof(P.Nonce))) {
+        close(Fd);
+        return Fail(std::move(E));
+      }
+      Challenge Ch;
+      std::memcpy(Ch.Nonce, P.Nonce, sizeof(Ch.Nonce));
+      // A fresh socket's buffer takes 24 bytes at once; if not, a stranger.
+      if (send(Fd, &Ch, sizeof(Ch), MSG_NOSIGNAL | MSG_DONTWAIT) !=
+          ssize_t(sizeof(Ch))) {
+        close(Fd);
+        continue;
+      }
+      if (Pending.size() == MaxPending) {
+        close(Pending.front().Fd);
+        Pending.erase(Pending.begin());
+      }
+      Pending.push_back(P);
     }
-    if (llvm::Error E = checkHello(H, C)) {
-      close(*Fd);
-      return E;
-    }
-    if (H.Rank < Lo || Sockets[H.Rank] >= 0) {
-      close(*Fd);
-      return makeError(ErrorKind::Runtime,
-                       "rank %u connected twice or out of order "
-                       "(two processes with the same COLLPLAN_RANK?)",
-                       H.Rank);
-    }
-    Sockets[H.Rank] = *Fd;
-    if (Ports)
-      (*Ports)[H.Rank] = H.Port;
-    ++I;
   }
   return llvm::Error::success();
+}
+
+/// Answers the challenge of the listener on Fd (rank Peer) with H, signed
+/// with the job's secret.
+llvm::Error introduce(int Fd, Hello H, const TcpConfig &C,
+                      const Deadline &Until, uint32_t Peer) {
+  Challenge Ch;
+  if (llvm::Error E = receiveAll(Fd, &Ch, sizeof(Ch), Until, Peer))
+    return E;
+  if (Ch.Magic != HelloMagic || Ch.Version != ProtocolVersion)
+    return makeError(ErrorKind::Runtime,
+                     "rank %u: what listens for rank %u is not a collplan "
+                     "rank of protocol version %u (another program on its "
+                     "port, or another collplan version)",
+                     C.Rank, Peer, ProtocolVersion);
+  H.Mac = signHello(H, Ch.Nonce, C.Secret);
+  return sendAll(Fd, &H, sizeof(H), Until, Peer);
 }
 
 /// Rank 0: every other rank connects and says its port; rank 0 sends them
@@ -287,19 +399,28 @@ llvm::Error joinRanks(int Listener, const TcpConfig &C, uint16_t MyPort,
   H.Size = C.Size;
   H.Rank = C.Rank;
   H.Port = MyPort;
-  if (llvm::Error E = sendAll(*Fd, &H, sizeof(H), Until, 0))
+  if (llvm::Error E = introduce(*Fd, H, C, Until, 0))
     return E;
   std::vector<uint32_t> Ports(C.Size, 0);
   if (llvm::Error E = receiveAll(*Fd, Ports.data(),
-                                 Ports.size() * sizeof(uint32_t), Until, 0))
-    return E;
+                                 Ports.size() * sizeof(uint32_t), Until, 0)) {
+    if (Until.expired())
+      return E;
+    return llvm::joinErrors(
+        makeError(ErrorKind::Runtime,
+                  "rank %u: rank 0 ended the rendezvous: it refuses a hello "
+                  "not signed with its secret (is COLLPLAN_SECRET the same "
+                  "for every rank?), or it failed:",
+                  C.Rank),
+        std::move(E));
+  }
   for (uint32_t Q = 1; Q < C.Rank; ++Q) {
     llvm::Expected<int> Peer =
         connectWithRetry(C.Host, uint16_t(Ports[Q]), Until, Q);
     if (!Peer)
       return Peer.takeError();
     Sockets[Q] = *Peer;
-    if (llvm::Error E = sendAll(*Peer, &H, sizeof(H), Until, Q))
+    if (llvm::Error E = introduce(*Peer, H, C, Until, Q))
       return E;
   }
   return acceptRanks(Listener, C, Until, C.Size - 1 - C.Rank, C.Rank + 1,
@@ -316,6 +437,10 @@ llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &C) {
   int Listener = C.ListenSocket;
   uint16_t MyPort = C.Rank == 0 ? C.Port : 0;
   auto Fail = [&](llvm::Error E) -> llvm::Expected<std::vector<int>> {
+    if (!C.Source.empty()) // Which variables made this rank what it is.
+      E = llvm::joinErrors(std::move(E),
+                           makeError(ErrorKind::Runtime, "(rank %u of %u: %s)",
+                                     C.Rank, C.Size, C.Source.c_str()));
     for (int Fd : Sockets)
       if (Fd >= 0)
         close(Fd);

@@ -1,22 +1,28 @@
 //===- Rendezvous.h - How TCP ranks find each other --------------*- C++
 //-*-===//
 //
-// Like torchrun's MASTER_ADDR/MASTER_PORT, ranks meet at an address taken
-// from the environment:
-//   COLLPLAN_RANK     this process's rank, 0 <= rank < size
-//   COLLPLAN_SIZE     the number of ranks
-//   COLLPLAN_ADDR     host:port where rank 0 listens (loopback, e.g.
-//                     127.0.0.1:29500)
-//   COLLPLAN_TIMEOUT  seconds to wait for a peer to arrive or to make
-//                     progress before failing, 1..86400 (default 30)
-// Rank 0 listens at COLLPLAN_ADDR; every other rank opens its own listener on
+// Ranks meet at rank 0's address, like torchrun's MASTER_ADDR/MASTER_PORT;
+// RankEnvironment.h reads the rank, P, the address, the timeout and the
+// secret from the environment.
+//
+// Rank 0 listens at that address; every other rank opens its own listener on
 // an ephemeral port, connects to rank 0 (retrying until the timeout) and says
 // who it is and where it listens; rank 0 answers with every rank's port. Then
 // rank i connects to ranks 1..i-1 and accepts ranks i+1..P-1, so each pair
-// has exactly one connection. Every hello carries a magic number, the
-// protocol version and P: connections without the magic (port probes,
-// strangers) are closed and ignored; ranks of another protocol version or
-// another P fail the rendezvous with a message.
+// has exactly one connection.
+//
+// Admission: a listener greets every connection with a random nonce; the
+// hello that answers it (magic, protocol version, P, rank, port) is signed
+// with HMAC-SHA256 under the job's secret (COLLPLAN_SECRET, or the one the
+// local launcher makes; JobSecret.h). Listeners serve all connections at
+// once in one poll(), each with a deadline of its own (5 s), so a stranger
+// that sends nothing or half a hello cannot stall the ranks. What is not a
+// correctly signed hello is closed and ignored: a port probe, another
+// program, a hello of another protocol version or signed with another
+// secret (a second claim of a rank already admitted too). Those that claimed
+// a rank are listed in the error if that rank never arrives. Only a signed
+// hello can fail the rendezvous: one of another P, or a rank admitted twice.
+// The secret authenticates ranks; it does not encrypt or sign the data.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,11 +48,17 @@ struct TcpConfig {
   /// Host:Port (the local launcher opens it before forking, so there is no
   /// race for the port).
   int ListenSocket = -1;
+  /// The job's secret (COLLPLAN_SECRET; the local launcher makes one): a
+  /// hello must be signed with it to be admitted. Empty signs with an empty
+  /// key, which keeps out only what does not speak the protocol.
+  std::string Secret;
+  /// Where Rank, Size and Host:Port came from, for messages: e.g. "rank
+  /// from OMPI_COMM_WORLD_RANK, size from OMPI_COMM_WORLD_SIZE, address
+  /// from COLLPLAN_ADDR" (RankEnvironment.h); empty when set by code.
+  std::string Source;
+  /// The variable that gave Size, for messages about a wrong P.
+  std::string SizeVariable = "COLLPLAN_SIZE";
 };
-
-/// Reads COLLPLAN_RANK, COLLPLAN_SIZE, COLLPLAN_ADDR and COLLPLAN_TIMEOUT;
-/// fails naming the variable that is missing or malformed.
-llvm::Expected<TcpConfig> tcpConfigFromEnvironment();
 
 /// A socket listening on Host:Port (0: an ephemeral port); its port is
 /// stored in Port.

@@ -88,17 +88,4 @@ llvm::Error receiveAll(int Fd, void *Data, size_t Bytes, const Deadline &Until,
   return llvm::Error::success();
 }
 
-llvm::Expected<int> acceptWithin(int Listener, const Deadline &Until) {
-  while (true) {
-    if (llvm::Error E = waitFor(Listener, POLLIN, Until, ~0u,
-                                "waiting for a connection from"))
-      return E;
-    int Fd = accept4(Listener, nullptr, nullptr, SOCK_CLOEXEC);
-    if (Fd >= 0)
-      return Fd;
-    if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-      return errnoError("accept");
-  }
-}
-
 } // namespace collplan::runtime

@@ -42,8 +42,6 @@ llvm::Error sendAll(int Fd, const void *Data, size_t Bytes,
                     const Deadline &Until, uint32_t Peer);
 llvm::Error receiveAll(int Fd, void *Data, size_t Bytes, const Deadline &Until,
                        uint32_t Peer);
-/// Accepts one connection on Listener before Until.
-llvm::Expected<int> acceptWithin(int Listener, const Deadline &Until);
 
 } // namespace collplan::runtime
 

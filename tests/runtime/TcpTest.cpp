@@ -12,9 +12,14 @@
 #include "Oracle.h"
 
 #include "compiler/algorithms/Algorithm.h"
+#include "plan/ir/Error.h"
 #include "runtime/Executor.h"
 #include "runtime/launcher/LocalLauncher.h"
+#include "runtime/tcp/JobSecret.h"
+#include "runtime/tcp/RankEnvironment.h"
 #include "runtime/tcp/TcpTransport.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include <doctest/doctest.h>
 
@@ -84,12 +89,59 @@ int runAndCompare(const Plan &Pl, const TcpConfig &Config, uint64_t Count,
   return 0;
 }
 
+/// A socket connected to rank 0's rendezvous port, or -1.
+int connectToRankZero(uint16_t Port) {
+  sockaddr_in A{};
+  A.sin_family = AF_INET;
+  A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  A.sin_port = htons(Port);
+  int Fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (connect(Fd, reinterpret_cast<sockaddr *>(&A), sizeof(A)) != 0) {
+    close(Fd);
+    return -1;
+  }
+  return Fd;
+}
+
+/// Plays a rank that does not know the job's secret: reads rank 0's
+/// challenge and answers with a well-formed hello claiming Rank of Size,
+/// signed with Secret (written here from the protocol, not with the
+/// rendezvous' own code). Returns the socket, or -1.
+int forgeHello(uint16_t Port, uint32_t Rank, uint32_t Size,
+               const std::string &Secret) {
+  int Fd = connectToRankZero(Port);
+  if (Fd < 0)
+    return -1;
+  uint8_t Challenge[24];
+  size_t Got = 0;
+  while (Got < sizeof(Challenge)) {
+    ssize_t N = read(Fd, Challenge + Got, sizeof(Challenge) - Got);
+    if (N <= 0)
+      return close(Fd), -1;
+    Got += size_t(N);
+  }
+  uint32_t Fields[6] = {0x4e4c5043, 2, Size, Rank, 1, 0};
+  llvm::ArrayRef<uint8_t> Nonce(Challenge + 8, 16);
+  llvm::ArrayRef<uint8_t> Signed(reinterpret_cast<uint8_t *>(Fields),
+                                 sizeof(Fields));
+  HelloMac Mac = helloMac(Secret, {Nonce, Signed});
+  if (write(Fd, Fields, sizeof(Fields)) != ssize_t(sizeof(Fields)) ||
+      write(Fd, Mac.data(), Mac.size()) != ssize_t(Mac.size()))
+    return close(Fd), -1;
+  return Fd;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+      .count();
+}
+
 std::string describe(const std::vector<RankOutcome> &Outcomes) {
   std::string S;
   for (size_t R = 0; R < Outcomes.size(); ++R)
     S += "rank " + std::to_string(R) + " exit " +
          std::to_string(Outcomes[R].ExitCode) + ": " + Outcomes[R].Report +
-         "\n";
+         Outcomes[R].Note + "\n";
   return S;
 }
 
@@ -198,6 +250,34 @@ TEST_CASE("a stalled peer gives a timeout error within the configured time") {
   CHECK(Seconds < 12);
 }
 
+TEST_CASE("the launcher kills a stopped rank a timeout after the others "
+          "failed") {
+  // A stopped rank never exits on its own: the others time out and exit,
+  // then the launcher waits one timeout more and kills it, naming it, rather
+  // than wait for it for ever (here: until the 60 s deadline).
+  Plan Pl = compile("ring", Collective::Allreduce, 3);
+  auto Start = std::chrono::steady_clock::now();
+  auto Outcomes =
+      launchLocal(3, 1s, 60s, [&](const TcpConfig &C, std::string &Report) {
+        if (C.Rank == 1) {
+          auto T = TcpTransport::connect(C);
+          raise(SIGSTOP);
+          return 0;
+        }
+        return runAndCompare(Pl, C, 1000, Datatype::Int32, ReduceOp::Sum,
+                             Report);
+      });
+  REQUIRE(bool(Outcomes));
+  INFO(describe(*Outcomes));
+  CHECK((*Outcomes)[0].ExitCode == 5);
+  CHECK((*Outcomes)[2].ExitCode == 5);
+  CHECK((*Outcomes)[1].ExitCode == 128 + SIGKILL);
+  CHECK((*Outcomes)[1].Note.find("still running 1000 ms after rank") !=
+        std::string::npos);
+  CHECK((*Outcomes)[0].Note.empty());
+  CHECK(secondsSince(Start) < 15);
+}
+
 TEST_CASE("a peer that never arrives fails the rendezvous within the timeout") {
   Plan Pl = compile("ring", Collective::Allreduce, 3);
   auto Start = std::chrono::steady_clock::now();
@@ -303,6 +383,75 @@ TEST_CASE("a port probe or a stranger at the rendezvous does not end the job") {
     CHECK(O.ExitCode == 0);
 }
 
+TEST_CASE("a silent stranger and a forged hello do not disturb the job") {
+  // One stranger connects and sends 4 bytes, then nothing: it must hold
+  // only its own connection, not the rendezvous. Another answers the
+  // challenge with a well-formed hello claiming rank 1, signed with the
+  // wrong secret: refused, and the real rank 1 is still admitted.
+  Plan Pl = compile("ring", Collective::Allreduce, 3);
+  auto Start = std::chrono::steady_clock::now();
+  auto Outcomes =
+      launchLocal(3, 10s, 60s, [&](const TcpConfig &C, std::string &Report) {
+        int Silent = -1, Forged = -1;
+        if (C.Rank == 1) {
+          Silent = connectToRankZero(C.Port);
+          if (Silent < 0 || write(Silent, "CPLN", 4) != 4)
+            return 9;
+          Forged = forgeHello(C.Port, 1, C.Size, "not the job's secret");
+          if (Forged < 0)
+            return 9;
+        }
+        int Code =
+            runAndCompare(Pl, C, 1000, Datatype::Int32, ReduceOp::Sum, Report);
+        if (Silent >= 0)
+          close(Silent); // Only now: the job finished while it was open.
+        if (Forged >= 0)
+          close(Forged);
+        return Code;
+      });
+  REQUIRE(bool(Outcomes));
+  INFO(describe(*Outcomes));
+  for (const RankOutcome &O : *Outcomes)
+    CHECK(O.ExitCode == 0);
+  // Well under the 5 s a silent connection may last, and the 10 s timeout.
+  CHECK(secondsSince(Start) < 4);
+}
+
+TEST_CASE("a rank with the wrong secret is refused and named at the timeout") {
+  Plan Pl = compile("ring", Collective::Allreduce, 3);
+  auto Start = std::chrono::steady_clock::now();
+  auto Outcomes =
+      launchLocal(3, 2s, 30s, [&](const TcpConfig &C, std::string &Report) {
+        TcpConfig Mine = C;
+        if (C.Rank == 2)
+          Mine.Secret = "another job's secret";
+        return runAndCompare(Pl, Mine, 10, Datatype::Int32, ReduceOp::Sum,
+                             Report);
+      });
+  REQUIRE(bool(Outcomes));
+  INFO(describe(*Outcomes));
+  const std::string &Zero = (*Outcomes)[0].Report;
+  CHECK((*Outcomes)[0].ExitCode == 5);
+  CHECK(Zero.find("without rank(s) 2") != std::string::npos);
+  CHECK(Zero.find("claiming rank 2 was refused") != std::string::npos);
+  CHECK(Zero.find("COLLPLAN_SECRET") != std::string::npos);
+  // The refused rank learns at once, not at the timeout.
+  CHECK((*Outcomes)[2].ExitCode == 5);
+  CHECK((*Outcomes)[2].Report.find("COLLPLAN_SECRET") != std::string::npos);
+  CHECK((*Outcomes)[1].ExitCode == 5);
+  CHECK(secondsSince(Start) < 10);
+}
+
+TEST_CASE("the hello MAC is HMAC-SHA256") {
+  // RFC 4231, test case 2.
+  llvm::StringRef Msg = "what do ya want for nothing?";
+  HelloMac Mac = helloMac(
+      "Jefe", {llvm::ArrayRef<uint8_t>(
+                  reinterpret_cast<const uint8_t *>(Msg.data()), Msg.size())});
+  CHECK(llvm::toHex(Mac, true) ==
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
 TEST_CASE("ranks holding different plans fail naming both hashes") {
   auto Outcomes =
       launchLocal(4, 5s, 20s, [&](const TcpConfig &C, std::string &Report) {
@@ -326,11 +475,34 @@ TEST_CASE("ranks holding different plans fail naming both hashes") {
   }
 }
 
+namespace {
+
+/// Clears every variable RankEnvironment.h reads, before and after a test.
+void clearRankEnvironment() {
+  for (const char *V :
+       {"COLLPLAN_RANK", "COLLPLAN_SIZE", "COLLPLAN_ADDR", "COLLPLAN_TIMEOUT",
+        "COLLPLAN_SECRET", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+        "PMI_RANK", "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS", "RANK",
+        "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"})
+    unsetenv(V);
+}
+
+std::string errorOf(llvm::Expected<TcpConfig> C, ErrorKind &Kind) {
+  REQUIRE(!C);
+  ErrorReport R = takeErrorReport(C.takeError(), ErrorKind::Runtime);
+  Kind = R.Kind;
+  return R.Message;
+}
+
+} // namespace
+
 TEST_CASE("the environment describes a rank") {
+  clearRankEnvironment();
   setenv("COLLPLAN_RANK", "2", 1);
   setenv("COLLPLAN_SIZE", "4", 1);
   setenv("COLLPLAN_ADDR", "127.0.0.1:29611", 1);
   setenv("COLLPLAN_TIMEOUT", "7", 1);
+  setenv("COLLPLAN_SECRET", "s3cret", 1);
   llvm::Expected<TcpConfig> C = tcpConfigFromEnvironment();
   REQUIRE(bool(C));
   CHECK(C->Rank == 2);
@@ -338,25 +510,120 @@ TEST_CASE("the environment describes a rank") {
   CHECK(C->Host == "127.0.0.1");
   CHECK(C->Port == 29611);
   CHECK(C->Timeout == 7s);
+  CHECK(C->Secret == "s3cret");
+  CHECK(C->Source == "rank from COLLPLAN_RANK, size from COLLPLAN_SIZE, "
+                     "address from COLLPLAN_ADDR");
+  ErrorKind Kind;
   setenv("COLLPLAN_RANK", "4", 1);
-  llvm::Expected<TcpConfig> Bad = tcpConfigFromEnvironment();
-  REQUIRE(!Bad);
-  CHECK(llvm::toString(Bad.takeError()).find("COLLPLAN_RANK=4") !=
+  CHECK(errorOf(tcpConfigFromEnvironment(), Kind).find("COLLPLAN_RANK=4") !=
         std::string::npos);
+  CHECK(Kind == ErrorKind::Usage);
   setenv("COLLPLAN_RANK", "1", 1);
   setenv("COLLPLAN_TIMEOUT", "0", 1); // Would fail every wait at once.
-  llvm::Expected<TcpConfig> Zero = tcpConfigFromEnvironment();
-  REQUIRE(!Zero);
-  CHECK(llvm::toString(Zero.takeError()).find("COLLPLAN_TIMEOUT=0") !=
+  CHECK(errorOf(tcpConfigFromEnvironment(), Kind).find("COLLPLAN_TIMEOUT=0") !=
         std::string::npos);
   setenv("COLLPLAN_TIMEOUT", "7", 1);
   setenv("COLLPLAN_ADDR", "127.0.0.1", 1);
-  llvm::Expected<TcpConfig> NoPort = tcpConfigFromEnvironment();
-  REQUIRE(!NoPort);
-  CHECK(llvm::toString(NoPort.takeError()).find("COLLPLAN_ADDR") !=
+  CHECK(errorOf(tcpConfigFromEnvironment(), Kind).find("COLLPLAN_ADDR") !=
         std::string::npos);
-  unsetenv("COLLPLAN_RANK");
-  unsetenv("COLLPLAN_SIZE");
-  unsetenv("COLLPLAN_ADDR");
-  unsetenv("COLLPLAN_TIMEOUT");
+  CHECK(Kind == ErrorKind::Usage);
+  clearRankEnvironment();
+}
+
+TEST_CASE("a rank address that is not IPv4 is a usage error; names resolve") {
+  clearRankEnvironment();
+  setenv("COLLPLAN_RANK", "0", 1);
+  setenv("COLLPLAN_SIZE", "2", 1);
+  ErrorKind Kind;
+  for (const char *Addr : {"[::1]:29500", "::1:29500"}) {
+    setenv("COLLPLAN_ADDR", Addr, 1);
+    std::string E = errorOf(tcpConfigFromEnvironment(), Kind);
+    CHECK(Kind == ErrorKind::Usage);
+    CHECK(E.find("IPv6") != std::string::npos);
+  }
+  setenv("COLLPLAN_ADDR", "no-such-host.invalid:29500", 1);
+  CHECK(errorOf(tcpConfigFromEnvironment(), Kind).find("cannot resolve") !=
+        std::string::npos);
+  CHECK(Kind == ErrorKind::Usage);
+  setenv("COLLPLAN_ADDR", "localhost:29501", 1);
+  llvm::Expected<TcpConfig> C = tcpConfigFromEnvironment();
+  REQUIRE(bool(C));
+  CHECK(C->Host == "127.0.0.1");
+  CHECK(C->Port == 29501);
+  clearRankEnvironment();
+}
+
+TEST_CASE("a rank started by mpirun, srun or torchrun reads their variables") {
+  struct Family {
+    const char *Rank, *Size;
+  };
+  for (Family F :
+       {Family{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+        Family{"PMI_RANK", "PMI_SIZE"}, Family{"SLURM_PROCID", "SLURM_NTASKS"},
+        Family{"RANK", "WORLD_SIZE"}}) {
+    INFO(F.Rank);
+    clearRankEnvironment();
+    CHECK(!environmentNamesRank());
+    setenv(F.Rank, "3", 1);
+    setenv(F.Size, "5", 1);
+    CHECK(environmentNamesRank());
+    llvm::Expected<TcpConfig> C = tcpConfigFromEnvironment();
+    REQUIRE(bool(C));
+    CHECK(C->Rank == 3);
+    CHECK(C->Size == 5);
+    CHECK(C->SizeVariable == F.Size);
+    CHECK(C->Source.find(std::string("rank from ") + F.Rank) !=
+          std::string::npos);
+    CHECK(C->Host == "127.0.0.1");
+    CHECK(C->Port == 29500);
+    // Half a family is an error naming the missing half, not a mix with
+    // the next family's variable.
+    unsetenv(F.Size);
+    setenv("SLURM_NTASKS", "8", 1);
+    setenv("WORLD_SIZE", "8", 1);
+    ErrorKind Kind;
+    if (std::string(F.Size) != "SLURM_NTASKS" &&
+        std::string(F.Size) != "WORLD_SIZE") {
+      CHECK(errorOf(tcpConfigFromEnvironment(), Kind).find(F.Size) !=
+            std::string::npos);
+      CHECK(Kind == ErrorKind::Usage);
+    }
+  }
+  clearRankEnvironment();
+
+  // COLLPLAN_* win over a launcher's; Open MPI's over Slurm's (mpirun under
+  // srun sets both).
+  setenv("OMPI_COMM_WORLD_RANK", "1", 1);
+  setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+  setenv("SLURM_PROCID", "0", 1);
+  setenv("SLURM_NTASKS", "2", 1);
+  llvm::Expected<TcpConfig> Mpirun = tcpConfigFromEnvironment();
+  REQUIRE(bool(Mpirun));
+  CHECK(Mpirun->Rank == 1);
+  CHECK(Mpirun->Size == 4);
+  setenv("COLLPLAN_RANK", "2", 1);
+  setenv("COLLPLAN_SIZE", "3", 1);
+  llvm::Expected<TcpConfig> Own = tcpConfigFromEnvironment();
+  REQUIRE(bool(Own));
+  CHECK(Own->Rank == 2);
+  CHECK(Own->Size == 3);
+  CHECK(Own->SizeVariable == "COLLPLAN_SIZE");
+  clearRankEnvironment();
+
+  // torchrun's address, unless COLLPLAN_ADDR is set.
+  setenv("RANK", "0", 1);
+  setenv("WORLD_SIZE", "2", 1);
+  setenv("MASTER_ADDR", "127.0.0.2", 1);
+  setenv("MASTER_PORT", "29777", 1);
+  llvm::Expected<TcpConfig> Torch = tcpConfigFromEnvironment();
+  REQUIRE(bool(Torch));
+  CHECK(Torch->Host == "127.0.0.2");
+  CHECK(Torch->Port == 29777);
+  CHECK(Torch->Source.find("MASTER_ADDR") != std::string::npos);
+  setenv("COLLPLAN_ADDR", "127.0.0.3:29778", 1);
+  llvm::Expected<TcpConfig> Ours = tcpConfigFromEnvironment();
+  REQUIRE(bool(Ours));
+  CHECK(Ours->Host == "127.0.0.3");
+  CHECK(Ours->Port == 29778);
+  clearRankEnvironment();
 }

@@ -65,6 +65,12 @@ expect_exit 2 "timeout" "$C" run -n 3 "$W/ring3.cplan" --timeout 0
 expect_exit 2 "timeout" "$C" run -n 3 "$W/ring3.cplan" --timeout -1
 expect_exit 2 "COLLPLAN_TIMEOUT=0" env COLLPLAN_RANK=0 COLLPLAN_SIZE=3 \
   COLLPLAN_ADDR=127.0.0.1:29599 COLLPLAN_TIMEOUT=0 "$C" run "$W/ring3.cplan"
+# An address that is not IPv4 is a usage error, not a failed run.
+expect_exit 2 "IPv6" env COLLPLAN_RANK=0 COLLPLAN_SIZE=3 \
+  COLLPLAN_ADDR='[::1]:29599' "$C" run "$W/ring3.cplan"
+# A launcher's own variables describe the rank, and errors name them.
+expect_exit 2 "OMPI_COMM_WORLD_SIZE=2" env OMPI_COMM_WORLD_RANK=0 \
+  OMPI_COMM_WORLD_SIZE=2 "$C" run "$W/ring3.cplan"
 # --check with no call to check cannot pass.
 expect_exit 2 "at least one call" \
   "$C" run -n 3 "$W/ring3.cplan" --check --iterations 0 --warmup 0
@@ -72,4 +78,18 @@ expect_exit 2 "at least one call" \
 expect_exit 5 "could not connect to rank 0" env COLLPLAN_RANK=1 \
   COLLPLAN_SIZE=3 COLLPLAN_ADDR=127.0.0.1:1 COLLPLAN_TIMEOUT=1 \
   "$C" run "$W/ring3.cplan"
+# A stopped rank: the others time out, then the launcher kills it a timeout
+# later and names it, instead of waiting for it for ever.
+"$C" run -n 3 "$W/ring3.cplan" --timeout 1 --iterations 100000000 \
+  >"$W/out" 2>"$W/err" &
+RUN=$!
+sleep 0.5
+STOPPED=$(pgrep -P "$RUN" | head -n 1)
+[ -n "$STOPPED" ] || fail "no rank process to stop"
+kill -STOP "$STOPPED"
+set +e
+wait "$RUN"; RC=$?
+set -e
+[ "$RC" -eq 5 ] || fail "exit $RC, not 5, with a stopped rank"
+grep -q "stopped or stuck" "$W/err" || fail "the stopped rank is not named"
 echo "collplan run: all checks passed"

@@ -4,10 +4,10 @@
 // transport (runtime/launcher/LocalLauncher.h), runs the plan on generated
 // data and reports the time per call; --check compares every rank's result
 // with a reference computed element by element. -n P may be given; it must be
-// the plan's P. Without -n, when COLLPLAN_RANK is set, the process is one rank
-// of a job described by COLLPLAN_RANK / COLLPLAN_SIZE / COLLPLAN_ADDR
-// (runtime/tcp/Rendezvous.h), started by some other launcher: it reads only
-// its own rank's program (readRankSlice), as the interposer does.
+// the plan's P. Without -n, when the environment names a rank (COLLPLAN_RANK
+// or a launcher's own variables: runtime/tcp/RankEnvironment.h), the process
+// is that one rank of a job started by some other launcher: it reads only its
+// own rank's program (readRankSlice), as the interposer does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,7 @@
 #include "plan/serialize/RankSlice.h"
 #include "runtime/launcher/LocalLauncher.h"
 #include "runtime/launcher/PlanRun.h"
+#include "runtime/tcp/RankEnvironment.h"
 #include "runtime/tcp/TcpTransport.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
@@ -60,8 +61,10 @@ ParsedOutcome parseReport(const RankOutcome &O) {
   auto [Status, Rest] = R.split('\t');
   auto [Seconds, Text] = Rest.split('\t');
   if (Status.empty()) {
-    P.Text =
-        "exited with code " + std::to_string(O.ExitCode) + " without a report";
+    P.Text = !O.Note.empty()
+                 ? O.Note
+                 : "exited with code " + std::to_string(O.ExitCode) +
+                       " without a report";
     return P;
   }
   P.Status = Status.str();
@@ -276,7 +279,9 @@ int runOneRank(const RunOptions &O) {
     return reportError(
         makeError(ErrorKind::Usage,
                   O.File + " is a plan for P = " + std::to_string(H.Ranks) +
-                      " but COLLPLAN_SIZE=" + std::to_string(Config->Size)),
+                      " but " + Config->SizeVariable + "=" +
+                      std::to_string(Config->Size) + " (" + Config->Source +
+                      ")"),
         ErrorKind::Usage);
   RankOutcome One;
   One.ExitCode = runRank(H, Slice->Prog, Slice->Hash, *S, *Config, One.Report);
@@ -284,7 +289,7 @@ int runOneRank(const RunOptions &O) {
 }
 
 int runCommand(const RunOptions &O) {
-  if (!O.Ranks && std::getenv("COLLPLAN_RANK"))
+  if (!O.Ranks && environmentNamesRank())
     return runOneRank(O);
   return runAllRanks(O);
 }
@@ -294,10 +299,14 @@ int runCommand(const RunOptions &O) {
 void addRunCommand(CLI::App &App, int &Exit) {
   auto O = std::make_shared<RunOptions>();
   CLI::App *Cmd = App.add_subcommand(
-      "run", "Run a plan on its P ranks as local processes over TCP, time it "
-             "and check the result (without -n and with COLLPLAN_RANK set: "
-             "one rank of a job described by COLLPLAN_RANK, COLLPLAN_SIZE, "
-             "COLLPLAN_ADDR, COLLPLAN_TIMEOUT)");
+      "run", "Run a plan on its P ranks as local processes over TCP, time it and check "
+             "the result. Without -n: one rank of a job, its rank and size "
+             "from COLLPLAN_RANK/COLLPLAN_SIZE, else the launcher's "
+             "(OMPI_COMM_WORLD_RANK/_SIZE, PMI_RANK/PMI_SIZE, "
+             "SLURM_PROCID/SLURM_NTASKS, RANK/WORLD_SIZE: the first family "
+             "set, never mixed), rank 0's address from COLLPLAN_ADDR, else "
+             "MASTER_ADDR:MASTER_PORT; also COLLPLAN_TIMEOUT, COLLPLAN_SECRET. "
+             "Errors name the variables used");
   Cmd->add_option("file", O->File, "plan file")->required();
   Cmd->add_option("-n,--ranks", O->Ranks,
                   "start this many local processes; must be the plan's P, "

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/verify/SymbolicExecution.h"
+#include "compiler/verify/CombineTrees.h"
 #include "compiler/verify/ContributionStore.h"
 #include "compiler/verify/RankIntervals.h"
 
@@ -32,6 +33,13 @@ namespace {
 /// that reduces and claims not to need a commutative operator pays for it.
 bool claimsRankOrder(const PlanHeader &H) {
   return reduces(H.Kind) && !H.RequiresCommutative;
+}
+
+/// Whether the replay compares the ranks' combine trees (CombineTrees.h):
+/// only where several ranks end with the same reduced blocks (allreduce).
+bool comparesTrees(const PlanHeader &H) {
+  const CollectiveContract &C = contractOf(H.Kind);
+  return C.Reduces && C.Output == VectorPart::Whole && H.Ranks > 1;
 }
 
 /// One Recv or Local operation, flattened for the replay: what it reads and
@@ -133,11 +141,14 @@ struct ReplayIndex {
 template <class Store> class Replay {
 public:
   Replay(const PlanHeader &H, const ReplayIndex &X, size_t MaxErrors, Store &S,
-         std::vector<Diagnostic> &Errors)
+         std::vector<Diagnostic> &Errors, std::string &DifferentTrees)
       : H(H), X(X), MaxErrors(MaxErrors), S(S), CB(X.ChunkBlocks),
-        NumBuffers(H.Buffers.size()), Errors(Errors) {
+        NumBuffers(H.Buffers.size()), Errors(Errors),
+        DifferentTrees(DifferentTrees) {
     if (claimsRankOrder(H))
       Order.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
+    if (comparesTrees(H))
+      Trees.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
   }
 
   /// Replays chunks First, First + Stride, ...: chunks are independent, so
@@ -155,6 +166,7 @@ public:
       for (uint64_t E = X.ChunkBegin[Chunk]; E < X.ChunkBegin[Chunk + 1]; ++E)
         step(X.Steps[X.Entries[E]]);
       checkEndState();
+      compareTrees();
       uint64_t Finished = ++Done;
       if (Progress)
         (*Progress)(Finished, Total);
@@ -173,6 +185,9 @@ private:
   uint64_t NumBuffers;
   std::vector<Diagnostic> &Errors;
   std::optional<RankIntervals> Order; ///< Plans that claim rank order only.
+  std::optional<CombineTrees> Trees;  ///< Allreduce only.
+  /// The first block two ranks combined in different trees; empty if none.
+  std::string &DifferentTrees;
   /// Reduces of this chunk that counted a contribution twice, diagnosed only
   /// if their result reaches a promised block (ContributionStore.h); a
   /// store's doubling tag is an index into this plus one.
@@ -206,6 +221,8 @@ private:
         S.clearRun(slot(R, Buf, C0), N);
         if (Order)
           Order->clearRun(slot(R, Buf, C0), N);
+        if (Trees)
+          Trees->clearRun(slot(R, Buf, C0), N);
       }
     for (uint32_t R = 0; R < H.Ranks; ++R)
       for (const BlockRange &Rg : H.inputBlocks(R).ranges()) {
@@ -215,6 +232,8 @@ private:
         S.setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
         if (Order)
           Order->setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
+        if (Trees)
+          Trees->setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
       }
   }
 
@@ -259,6 +278,10 @@ private:
       S.copy(Dst, Src, Count);
     else
       S.reduce(Dst, Src, Count, Tag);
+    if (Trees && St.Mode == Combine::Replace)
+      Trees->copy(Dst, Src, Count);
+    else if (Trees)
+      Trees->reduce(Dst, Src, Count);
     if (!Order)
       return;
     if (St.Mode == Combine::Replace)
@@ -311,6 +334,21 @@ private:
       report(Here, "reduces into " + blockOf(Block, St.Buffer) +
                        ", which holds no data");
     }
+  }
+
+  /// Records the first block of the chunk that some rank combined in
+  /// another tree than rank 0 did (the plan may still be valid).
+  void compareTrees() {
+    if (!Trees || !DifferentTrees.empty())
+      return;
+    for (uint64_t B = C0; B < C0 + N; ++B)
+      for (uint32_t R = 1; R < H.Ranks; ++R)
+        if (Trees->at(slot(R, DataBuffer, B)) !=
+            Trees->at(slot(0, DataBuffer, B))) {
+          DifferentTrees = "ranks 0 and " + std::to_string(R) + " combine " +
+                           blockOf(B, DataBuffer) + " in different orders";
+          return;
+        }
   }
 
   /// The contract's promise: every rank's output blocks of `data` hold all
@@ -372,15 +410,17 @@ private:
 template <class MakeStoreFn>
 void replayWith(const PlanHeader &H, const ReplayIndex &X,
                 const VerifyOptions &Options, unsigned Threads,
-                MakeStoreFn MakeStore, std::vector<Diagnostic> &Errors) {
+                MakeStoreFn MakeStore, std::vector<Diagnostic> &Errors,
+                std::string &DifferentTrees) {
   std::vector<std::vector<Diagnostic>> Found(Threads);
+  std::vector<std::string> Trees(Threads);
   std::atomic<uint64_t> Done{0};
   auto Work = [&](unsigned T) {
     auto S = MakeStore();
     // Only the calling thread reports progress.
     const auto *Progress =
         T == 0 && Options.Progress ? &Options.Progress : nullptr;
-    Replay<decltype(S)>(H, X, Options.MaxErrors, S, Found[T])
+    Replay<decltype(S)>(H, X, Options.MaxErrors, S, Found[T], Trees[T])
         .run(T, Threads, Done, Progress);
   };
   std::vector<std::thread> Pool;
@@ -392,6 +432,9 @@ void replayWith(const PlanHeader &H, const ReplayIndex &X,
   for (std::vector<Diagnostic> &F : Found)
     Errors.insert(Errors.end(), std::make_move_iterator(F.begin()),
                   std::make_move_iterator(F.end()));
+  for (std::string &T : Trees)
+    if (DifferentTrees.empty())
+      DifferentTrees = std::move(T);
 }
 
 /// Chunks aim at this much state so it stays in a last-level cache while
@@ -407,6 +450,8 @@ uint64_t chunkBlocks(const PlanHeader &H, VerifyMode Mode, uint64_t Budget) {
                         : HashedStore::bytesPerSet(H.Ranks);
   if (claimsRankOrder(H))
     PerSet += RankIntervals::bytesPerSet();
+  if (comparesTrees(H))
+    PerSet += CombineTrees::bytesPerSet();
   uint64_t PerBlock = PerSet * H.Ranks * H.Buffers.size();
   return std::clamp<uint64_t>(Budget / std::max<uint64_t>(PerBlock, 1), 1,
                               std::max<uint64_t>(H.Blocks, 1));
@@ -414,7 +459,8 @@ uint64_t chunkBlocks(const PlanHeader &H, VerifyMode Mode, uint64_t Budget) {
 
 void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
                          VerifyMode Mode, const VerifyOptions &Options,
-                         std::vector<Diagnostic> &Errors) {
+                         std::vector<Diagnostic> &Errors,
+                         std::string &DifferentTrees) {
   const PlanHeader &H = P.Header;
   ReplayIndex X(P, Matched);
   // One thread per core, each with its own store: the budget is shared.
@@ -433,12 +479,13 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
   if (Mode == VerifyMode::Exact)
     replayWith(
         H, X, Options, Threads,
-        [&] { return ExactStore(H.Ranks, Buffers, CB); }, Errors);
+        [&] { return ExactStore(H.Ranks, Buffers, CB); }, Errors,
+        DifferentTrees);
   else
     replayWith(
         H, X, Options, Threads,
-        [&] { return HashedStore(H.Ranks, Buffers, CB, Options.Seed); },
-        Errors);
+        [&] { return HashedStore(H.Ranks, Buffers, CB, Options.Seed); }, Errors,
+        DifferentTrees);
 }
 
 } // namespace verify

@@ -14,6 +14,7 @@
 #include "compiler/verify/Matching.h"
 #include "compiler/verify/Verifier.h"
 
+#include <string>
 #include <vector>
 
 namespace collplan {
@@ -23,7 +24,8 @@ namespace verify {
 /// Hashed (not Auto).
 void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
                          VerifyMode Mode, const VerifyOptions &Options,
-                         std::vector<Diagnostic> &Errors);
+                         std::vector<Diagnostic> &Errors,
+                         std::string &DifferentTrees);
 
 /// The number of blocks per chunk that keeps Mode's state within Budget
 /// (at least 1, at most the plan's block count).

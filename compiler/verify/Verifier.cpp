@@ -56,7 +56,8 @@ VerifyResult verifyPlan(const Plan &P, const VerifyOptions &Options) {
   VerifyOptions Effective = Options;
   Effective.MaxErrors = MaxErrors;
   verify::executeSymbolically(P, Matched, Stats.ModeUsed, Effective,
-                              Result.Errors);
+                              Result.Errors, Result.DifferentOrders);
+  Result.IdenticalResults = Result.DifferentOrders.empty();
   verify::sortDiagnostics(Result.Errors, MaxErrors);
   Result.Valid = Result.Errors.empty();
   return Result;

@@ -52,6 +52,13 @@ struct VerifyStats {
 struct VerifyResult {
   bool Valid = false;
   std::vector<Diagnostic> Errors;
+  /// Whether every rank that ends with a reduced block combined it in the
+  /// same tree (up to swapping operands), so floating-point results are
+  /// bit-identical on every rank. Decided for valid plans; trivially true
+  /// where each reduced block ends on one rank only.
+  bool IdenticalResults = true;
+  /// When not: the first block found and two ranks that differ.
+  std::string DifferentOrders;
   VerifyStats Stats;
 };
 

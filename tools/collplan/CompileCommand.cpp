@@ -192,6 +192,7 @@ void printSummary(const CompileOptions &O, const Plan &P,
       if (Verified) {
         J.attribute("verified", Verified->Valid);
         J.attribute("verify_mode", verifyModeName(Verified->Stats.ModeUsed));
+        J.attribute("identical_results", Verified->IdenticalResults);
         J.attribute("verify_seconds", VerifySeconds);
       } else {
         J.attribute("verified", nullptr);
@@ -234,6 +235,10 @@ void printSummary(const CompileOptions &O, const Plan &P,
        << formatSeconds(VerifySeconds);
   else
     OS << "; not verified (--no-verify)";
+  if (Verified && !Verified->IdenticalResults)
+    OS << "\n  results may differ in the last bits between ranks (floating "
+          "point): "
+       << Verified->DifferentOrders;
   OS << "\n  predicted time for " << formatBytes(double(O.Bytes.Value)) << ": "
      << formatSeconds(Cost.Time)
      << "   lower bound: " << formatSeconds(Cost.LowerBound) << " (x"

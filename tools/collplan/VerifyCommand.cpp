@@ -64,6 +64,11 @@ void printJson(const std::vector<FileVerdict> &Verdicts) {
           J.attribute("block_transfers", int64_t(S.BlockTransfers));
           J.attribute("mode", verifyModeName(S.ModeUsed));
         });
+        if (V.Result.Valid) {
+          J.attribute("identical_results", V.Result.IdenticalResults);
+          if (!V.Result.IdenticalResults)
+            J.attribute("different_orders", V.Result.DifferentOrders);
+        }
       });
   });
   llvm::outs() << "\n";
@@ -76,6 +81,10 @@ void printText(const std::vector<FileVerdict> &Verdicts) {
       llvm::outs() << V.File << ": valid (" << S.Ranks << " ranks, " << S.Rounds
                    << " rounds, " << S.Blocks << " blocks, " << S.Messages
                    << " messages; " << verifyModeName(S.ModeUsed) << ")\n";
+      if (!V.Result.IdenticalResults)
+        llvm::outs() << "  results may differ in the last bits between ranks "
+                        "(floating point): "
+                     << V.Result.DifferentOrders << "\n";
       continue;
     }
     llvm::outs() << V.File << ": " << (V.Readable ? "INVALID" : "UNREADABLE")

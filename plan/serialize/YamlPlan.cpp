@@ -1,16 +1,19 @@
 //===- YamlPlan.cpp - Plans as YAML ---------------------------------------===//
 //
 // The fields of PlanFields.h as YAML, written with yaml-cpp's emitter (one
-// operation per line, in flow style) and read by converting yaml-cpp's node
-// tree into the llvm::json tree readPlanFields() reads, so the YAML and JSON
-// forms share every check. yaml-cpp throws and recurses: exceptions are
-// caught here, and nesting is bounded by a scan before parsing.
+// operation per line, in flow style) and read as it is parsed
+// (readTextPlan). Small documents beyond the streaming parser are read whole
+// by converting yaml-cpp's node tree into the llvm::json tree
+// readPlanFields() reads, so every form shares every check. yaml-cpp throws
+// and recurses: exceptions are caught here, and nesting is bounded by a scan
+// before parsing.
 //
 //===----------------------------------------------------------------------===//
 
 #include "plan/ir/Error.h"
 #include "plan/serialize/PlanCodecs.h"
 #include "plan/serialize/PlanFields.h"
+#include "plan/serialize/TextPullParser.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
@@ -135,33 +138,6 @@ llvm::Error checkYamlNesting(StringRef Text, StringRef Name) {
   return llvm::Error::success();
 }
 
-/// Types a plain scalar the way JSON would: integers, booleans, null; any
-/// other text, and every quoted scalar, is a string.
-json::Value plainScalar(const std::string &S) {
-  StringRef T(S);
-  if (T == "~" || T == "null" || T == "Null" || T == "NULL")
-    return nullptr;
-  if (T == "true" || T == "True" || T == "TRUE")
-    return true;
-  if (T == "false" || T == "False" || T == "FALSE")
-    return false;
-  StringRef Digits = T.startswith("-") ? T.drop_front() : T;
-  if (!Digits.empty() && llvm::all_of(Digits, llvm::isDigit)) {
-    int64_t I;
-    if (!T.getAsInteger(10, I))
-      return I;
-    uint64_t U;
-    if (!T.getAsInteger(10, U))
-      return U;
-    return 1e300; // Out of every range; the reader says so.
-  }
-  double D;
-  if (T.find_first_not_of("0123456789.-+eE") == StringRef::npos &&
-      !T.getAsDouble(D))
-    return D;
-  return json::Value(S);
-}
-
 /// Converts yaml-cpp's tree into llvm::json's. Budget bounds the nodes
 /// visited, so aliases cannot expand a small file into a huge tree.
 llvm::Expected<json::Value> toTree(const YAML::Node &N, unsigned Depth,
@@ -181,9 +157,12 @@ llvm::Expected<json::Value> toTree(const YAML::Node &N, unsigned Depth,
     // Escapes in quoted scalars can spell bytes that are not UTF-8.
     if (!json::isUTF8(N.Scalar()))
       return failAt(Name, N.Mark(), "a string is not valid UTF-8");
-    if (N.Tag() == "?")
-      return plainScalar(N.Scalar());
-    return json::Value(N.Scalar());
+    if (N.Tag() == "?") {
+      json::Value V = typedScalar(N.Scalar(), /*Quoted=*/false);
+      if (V.kind() != json::Value::String)
+        return V;
+    }
+    return json::Value(N.Scalar()); // A copy: the node tree goes first.
   case YAML::NodeType::Sequence: {
     json::Array A;
     A.reserve(N.size());
@@ -225,7 +204,10 @@ std::string encodeYamlPlan(const Plan &P) {
   return std::string(E.c_str(), E.size()) + "\n";
 }
 
-llvm::Expected<Plan> decodeYamlPlan(StringRef Text, StringRef Name) {
+namespace {
+
+/// The whole document as a yaml-cpp tree, converted.
+llvm::Expected<Plan> decodeYamlTree(StringRef Text, StringRef Name) {
   if (llvm::Error Err = checkYamlNesting(Text, Name))
     return Err;
   json::Value Root = nullptr;
@@ -249,6 +231,13 @@ llvm::Expected<Plan> decodeYamlPlan(StringRef Text, StringRef Name) {
                      Name.str().c_str(), E.what());
   }
   return readPlanFields(Root, Name);
+}
+
+} // namespace
+
+llvm::Expected<Plan> decodeYamlPlan(StringRef Text, StringRef Name) {
+  return readTextPlan(Text, Name, /*Json=*/false,
+                      [&] { return decodeYamlTree(Text, Name); });
 }
 
 } // namespace collplan

@@ -131,13 +131,15 @@ Expected<json::Value> StreamReader::tree(const Event &First) {
         return Err;
       if (E.Kind == EventKind::MapEnd)
         return json::Value(std::move(O));
+      // Keys borrow the input where they can: an op's keys cost nothing.
       Event Key = E;
-      std::string KeyText = E.Text.str();
-      Key.Text = KeyText;
+      json::ObjectKey K =
+          E.Borrowed ? json::ObjectKey(E.Text) : json::ObjectKey(E.Text.str());
+      Key.Text = K;
       if (Error Err = next(E))
         return Err;
       COLLPLAN_TRY(V, tree(E));
-      if (!O.try_emplace(std::move(KeyText), std::move(V)).second)
+      if (!O.try_emplace(K, std::move(V)).second)
         return duplicateKey(Key);
     }
   }
@@ -352,7 +354,7 @@ Error StreamReader::readRoot(Plan &P, bool HeaderKnown, bool &ProgramsSkipped) {
       continue;
     }
     COLLPLAN_TRY(V, tree(E));
-    if (!Fields.try_emplace(std::move(KeyText), std::move(V)).second)
+    if (!Fields.try_emplace(KeyText, std::move(V)).second)
       return duplicateKey(Key);
   }
   if (Error Err = next(E))

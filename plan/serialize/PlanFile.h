@@ -27,6 +27,10 @@ enum class PlanFormat : uint8_t { Yaml, Json, Binary };
 /// The version written into every plan file; readers reject newer ones.
 constexpr unsigned PlanFormatVersion = 1;
 
+/// Plan files larger than this are refused before reading: a text plan of
+/// P = 1024 ring rounds is a few hundred MB, a binary plan far less.
+constexpr uint64_t MaxPlanFileBytes = uint64_t(4) << 30;
+
 /// By extension: .yaml/.yml, .json, .cplan.
 std::optional<PlanFormat> formatForPath(llvm::StringRef Path);
 llvm::StringRef formatName(PlanFormat F);

@@ -15,7 +15,9 @@
 #include "plan/serialize/PlanFields.h"
 #include "plan/serialize/TextPullParser.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
 #include <yaml-cpp/yaml.h>
@@ -47,35 +49,186 @@ bool needsQuotes(StringRef S) {
   return false;
 }
 
+/// S as yaml-cpp writes a string scalar for us: double-quoted if
+/// needsQuotes, else as yaml-cpp decides.
+void emitString(YAML::Emitter &E, StringRef S) {
+  if (needsQuotes(S))
+    E << YAML::DoubleQuoted;
+  E << S.str();
+}
+
+/// Writes through yaml-cpp's emitter up to the programs, and the programs
+/// itself: they are nearly all of a plan, the emitter writes about 2 MB/s,
+/// and their layout is fixed (yaml-cpp's, indent 2: block maps and lists,
+/// one flow operation per line). yaml-cpp still renders each distinct
+/// string, once. The golden plans hold the bytes to the emitter's.
 class YamlFieldWriter final : public FieldWriter {
 public:
-  explicit YamlFieldWriter(YAML::Emitter &E) : E(E) {}
+  YamlFieldWriter() { E.SetIndent(2); }
 
-  void beginMap(Style S) override {
-    E << (S == Style::Flow ? YAML::Flow : YAML::Block) << YAML::BeginMap;
-  }
-  void endMap() override { E << YAML::EndMap; }
-  void beginList(Style S) override {
-    E << (S == Style::Flow ? YAML::Flow : YAML::Block) << YAML::BeginSeq;
-  }
-  void endList() override { E << YAML::EndSeq; }
+  void beginMap(Style S) override { begin(S, /*IsMap=*/true); }
+  void beginList(Style S) override { begin(S, /*IsMap=*/false); }
+  void endMap() override { end(/*IsMap=*/true); }
+  void endList() override { end(/*IsMap=*/false); }
+
   void key(StringRef K) override {
-    E << YAML::Key;
-    string(K);
-    E << YAML::Value;
+    if (!Direct) {
+      // The programs come last: from here on, write them directly.
+      if (Depth == 1 && K == "programs") {
+        Out.assign(E.c_str(), E.size());
+        Out += "\nprograms:";
+        Direct = true;
+        Stack.push_back({/*IsMap=*/true, /*Flow=*/false, 0, 1});
+        return;
+      }
+      E << YAML::Key;
+      emitString(E, K);
+      E << YAML::Value;
+      return;
+    }
+    Container &C = Stack.back();
+    if (C.Flow) {
+      Out += C.Count++ ? ", " : "";
+    } else if (C.Count++ || !C.FirstInline) {
+      Out += '\n';
+      Out.append(C.Indent, ' ');
+    }
+    Out += K; // The plan's own field names: plain words.
+    Out += C.Flow ? ": " : ":";
   }
-  void value(uint64_t V) override { E << static_cast<unsigned long long>(V); }
-  void value(StringRef V) override { string(V); }
-  void value(bool V) override { E << (V ? "true" : "false"); }
+
+  void value(uint64_t V) override {
+    if (!Direct) {
+      E << static_cast<unsigned long long>(V);
+      return;
+    }
+    beforeValue();
+    Out += std::to_string(V);
+  }
+  void value(StringRef V) override {
+    if (!Direct) {
+      emitString(E, V);
+      return;
+    }
+    bool Flow = Stack.back().Flow;
+    beforeValue();
+    Out += rendered(V, Flow);
+  }
+  void value(bool V) override {
+    if (!Direct) {
+      E << (V ? "true" : "false");
+      return;
+    }
+    beforeValue();
+    Out += V ? "true" : "false";
+  }
+
+  std::string take() {
+    if (!Direct)
+      Out.assign(E.c_str(), E.size());
+    return std::move(Out);
+  }
 
 private:
-  void string(StringRef S) {
-    if (needsQuotes(S))
-      E << YAML::DoubleQuoted;
-    E << S.str();
+  struct Container {
+    bool IsMap;
+    bool Flow;
+    size_t Indent;
+    uint64_t Count = 0;
+    bool FirstInline = false;
+  };
+
+  void begin(Style S, bool IsMap) {
+    if (!Direct) {
+      ++Depth;
+      E << (S == Style::Flow ? YAML::Flow : YAML::Block)
+        << (IsMap ? YAML::BeginMap : YAML::BeginSeq);
+      return;
+    }
+    Container &Parent = Stack.back();
+    if (S == Style::Flow || Parent.Flow) {
+      beforeValue();
+      Out += IsMap ? '{' : '[';
+      Stack.push_back({IsMap, true, 0});
+      return;
+    }
+    Container C{IsMap, false, Parent.Indent + 2};
+    if (!Parent.IsMap) {
+      entry(Parent);
+      C.FirstInline = true;
+    }
+    Stack.push_back(C);
   }
 
-  YAML::Emitter &E;
+  void end(bool IsMap) {
+    if (!Direct) {
+      --Depth;
+      E << (IsMap ? YAML::EndMap : YAML::EndSeq);
+      return;
+    }
+    // The programs closed: the root map's end writes nothing.
+    if (Stack.empty())
+      return;
+    Container C = Stack.pop_back_val();
+    if (C.Flow) {
+      Out += C.IsMap ? '}' : ']';
+    } else if (C.Count == 0) {
+      // yaml-cpp writes an empty block collection in flow style, on a line
+      // of its own.
+      Out += '\n';
+      Out.append(C.Indent, ' ');
+      Out += C.IsMap ? "{}" : "[]";
+    }
+    if (Stack.size() == 1)
+      Stack.clear();
+  }
+
+  /// A block list's "- ".
+  void entry(Container &List) {
+    ++List.Count;
+    Out += '\n';
+    Out.append(List.Indent, ' ');
+    Out += "- ";
+  }
+
+  void beforeValue() {
+    Container &C = Stack.back();
+    if (C.Flow) {
+      if (!C.IsMap)
+        Out += C.Count++ ? ", " : "";
+    } else if (C.IsMap) {
+      Out += ' ';
+    } else {
+      entry(C);
+    }
+  }
+
+  /// S as the emitter would write it in a flow or block collection.
+  const std::string &rendered(StringRef S, bool Flow) {
+    auto [It, New] = (Flow ? FlowStrings : BlockStrings).try_emplace(S);
+    if (New) {
+      YAML::Emitter T;
+      if (Flow) {
+        T << YAML::Flow << YAML::BeginSeq;
+        emitString(T, S);
+        T << YAML::EndSeq;
+        It->second = StringRef(T.c_str(), T.size()).drop_front().drop_back();
+      } else {
+        T << YAML::BeginMap << YAML::Key << "k" << YAML::Value;
+        emitString(T, S);
+        T << YAML::EndMap;
+        It->second = StringRef(T.c_str(), T.size()).drop_front(3);
+      }
+    }
+    return It->second;
+  }
+
+  YAML::Emitter E;
+  unsigned Depth = 0;
+  bool Direct = false;
+  std::string Out;
+  llvm::SmallVector<Container, 8> Stack;
+  llvm::StringMap<std::string> FlowStrings, BlockStrings;
 };
 
 llvm::Error failAt(StringRef Name, const YAML::Mark &M,
@@ -197,11 +350,9 @@ llvm::Expected<json::Value> toTree(const YAML::Node &N, unsigned Depth,
 } // namespace
 
 std::string encodeYamlPlan(const Plan &P) {
-  YAML::Emitter E;
-  E.SetIndent(2);
-  YamlFieldWriter W(E);
+  YamlFieldWriter W;
   writePlanFields(P, W);
-  return std::string(E.c_str(), E.size()) + "\n";
+  return W.take() + "\n";
 }
 
 namespace {

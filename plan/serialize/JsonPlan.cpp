@@ -2,7 +2,9 @@
 //
 // The fields of PlanFields.h as JSON: pretty-printed, except that each
 // operation is written compactly on one line, as YAML writes it in flow
-// style, so a plan of many ranks stays readable and diffable.
+// style, so a plan of many ranks stays readable and diffable. Read as it is
+// parsed (readTextPlan); small documents that parser declines are read whole
+// with llvm::json, whose messages are the ones JSON users know.
 //
 //===----------------------------------------------------------------------===//
 
@@ -141,7 +143,10 @@ std::string encodeJsonPlan(const Plan &P) {
   return Out;
 }
 
-llvm::Expected<Plan> decodeJsonPlan(llvm::StringRef Text,
+namespace {
+
+/// The whole document as an llvm::json tree.
+llvm::Expected<Plan> decodeJsonTree(llvm::StringRef Text,
                                     llvm::StringRef Name) {
   if (llvm::Error E = checkJsonNesting(Text, Name))
     return E;
@@ -151,6 +156,14 @@ llvm::Expected<Plan> decodeJsonPlan(llvm::StringRef Text,
                      Name.str().c_str(),
                      llvm::toString(Root.takeError()).c_str());
   return readPlanFields(*Root, Name);
+}
+
+} // namespace
+
+llvm::Expected<Plan> decodeJsonPlan(llvm::StringRef Text,
+                                    llvm::StringRef Name) {
+  return readTextPlan(Text, Name, /*Json=*/true,
+                      [&] { return decodeJsonTree(Text, Name); });
 }
 
 } // namespace collplan

@@ -9,6 +9,7 @@
 
 #include "plan/serialize/PlanFields.h"
 #include "plan/serialize/HeaderChecks.h"
+#include "plan/serialize/PlanFieldTrees.h"
 #include "plan/serialize/PlanFile.h"
 #include "plan/serialize/PlanLocation.h"
 
@@ -33,129 +34,6 @@ using Style = FieldWriter::Style;
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-StringRef describe(const json::Value &V) {
-  switch (V.kind()) {
-  case json::Value::Null:
-    return "null";
-  case json::Value::Boolean:
-    return "a boolean";
-  case json::Value::Number:
-    return "a number";
-  case json::Value::String:
-    return "a string";
-  case json::Value::Array:
-    return "a list";
-  case json::Value::Object:
-    return "a map";
-  }
-  return "a value";
-}
-
-/// Typed, bounded access to the tree; every error names the file, the
-/// location within the plan (Where) and the field.
-class TreeReader {
-public:
-  explicit TreeReader(StringRef Name) : Name(Name) {}
-
-  /// Prefixed to field names in messages: "rank 3, round 5, op 1".
-  ReadLocation Where;
-
-  Error fail(const Twine &Field, const Twine &Message) const {
-    return readError(Name.str(), Where, Field, Message);
-  }
-
-  /// V as a map whose keys are all among Allowed.
-  Expected<const json::Object *> map(const json::Value &V, const Twine &Field,
-                                     llvm::ArrayRef<StringRef> Allowed) const {
-    const json::Object *O = V.getAsObject();
-    if (!O)
-      return fail(Field, "expected a map, got " + describe(V));
-    // Report unknown keys in sorted order so the message is deterministic.
-    std::optional<std::string> Unknown;
-    for (const auto &KV : *O) {
-      StringRef Key = KV.first;
-      if (!llvm::is_contained(Allowed, Key) && (!Unknown || Key < *Unknown))
-        Unknown = Key.str();
-    }
-    if (Unknown) {
-      std::string Known;
-      for (StringRef A : Allowed)
-        Known += (Known.empty() ? "" : ", ") + A.str();
-      std::string Prefix = Field.str();
-      return fail(Prefix.empty() ? *Unknown : Prefix + "." + *Unknown,
-                  "unknown field; expected one of: " + Known);
-    }
-    return O;
-  }
-
-  Expected<const json::Value *> member(const json::Object &O,
-                                       StringRef Key) const {
-    const json::Value *V = O.get(Key);
-    if (!V)
-      return fail(Key, "missing");
-    return V;
-  }
-
-  Expected<uint64_t> number(const json::Value &V, const Twine &Field,
-                            uint64_t Min, uint64_t Max) const {
-    if (V.kind() != json::Value::Number)
-      return fail(Field, "expected an integer, got " + describe(V));
-    std::optional<uint64_t> U;
-    if (auto I = V.getAsInteger()) {
-      if (*I < 0)
-        return fail(Field, "expected a non-negative integer, got " + Twine(*I));
-      U = uint64_t(*I);
-    } else if (auto X = V.getAsUINT64()) {
-      U = *X;
-    }
-    if (!U)
-      return fail(Field, "expected an integer in [" + Twine(Min) + ", " +
-                             Twine(Max) + "]");
-    if (*U < Min || *U > Max)
-      return fail(Field, "expected an integer in [" + Twine(Min) + ", " +
-                             Twine(Max) + "], got " + Twine(*U));
-    return *U;
-  }
-
-  Expected<uint64_t> number(const json::Object &O, StringRef Key, uint64_t Min,
-                            uint64_t Max) const {
-    auto V = member(O, Key);
-    if (!V)
-      return V.takeError();
-    return number(**V, Key, Min, Max);
-  }
-
-  Expected<StringRef> string(const json::Value &V, const Twine &Field) const {
-    auto S = V.getAsString();
-    if (!S)
-      return fail(Field, "expected a string, got " + describe(V));
-    if (S->size() > MaxNameLength)
-      return fail(Field, "longer than " + Twine(MaxNameLength) + " bytes");
-    return *S;
-  }
-
-  Expected<StringRef> string(const json::Object &O, StringRef Key) const {
-    auto V = member(O, Key);
-    if (!V)
-      return V.takeError();
-    return string(**V, Key);
-  }
-
-  Expected<const json::Array *> list(const json::Object &O,
-                                     StringRef Key) const {
-    auto V = member(O, Key);
-    if (!V)
-      return V.takeError();
-    const json::Array *A = (*V)->getAsArray();
-    if (!A)
-      return fail(Key, "expected a list, got " + describe(**V));
-    return A;
-  }
-
-private:
-  StringRef Name;
-};
 
 Expected<Topology> readTopology(const TreeReader &In, const json::Value &V,
                                 uint32_t Ranks) {
@@ -237,6 +115,8 @@ Expected<Combine> readCombine(const TreeReader &In, const json::Object &O) {
   return In.fail("combine", "expected replace or reduce, got '" + Text + "'");
 }
 
+} // namespace
+
 Expected<Op> readOp(const TreeReader &In, const json::Value &V,
                     const PlanHeader &H,
                     const llvm::StringMap<uint16_t> &BufferIndex) {
@@ -296,10 +176,8 @@ Expected<Program> readProgram(TreeReader &In, const json::Value &V, size_t Rank,
   In.Where.enterRank(int64_t(Rank));
   COLLPLAN_TRY(O, In.map(V, "", {"rank", "rounds"}));
   COLLPLAN_TRY(Declared, In.number(*O, "rank", 0, MaxRanks));
-  if (Declared != Rank)
-    return In.fail("rank", "program " + Twine(Rank) + " is labelled rank " +
-                               Twine(Declared) +
-                               "; programs must be listed in rank order");
+  if (Error E = checkRankLabel(In, Rank, Declared))
+    return E;
   COLLPLAN_TRY(Rounds, In.list(*O, "rounds"));
   Program Prog;
   Prog.Rounds.reserve(Rounds->size());
@@ -308,10 +186,8 @@ Expected<Program> readProgram(TreeReader &In, const json::Value &V, size_t Rank,
     COLLPLAN_TRY(RO, In.map((*Rounds)[K], "", {"index", "ops"}));
     COLLPLAN_TRY(Index, In.number(*RO, "index", 0, UINT32_MAX));
     In.Where.RoundIndex = int64_t(Index);
-    if (!Prog.Rounds.empty() && Index <= Prog.Rounds.back().Index)
-      return In.fail("index", "round " + Twine(Index) + " follows round " +
-                                  Twine(Prog.Rounds.back().Index) +
-                                  "; rounds must strictly increase");
+    if (Error E = checkRoundOrder(In, Prog, Index))
+      return E;
     COLLPLAN_TRY(Ops, In.list(*RO, "ops"));
     Round Rd;
     Rd.Index = uint32_t(Index);
@@ -325,6 +201,32 @@ Expected<Program> readProgram(TreeReader &In, const json::Value &V, size_t Rank,
   }
   return Prog;
 }
+
+Error checkRankLabel(const TreeReader &In, uint64_t Rank, uint64_t Declared) {
+  if (Declared == Rank)
+    return Error::success();
+  return In.fail("rank", "program " + Twine(Rank) + " is labelled rank " +
+                             Twine(Declared) +
+                             "; programs must be listed in rank order");
+}
+
+Error checkRoundOrder(const TreeReader &In, const Program &Prog,
+                      uint64_t Index) {
+  if (Prog.Rounds.empty() || Index > Prog.Rounds.back().Index)
+    return Error::success();
+  return In.fail("index", "round " + Twine(Index) + " follows round " +
+                              Twine(Prog.Rounds.back().Index) +
+                              "; rounds must strictly increase");
+}
+
+llvm::StringMap<uint16_t> bufferIndex(const PlanHeader &H) {
+  llvm::StringMap<uint16_t> Index;
+  for (size_t I = 0; I < H.Buffers.size(); ++I)
+    Index[H.Buffers[I]] = uint16_t(I);
+  return Index;
+}
+
+namespace {
 
 Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
   PlanHeader H;
@@ -403,13 +305,11 @@ Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
 
 } // namespace
 
-Expected<Plan> readPlanFields(const json::Value &Root, StringRef Name) {
-  TreeReader In(Name);
+Expected<PlanHeader> readPlanHeader(const TreeReader &In,
+                                    const json::Value &Root) {
   const json::Object *Probe = Root.getAsObject();
   if (!Probe)
     return In.fail("", "a plan must be a map, got " + describe(Root));
-  // The tag and version first: a newer file may have fields this reader does
-  // not know, and the version is then the useful message.
   COLLPLAN_TRY(Tag, In.string(*Probe, "format"));
   if (Tag != PlanFormatTag)
     return In.fail("format", "expected '" + PlanFormatTag + "', got '" + Tag +
@@ -423,15 +323,17 @@ Expected<Plan> readPlanFields(const json::Value &Root, StringRef Name) {
                       {"format", "version", "collective", "ranks", "topology",
                        "algorithm", "params", "blocks", "weights", "root",
                        "buffers", "requires_commutative", "programs"}));
+  return readHeader(In, *O);
+}
+
+Expected<Plan> readPlanFields(const json::Value &Root, StringRef Name) {
+  TreeReader In(Name);
   Plan P;
-  COLLPLAN_TRY(Header, readHeader(In, *O));
+  COLLPLAN_TRY(Header, readPlanHeader(In, Root));
   P.Header = std::move(Header);
+  llvm::StringMap<uint16_t> BufferIndex = bufferIndex(P.Header);
 
-  llvm::StringMap<uint16_t> BufferIndex;
-  for (size_t I = 0; I < P.Header.Buffers.size(); ++I)
-    BufferIndex[P.Header.Buffers[I]] = uint16_t(I);
-
-  COLLPLAN_TRY(Programs, In.list(*O, "programs"));
+  COLLPLAN_TRY(Programs, In.list(*Root.getAsObject(), "programs"));
   // Compare before allocating: Ranks may be large, the list is what exists.
   if (auto Problem = checkProgramCount(Programs->size(), P.Header.Ranks))
     return In.fail("programs", *Problem);

@@ -25,10 +25,6 @@ using llvm::Error;
 using llvm::Expected;
 using llvm::StringRef;
 
-/// Plan files larger than this are refused before reading: a text plan of
-/// P = 1024 ring rounds is a few hundred MB, a binary plan far less.
-constexpr uint64_t MaxPlanFileBytes = uint64_t(4) << 30;
-
 /// A plan that cannot be read: the input is at fault.
 static Error fail(const llvm::Twine &Message) {
   return makeError(ErrorKind::Usage, Message);

@@ -35,6 +35,10 @@ constexpr unsigned PlanFormatVersion = 1;
 /// offset table of the ranks' programs. Readers accept this version only.
 constexpr unsigned BinaryPlanVersion = 2;
 
+/// Plan files larger than this are refused before reading: a text plan of
+/// P = 1024 ring rounds is a few hundred MB, a binary plan far less.
+constexpr uint64_t MaxPlanFileBytes = uint64_t(4) << 30;
+
 /// By extension: .yaml/.yml, .json, .cplan.
 std::optional<PlanFormat> formatForPath(llvm::StringRef Path);
 llvm::StringRef formatName(PlanFormat F);

@@ -1,18 +1,23 @@
 //===- YamlPlan.cpp - Plans as YAML ---------------------------------------===//
 //
 // The fields of PlanFields.h as YAML, written with yaml-cpp's emitter (one
-// operation per line, in flow style) and read by converting yaml-cpp's node
-// tree into the llvm::json tree readPlanFields() reads, so the YAML and JSON
-// forms share every check. yaml-cpp throws and recurses: exceptions are
-// caught here, and nesting is bounded by a scan before parsing.
+// operation per line, in flow style) and read as it is parsed
+// (readTextPlan). Small documents beyond the streaming parser are read whole
+// by converting yaml-cpp's node tree into the llvm::json tree
+// readPlanFields() reads, so every form shares every check. yaml-cpp throws
+// and recurses: exceptions are caught here, and nesting is bounded by a scan
+// before parsing.
 //
 //===----------------------------------------------------------------------===//
 
 #include "plan/ir/Error.h"
 #include "plan/serialize/PlanCodecs.h"
 #include "plan/serialize/PlanFields.h"
+#include "plan/serialize/TextPullParser.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
 #include <yaml-cpp/yaml.h>
@@ -44,35 +49,186 @@ bool needsQuotes(StringRef S) {
   return false;
 }
 
+/// S as yaml-cpp writes a string scalar for us: double-quoted if
+/// needsQuotes, else as yaml-cpp decides.
+void emitString(YAML::Emitter &E, StringRef S) {
+  if (needsQuotes(S))
+    E << YAML::DoubleQuoted;
+  E << S.str();
+}
+
+/// Writes through yaml-cpp's emitter up to the programs, and the programs
+/// itself: they are nearly all of a plan, the emitter writes about 2 MB/s,
+/// and their layout is fixed (yaml-cpp's, indent 2: block maps and lists,
+/// one flow operation per line). yaml-cpp still renders each distinct
+/// string, once. The golden plans hold the bytes to the emitter's.
 class YamlFieldWriter final : public FieldWriter {
 public:
-  explicit YamlFieldWriter(YAML::Emitter &E) : E(E) {}
+  YamlFieldWriter() { E.SetIndent(2); }
 
-  void beginMap(Style S) override {
-    E << (S == Style::Flow ? YAML::Flow : YAML::Block) << YAML::BeginMap;
-  }
-  void endMap() override { E << YAML::EndMap; }
-  void beginList(Style S) override {
-    E << (S == Style::Flow ? YAML::Flow : YAML::Block) << YAML::BeginSeq;
-  }
-  void endList() override { E << YAML::EndSeq; }
+  void beginMap(Style S) override { begin(S, /*IsMap=*/true); }
+  void beginList(Style S) override { begin(S, /*IsMap=*/false); }
+  void endMap() override { end(/*IsMap=*/true); }
+  void endList() override { end(/*IsMap=*/false); }
+
   void key(StringRef K) override {
-    E << YAML::Key;
-    string(K);
-    E << YAML::Value;
+    if (!Direct) {
+      // The programs come last: from here on, write them directly.
+      if (Depth == 1 && K == "programs") {
+        Out.assign(E.c_str(), E.size());
+        Out += "\nprograms:";
+        Direct = true;
+        Stack.push_back({/*IsMap=*/true, /*Flow=*/false, 0, 1});
+        return;
+      }
+      E << YAML::Key;
+      emitString(E, K);
+      E << YAML::Value;
+      return;
+    }
+    Container &C = Stack.back();
+    if (C.Flow) {
+      Out += C.Count++ ? ", " : "";
+    } else if (C.Count++ || !C.FirstInline) {
+      Out += '\n';
+      Out.append(C.Indent, ' ');
+    }
+    Out += K; // The plan's own field names: plain words.
+    Out += C.Flow ? ": " : ":";
   }
-  void value(uint64_t V) override { E << static_cast<unsigned long long>(V); }
-  void value(StringRef V) override { string(V); }
-  void value(bool V) override { E << (V ? "true" : "false"); }
+
+  void value(uint64_t V) override {
+    if (!Direct) {
+      E << static_cast<unsigned long long>(V);
+      return;
+    }
+    beforeValue();
+    Out += std::to_string(V);
+  }
+  void value(StringRef V) override {
+    if (!Direct) {
+      emitString(E, V);
+      return;
+    }
+    bool Flow = Stack.back().Flow;
+    beforeValue();
+    Out += rendered(V, Flow);
+  }
+  void value(bool V) override {
+    if (!Direct) {
+      E << (V ? "true" : "false");
+      return;
+    }
+    beforeValue();
+    Out += V ? "true" : "false";
+  }
+
+  std::string take() {
+    if (!Direct)
+      Out.assign(E.c_str(), E.size());
+    return std::move(Out);
+  }
 
 private:
-  void string(StringRef S) {
-    if (needsQuotes(S))
-      E << YAML::DoubleQuoted;
-    E << S.str();
+  struct Container {
+    bool IsMap;
+    bool Flow;
+    size_t Indent;
+    uint64_t Count = 0;
+    bool FirstInline = false;
+  };
+
+  void begin(Style S, bool IsMap) {
+    if (!Direct) {
+      ++Depth;
+      E << (S == Style::Flow ? YAML::Flow : YAML::Block)
+        << (IsMap ? YAML::BeginMap : YAML::BeginSeq);
+      return;
+    }
+    Container &Parent = Stack.back();
+    if (S == Style::Flow || Parent.Flow) {
+      beforeValue();
+      Out += IsMap ? '{' : '[';
+      Stack.push_back({IsMap, true, 0});
+      return;
+    }
+    Container C{IsMap, false, Parent.Indent + 2};
+    if (!Parent.IsMap) {
+      entry(Parent);
+      C.FirstInline = true;
+    }
+    Stack.push_back(C);
   }
 
-  YAML::Emitter &E;
+  void end(bool IsMap) {
+    if (!Direct) {
+      --Depth;
+      E << (IsMap ? YAML::EndMap : YAML::EndSeq);
+      return;
+    }
+    // The programs closed: the root map's end writes nothing.
+    if (Stack.empty())
+      return;
+    Container C = Stack.pop_back_val();
+    if (C.Flow) {
+      Out += C.IsMap ? '}' : ']';
+    } else if (C.Count == 0) {
+      // yaml-cpp writes an empty block collection in flow style, on a line
+      // of its own.
+      Out += '\n';
+      Out.append(C.Indent, ' ');
+      Out += C.IsMap ? "{}" : "[]";
+    }
+    if (Stack.size() == 1)
+      Stack.clear();
+  }
+
+  /// A block list's "- ".
+  void entry(Container &List) {
+    ++List.Count;
+    Out += '\n';
+    Out.append(List.Indent, ' ');
+    Out += "- ";
+  }
+
+  void beforeValue() {
+    Container &C = Stack.back();
+    if (C.Flow) {
+      if (!C.IsMap)
+        Out += C.Count++ ? ", " : "";
+    } else if (C.IsMap) {
+      Out += ' ';
+    } else {
+      entry(C);
+    }
+  }
+
+  /// S as the emitter would write it in a flow or block collection.
+  const std::string &rendered(StringRef S, bool Flow) {
+    auto [It, New] = (Flow ? FlowStrings : BlockStrings).try_emplace(S);
+    if (New) {
+      YAML::Emitter T;
+      if (Flow) {
+        T << YAML::Flow << YAML::BeginSeq;
+        emitString(T, S);
+        T << YAML::EndSeq;
+        It->second = StringRef(T.c_str(), T.size()).drop_front().drop_back();
+      } else {
+        T << YAML::BeginMap << YAML::Key << "k" << YAML::Value;
+        emitString(T, S);
+        T << YAML::EndMap;
+        It->second = StringRef(T.c_str(), T.size()).drop_front(3);
+      }
+    }
+    return It->second;
+  }
+
+  YAML::Emitter E;
+  unsigned Depth = 0;
+  bool Direct = false;
+  std::string Out;
+  llvm::SmallVector<Container, 8> Stack;
+  llvm::StringMap<std::string> FlowStrings, BlockStrings;
 };
 
 llvm::Error failAt(StringRef Name, const YAML::Mark &M,
@@ -135,33 +291,6 @@ llvm::Error checkYamlNesting(StringRef Text, StringRef Name) {
   return llvm::Error::success();
 }
 
-/// Types a plain scalar the way JSON would: integers, booleans, null; any
-/// other text, and every quoted scalar, is a string.
-json::Value plainScalar(const std::string &S) {
-  StringRef T(S);
-  if (T == "~" || T == "null" || T == "Null" || T == "NULL")
-    return nullptr;
-  if (T == "true" || T == "True" || T == "TRUE")
-    return true;
-  if (T == "false" || T == "False" || T == "FALSE")
-    return false;
-  StringRef Digits = T.startswith("-") ? T.drop_front() : T;
-  if (!Digits.empty() && llvm::all_of(Digits, llvm::isDigit)) {
-    int64_t I;
-    if (!T.getAsInteger(10, I))
-      return I;
-    uint64_t U;
-    if (!T.getAsInteger(10, U))
-      return U;
-    return 1e300; // Out of every range; the reader says so.
-  }
-  double D;
-  if (T.find_first_not_of("0123456789.-+eE") == StringRef::npos &&
-      !T.getAsDouble(D))
-    return D;
-  return json::Value(S);
-}
-
 /// Converts yaml-cpp's tree into llvm::json's. Budget bounds the nodes
 /// visited, so aliases cannot expand a small file into a huge tree.
 llvm::Expected<json::Value> toTree(const YAML::Node &N, unsigned Depth,
@@ -181,9 +310,12 @@ llvm::Expected<json::Value> toTree(const YAML::Node &N, unsigned Depth,
     // Escapes in quoted scalars can spell bytes that are not UTF-8.
     if (!json::isUTF8(N.Scalar()))
       return failAt(Name, N.Mark(), "a string is not valid UTF-8");
-    if (N.Tag() == "?")
-      return plainScalar(N.Scalar());
-    return json::Value(N.Scalar());
+    if (N.Tag() == "?") {
+      json::Value V = typedScalar(N.Scalar(), /*Quoted=*/false);
+      if (V.kind() != json::Value::String)
+        return V;
+    }
+    return json::Value(N.Scalar()); // A copy: the node tree goes first.
   case YAML::NodeType::Sequence: {
     json::Array A;
     A.reserve(N.size());
@@ -218,14 +350,15 @@ llvm::Expected<json::Value> toTree(const YAML::Node &N, unsigned Depth,
 } // namespace
 
 std::string encodeYamlPlan(const Plan &P) {
-  YAML::Emitter E;
-  E.SetIndent(2);
-  YamlFieldWriter W(E);
+  YamlFieldWriter W;
   writePlanFields(P, W);
-  return std::string(E.c_str(), E.size()) + "\n";
+  return W.take() + "\n";
 }
 
-llvm::Expected<Plan> decodeYamlPlan(StringRef Text, StringRef Name) {
+namespace {
+
+/// The whole document as a yaml-cpp tree, converted.
+llvm::Expected<Plan> decodeYamlTree(StringRef Text, StringRef Name) {
   if (llvm::Error Err = checkYamlNesting(Text, Name))
     return Err;
   json::Value Root = nullptr;
@@ -249,6 +382,13 @@ llvm::Expected<Plan> decodeYamlPlan(StringRef Text, StringRef Name) {
                      Name.str().c_str(), E.what());
   }
   return readPlanFields(Root, Name);
+}
+
+} // namespace
+
+llvm::Expected<Plan> decodeYamlPlan(StringRef Text, StringRef Name) {
+  return readTextPlan(Text, Name, /*Json=*/false,
+                      [&] { return decodeYamlTree(Text, Name); });
 }
 
 } // namespace collplan

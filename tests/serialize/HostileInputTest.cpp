@@ -158,23 +158,33 @@ TEST_CASE("readPlanFile refuses what is not a regular file") {
   }
 }
 
-TEST_CASE("deep nesting is refused before parsing") {
+TEST_CASE("deep nesting is refused, never recursed into") {
+  // A root that is not a map is refused at its first event.
   std::string Brackets(200000, '[');
-  CHECK(mentions(errorOf(Brackets), "nesting deeper than 64 levels"));
+  CHECK(mentions(errorOf(Brackets), "a plan must be a map, got a list"));
+  std::string Dashes;
+  for (int I = 0; I < 100000; ++I)
+    Dashes += "- ";
+  CHECK(mentions(errorOf(Dashes + "x\n"), "a plan must be a map, got a list"));
+  // Within the plan's map, in flow and block style, YAML and JSON.
+  CHECK(mentions(errorOf("format: " + Brackets),
+                 "nesting deeper than 64 levels"));
+  CHECK(mentions(errorOf("format:\n" + Dashes + "x\n"),
+                 "nesting deeper than 64 levels"));
   std::string Braces;
   for (int I = 0; I < 100000; ++I)
     Braces += "{\"a\":";
   CHECK(mentions(errorOf(Braces), "nesting deeper than 64 levels"));
-  std::string Dashes;
-  for (int I = 0; I < 100000; ++I)
-    Dashes += "- ";
-  CHECK(mentions(errorOf(Dashes + "x\n"), "nesting deeper than 64 levels"));
   std::string Indented;
   for (int I = 0; I < 2000; ++I)
     Indented += std::string(I, ' ') + "a:\n";
   CHECK(mentions(errorOf(Indented), "nesting deeper than 64 levels"));
   CHECK(mentions(errorOf("programs: " + std::string(100, '[')),
                  "nesting deeper"));
+  // YAML the streaming parser declines (an anchor) is parsed whole, after
+  // the same bound is checked by a scan.
+  CHECK(mentions(errorOf("a: &x 1\nb: " + Brackets),
+                 "nesting deeper than 64 levels"));
 }
 
 TEST_CASE("YAML aliases cannot expand a small file into a huge tree") {

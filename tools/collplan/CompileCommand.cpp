@@ -11,6 +11,7 @@
 #include "compiler/select/Tuner.h"
 #include "compiler/verify/Verifier.h"
 #include "plan/serialize/PlanFile.h"
+#include "plan/serialize/TextPlanSize.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 
@@ -339,6 +340,20 @@ int runCompile(const CompileOptions &O) {
     std::string Why = Algo->explain(Request, P.Header);
     if (!Why.empty())
       llvm::outs() << Why << (llvm::StringRef(Why).endswith("\n") ? "" : "\n");
+  }
+
+  // Before verifying and writing: a text plan over the readers' limit could
+  // never be read back.
+  if (OutFormat && *OutFormat != PlanFormat::Binary) {
+    uint64_t Floor = textPlanBytesAtLeast(P, *OutFormat);
+    if (Floor > MaxPlanFileBytes) {
+      printError("the plan as " + formatName(*OutFormat).upper() +
+                 " would take at least " + formatBytes(double(Floor)) +
+                 ", past the " + formatBytes(double(MaxPlanFileBytes)) +
+                 " plan files may have; nothing was written. Write it as "
+                 ".cplan (binary), which is far smaller");
+      return ExitUsage;
+    }
   }
 
   std::optional<VerifyResult> Verified;

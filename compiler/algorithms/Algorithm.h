@@ -43,6 +43,11 @@ struct CompileRequest {
   /// Whether the reduction operator is commutative. When it is not, plans
   /// that combine contributions out of rank order are refused.
   bool CommutativeOperator = true;
+  /// Whether every rank must end with the same bits: when choosing among
+  /// several candidates, the tuner passes over allreduce plans whose ranks
+  /// the verifier finds combining a block in different orders (floating-point
+  /// results could then differ in their last bits from rank to rank).
+  bool IdenticalResults = true;
 
   uint32_t ranks() const { return Topo.ranks(); }
 };

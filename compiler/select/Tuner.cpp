@@ -3,6 +3,7 @@
 #include "compiler/select/Tuner.h"
 
 #include "compiler/cost/CostModel.h"
+#include "compiler/verify/Verifier.h"
 #include "plan/ir/BlockLayout.h"
 #include "plan/ir/Error.h"
 
@@ -137,16 +138,27 @@ llvm::Error settingsOf(
   return llvm::Error::success();
 }
 
-/// A setting priced at several message sizes; the plan when it was built.
+/// A setting priced at several message sizes.
 struct Priced {
   Candidate C;
   std::vector<double> Times; ///< One per size; empty when skipped.
-  std::optional<Plan> Built;
 };
+
+/// Why a built plan may not be chosen although it is valid: its ranks end
+/// with different bits when the request asks for identical results.
+std::string rankDependence(const Plan &P, const CompileRequest &Req) {
+  if (!Req.IdenticalResults || P.Header.Kind != Collective::Allreduce)
+    return "";
+  VerifyResult V = verifyPlan(P);
+  if (!V.Valid || V.IdenticalResults)
+    return "";
+  return "results may differ in the last bits between ranks (" +
+         V.DifferentOrders + "); --allow-rank-dependent-rounding allows it";
+}
 
 Priced price(const Setting &S, llvm::ArrayRef<uint64_t> Sizes) {
   const Algorithm &A = *S.Algo;
-  Priced Out{{&A, S.Req.Params, 0, 0, false, ""}, {}, std::nullopt};
+  Priced Out{{&A, S.Req.Params, 0, 0, false, ""}, {}};
   llvm::Expected<PlanHeader> H = A.prepare(S.Req);
   if (!H) {
     Out.C.Skipped = llvm::toString(H.takeError());
@@ -179,7 +191,6 @@ Priced price(const Setting &S, llvm::ArrayRef<uint64_t> Sizes) {
       Out.Times.push_back(R.Time);
       Out.C.Rounds = R.Rounds.size();
     }
-    Out.Built = std::move(*P);
   } else if (A.rankSymmetric(*H) && flatOnePerNode(H->Topo) &&
              (S.Req.CommutativeOperator || !H->RequiresCommutative)) {
     for (uint64_t Bytes : Sizes) {
@@ -224,22 +235,37 @@ compile(const CompileRequest &Request,
     return Out;
   }
 
-  std::optional<size_t> Best; // Into Settings.
-  std::optional<Plan> BestPlan;
-  double BestTime = 0;
+  size_t Base = Out.Candidates.size(); // Settings[I] is Candidates[Base + I].
   for (size_t I = 0; I < Settings.size(); ++I) {
-    Priced P = price(Settings[I], Request.Bytes);
-    if (P.C.Skipped.empty() && (!Best || P.C.PredictedTime < BestTime)) {
-      Best = I;
-      BestTime = P.C.PredictedTime;
-      BestPlan = std::move(P.Built);
-    }
-    Out.Candidates.push_back(std::move(P.C));
+    Out.Candidates.push_back(price(Settings[I], Request.Bytes).C);
     if (Pricing)
       Pricing(I + 1, Settings.size());
   }
-
-  if (!Best) {
+  // Fastest first; a plan is built (again) only when it is the next choice,
+  // and passed over when its ranks would end with different bits.
+  std::vector<size_t> Order;
+  for (size_t I = 0; I < Settings.size(); ++I)
+    if (Out.Candidates[Base + I].Skipped.empty())
+      Order.push_back(I);
+  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return Out.Candidates[Base + A].PredictedTime <
+           Out.Candidates[Base + B].PredictedTime;
+  });
+  for (size_t I : Order) {
+    llvm::Expected<Plan> P =
+        compilePlan(*Settings[I].Algo, Settings[I].Req, Progress);
+    if (!P)
+      return P.takeError();
+    std::string Why = rankDependence(*P, Settings[I].Req);
+    if (!Why.empty()) {
+      Out.Candidates[Base + I].Skipped = std::move(Why);
+      continue;
+    }
+    Out.Chosen = Settings[I].Algo;
+    Out.Best = std::move(*P);
+    break;
+  }
+  if (!Out.Chosen) {
     std::string Reasons;
     for (const Candidate &C : Out.Candidates)
       Reasons += "\n  " + C.Algo->name().str() + ": " + C.Skipped;
@@ -248,16 +274,6 @@ compile(const CompileRequest &Request,
                      collectiveName(Request.Kind).str().c_str(),
                      Request.ranks(), Reasons.c_str());
   }
-  Out.Chosen = Settings[*Best].Algo;
-  if (!BestPlan) {
-    // Priced from rank 0: build it now (compilePlan refuses what cannot fit).
-    llvm::Expected<Plan> P =
-        compilePlan(*Out.Chosen, Settings[*Best].Req, Progress);
-    if (!P)
-      return P.takeError();
-    BestPlan = std::move(*P);
-  }
-  Out.Best = std::move(*BestPlan);
   std::stable_sort(Out.Candidates.begin(), Out.Candidates.end(),
                    [](const Candidate &A, const Candidate &B) {
                      if (A.Skipped.empty() != B.Skipped.empty())
@@ -279,16 +295,39 @@ choiceBySize(const CompileRequest &Request,
   std::vector<Priced> All;
   for (const Setting &S : Settings) {
     All.push_back(price(S, Sizes));
-    All.back().Built.reset(); // Only the figures are needed.
     if (Pricing)
       Pricing(All.size(), Settings.size());
   }
+  // Whether a candidate may be chosen (see compile()), decided on first need.
+  std::vector<std::optional<bool>> Allowed(All.size());
+  auto MayChoose = [&](size_t I) {
+    if (!Allowed[I]) {
+      Allowed[I] = true;
+      if (!All[I].C.FromRankZero) {
+        if (llvm::Expected<Plan> P =
+                compilePlan(*Settings[I].Algo, Settings[I].Req))
+          Allowed[I] = rankDependence(*P, Settings[I].Req).empty();
+        else
+          llvm::consumeError(P.takeError());
+      }
+    }
+    return *Allowed[I];
+  };
   std::vector<SizeRange> Out;
   for (size_t K = 0; K < Sizes.size(); ++K) {
+    std::vector<size_t> Order;
+    for (size_t I = 0; I < All.size(); ++I)
+      if (!All[I].Times.empty())
+        Order.push_back(I);
+    std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+      return All[A].Times[K] < All[B].Times[K];
+    });
     const Priced *Best = nullptr;
-    for (const Priced &P : All)
-      if (!P.Times.empty() && (!Best || P.Times[K] < Best->Times[K]))
-        Best = &P;
+    for (size_t I : Order)
+      if (MayChoose(I)) {
+        Best = &All[I];
+        break;
+      }
     if (!Best)
       continue;
     if (!Out.empty() && Out.back().Algo == Best->C.Algo &&
@@ -308,7 +347,9 @@ std::string candidateTable(llvm::ArrayRef<Candidate> Candidates) {
   for (const Candidate &K : Candidates) {
     OS << "  " << llvm::left_justify(K.Algo->name(), 20);
     if (!K.Skipped.empty()) {
-      OS << "skipped: " << K.Skipped << "\n";
+      std::string Params = paramText(K.Params);
+      OS << "skipped" << (Params.empty() ? "" : " (" + Params + ")") << ": "
+         << K.Skipped << "\n";
       continue;
     }
     OS << llvm::right_justify(formatTime(K.PredictedTime), 12) << "  "

@@ -14,7 +14,9 @@
 // runs rank 0's program relabelled, in lockstep, so the critical path is the
 // sum over rank 0's rounds of alpha + beta * bytes + gamma * reduced bytes
 // (exact when the vector splits into equal blocks). Otherwise it is skipped,
-// with the reason.
+// with the reason. A built allreduce candidate whose ranks the verifier
+// finds combining a block in different orders is skipped too, unless the
+// request allows rank-dependent rounding (CompileRequest::IdenticalResults).
 //
 //===----------------------------------------------------------------------===//
 

@@ -615,6 +615,9 @@ CompileRequest costed(uint32_t P, uint64_t Bytes,
   CompileRequest Req = request(P, std::move(Params));
   Req.Bytes = Bytes;
   Req.Cost = table2();
+  // The paper tunes r for speed alone; with r >= 1 at P not a power of two
+  // the ranks combine in different orders (rank-dependent rounding).
+  Req.IdenticalResults = false;
   return Req;
 }
 

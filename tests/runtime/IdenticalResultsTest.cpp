@@ -12,6 +12,7 @@
 
 #include "ThreadTransport.h"
 #include "compiler/algorithms/Algorithm.h"
+#include "compiler/select/Tuner.h"
 #include "compiler/verify/Verifier.h"
 #include "plan/ir/Hash.h"
 #include "runtime/Executor.h"
@@ -121,4 +122,27 @@ TEST_CASE("the verifier's identical-results verdict matches float sums") {
   CHECK(Identical > 20);
   CHECK(Different > 5);
   MESSAGE("identical: " << Identical << ", rank-dependent: " << Different);
+}
+
+TEST_CASE("auto chooses plans with identical results unless allowed not to") {
+  // P = 5 at 4 KiB: the fastest candidates (circulant, permutation r = 3)
+  // combine rank-dependently (the reproducer).
+  CompileRequest Req;
+  Req.Kind = Collective::Allreduce;
+  Req.Topo = Topology::flat(5);
+  Req.Bytes = 4096;
+  for (bool Allow : {false, true}) {
+    Req.IdenticalResults = !Allow;
+    llvm::Expected<Compilation> C = collplan::compile(Req);
+    REQUIRE(bool(C));
+    VerifyResult V = verifyPlan(C->Best);
+    REQUIRE(V.Valid);
+    INFO("allowed: " << Allow << ", chosen: " << C->Chosen->name().str());
+    CHECK(V.IdenticalResults == !Allow);
+    bool PassedOver = false;
+    for (const Candidate &K : C->Candidates)
+      PassedOver |=
+          K.Skipped.find("differ in the last bits") != std::string::npos;
+    CHECK(PassedOver == !Allow);
+  }
 }

@@ -48,6 +48,7 @@ struct CompileOptions {
   VerifyMode Mode = VerifyMode::Auto;
   bool Explain = false;
   bool NonCommutative = false;
+  bool AllowRankDependentRounding = false;
   bool Quiet = false;
   OutputFormat Format = OutputFormat::Text;
 };
@@ -153,6 +154,7 @@ std::optional<Failure> buildRequest(const CompileOptions &O,
   Request.Bytes = O.Bytes.Value;
   Request.Cost = O.Cost;
   Request.CommutativeOperator = !O.NonCommutative;
+  Request.IdenticalResults = !O.AllowRankDependentRounding;
   for (const std::string &KV : O.Params) {
     auto [Key, Value] = llvm::StringRef(KV).split('=');
     if (Key.empty() || Value.empty() || KV.find('=') == std::string::npos)
@@ -437,6 +439,12 @@ void addCompileCommand(CLI::App &App, int &Exit) {
   Cmd->add_flag("--non-commutative", O->NonCommutative,
                 "the reduction operator is not commutative: fail if the "
                 "plan needs one that is");
+  Cmd->add_flag("--allow-rank-dependent-rounding",
+                O->AllowRankDependentRounding,
+                "when choosing among candidates, also take allreduce plans "
+                "whose ranks combine a block in different orders (faster "
+                "for some P; floating-point results may then differ in the "
+                "last bits between ranks)");
   Cmd->add_flag("--quiet,-q", O->Quiet, "print nothing on success");
   addFormatOption(*Cmd, O->Format);
   Cmd->callback([O, &Exit] { Exit = runCompile(*O); });

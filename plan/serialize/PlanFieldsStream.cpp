@@ -56,6 +56,8 @@ private:
   json::Value shallow(const Event &E) const;
   StringRef describeEvent(const Event &E) const;
 
+  Error readList(TreeReader &Where, StringRef Field,
+                 llvm::function_ref<Error(size_t, const Event &)> Element);
   Error readRoot(Plan &P, bool HeaderKnown, bool &ProgramsSkipped);
   Error readPrograms(Plan &P);
   Expected<Program> readProgram(uint32_t Rank, const Event &First);
@@ -191,21 +193,16 @@ Error StreamReader::readRound(Program &Prog, const Event &First) {
       if (HasOps)
         return duplicateKey(Key);
       HasOps = true;
-      if (Error Err = next(E))
+      if (Error Err = readList(
+              ProgramIn, "ops", [&](size_t I, const Event &First) -> Error {
+                ProgramIn.Where.Op = int64_t(I);
+                COLLPLAN_TRY(OpTree, tree(First));
+                COLLPLAN_TRY(Operation,
+                             readOp(ProgramIn, OpTree, Header, BufferIndex));
+                Rd.Ops.push_back(std::move(Operation));
+                return Error::success();
+              }))
         return Err;
-      if (E.Kind != EventKind::ListBegin)
-        return ProgramIn.fail("ops",
-                              "expected a list, got " + describeEvent(E));
-      for (size_t I = 0;; ++I) {
-        if (Error Err = next(E))
-          return Err;
-        if (E.Kind == EventKind::ListEnd)
-          break;
-        ProgramIn.Where.Op = int64_t(I);
-        COLLPLAN_TRY(OpTree, tree(E));
-        COLLPLAN_TRY(Operation, readOp(ProgramIn, OpTree, Header, BufferIndex));
-        Rd.Ops.push_back(std::move(Operation));
-      }
       ProgramIn.Where.Op = -1;
     } else {
       return ProgramIn.fail(KeyText,
@@ -249,20 +246,12 @@ Expected<Program> StreamReader::readProgram(uint32_t Rank, const Event &First) {
       if (HasRounds)
         return duplicateKey(Key);
       HasRounds = true;
-      if (Error Err = next(E))
+      if (Error Err =
+              readList(ProgramIn, "rounds", [&](size_t K, const Event &First) {
+                ProgramIn.Where.enterRound(int64_t(K));
+                return readRound(Prog, First);
+              }))
         return Err;
-      if (E.Kind != EventKind::ListBegin)
-        return ProgramIn.fail("rounds",
-                              "expected a list, got " + describeEvent(E));
-      for (size_t K = 0;; ++K) {
-        if (Error Err = next(E))
-          return Err;
-        if (E.Kind == EventKind::ListEnd)
-          break;
-        ProgramIn.Where.enterRound(int64_t(K));
-        if (Error Err = readRound(Prog, E))
-          return Err;
-      }
       ProgramIn.Where.enterRank(Rank);
     } else {
       return ProgramIn.fail(KeyText,
@@ -276,29 +265,41 @@ Expected<Program> StreamReader::readProgram(uint32_t Rank, const Event &First) {
   return Prog;
 }
 
-Error StreamReader::readPrograms(Plan &P) {
+/// The list that comes next, as field Field of Where: Element reads each
+/// element from its first event, in order.
+Error StreamReader::readList(
+    TreeReader &Where, StringRef Field,
+    llvm::function_ref<Error(size_t, const Event &)> Element) {
   Event E;
   if (Error Err = next(E))
     return Err;
   if (E.Kind != EventKind::ListBegin)
-    return In.fail("programs", "expected a list, got " + describeEvent(E));
+    return Where.fail(Field, "expected a list, got " + describeEvent(E));
+  for (size_t I = 0;; ++I) {
+    if (Error Err = next(E))
+      return Err;
+    if (E.Kind == EventKind::ListEnd)
+      return Error::success();
+    if (Error Err = Element(I, E))
+      return Err;
+  }
+}
+
+Error StreamReader::readPrograms(Plan &P) {
   BufferIndex = bufferIndex(Header);
   // Ranks may be large and the list short: no reserve. Programs past Ranks
   // are counted (not read) for the message.
   uint64_t Count = 0;
-  for (;; ++Count) {
-    if (Error Err = next(E))
-      return Err;
-    if (E.Kind == EventKind::ListEnd)
-      break;
-    if (Count >= Header.Ranks) {
-      if (Error Err = skip(E))
-        return Err;
-      continue;
-    }
-    COLLPLAN_TRY(Prog, readProgram(uint32_t(Count), E));
-    P.Programs.push_back(std::move(Prog));
-  }
+  if (Error Err =
+          readList(In, "programs", [&](size_t I, const Event &First) -> Error {
+            Count = I + 1;
+            if (I >= Header.Ranks)
+              return skip(First);
+            COLLPLAN_TRY(Prog, readProgram(uint32_t(I), First));
+            P.Programs.push_back(std::move(Prog));
+            return Error::success();
+          }))
+    return Err;
   if (auto Problem = checkProgramCount(Count, Header.Ranks))
     return In.fail("programs", *Problem);
   return Error::success();

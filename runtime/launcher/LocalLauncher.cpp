@@ -214,7 +214,13 @@ launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
   }
   close(*Listener);
 
-  superviseChildren(Pipes, Pids, Outcomes, Timeout, Deadline);
+  // A rank waiting on the one that failed times out Timeout after its own
+  // last progress, which may come a little after the failure: the grace
+  // leaves it that long and a margin, so it ends with its own error rather
+  // than the launcher's kill.
+  auto Grace = Timeout + std::max<std::chrono::milliseconds>(
+                             std::chrono::seconds(1), Timeout / 2);
+  superviseChildren(Pipes, Pids, Outcomes, Grace, Deadline);
   reapChildren(Pids, Pipes, Outcomes);
   return Outcomes;
 }

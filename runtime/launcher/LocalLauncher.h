@@ -8,7 +8,7 @@
 // peers fail on the closed connection; a child that is stopped makes them
 // time out. Either way the launcher ends, with every rank's story, instead
 // of hanging: once one child has failed, it kills those still running a
-// timeout later.
+// timeout and a margin later.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,10 +39,11 @@ struct RankOutcome {
 using RankBody =
     std::function<int(const TcpConfig &Config, std::string &Report)>;
 
-/// Runs Body in Ranks forked processes. Timeout is each rank's TCP timeout,
-/// and the grace the others get once one child has failed: then those still
-/// running (a stopped or wedged rank) are killed (SIGKILL, by pid), with a
-/// Note naming the rank that failed first. Children still running Deadline
+/// Runs Body in Ranks forked processes. Timeout is each rank's TCP timeout.
+/// Once one child has failed, the others get that long plus a margin (half
+/// of it, at least a second) to fail on their own; then those still running
+/// (a stopped or wedged rank) are killed (SIGKILL, by pid), with a Note
+/// naming the rank that failed first. Children still running Deadline
 /// after the start, when Deadline is non-zero, are killed too.
 llvm::Expected<std::vector<RankOutcome>>
 launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,

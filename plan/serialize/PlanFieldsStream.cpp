@@ -18,6 +18,9 @@
 #include "plan/serialize/PlanFields.h"
 #include "plan/serialize/TextPullParser.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
 namespace collplan {
 
 using llvm::Error;
@@ -56,6 +59,8 @@ private:
   json::Value shallow(const Event &E) const;
   StringRef describeEvent(const Event &E) const;
 
+  Error readFields(const Event &First, llvm::ArrayRef<StringRef> Names,
+                   llvm::function_ref<Error(size_t)> Field);
   Error readList(TreeReader &Where, StringRef Field,
                  llvm::function_ref<Error(size_t, const Event &)> Element);
   Error readRoot(Plan &P, bool HeaderKnown, bool &ProgramsSkipped);
@@ -164,11 +169,15 @@ Error StreamReader::skip(const Event &First) {
   return Error::success();
 }
 
-Error StreamReader::readRound(Program &Prog, const Event &First) {
+/// The map whose first event is First, holding each of Names exactly once:
+/// Field(I) reads the value of Names[I] (its events come next). Unknown,
+/// repeated and missing fields are refused, as fields of ProgramIn.
+Error StreamReader::readFields(const Event &First,
+                               llvm::ArrayRef<StringRef> Names,
+                               llvm::function_ref<Error(size_t)> Field) {
   if (First.Kind != EventKind::MapBegin)
     return ProgramIn.fail("", "expected a map, got " + describeEvent(First));
-  Round Rd;
-  bool HasIndex = false, HasOps = false;
+  llvm::SmallVector<bool, 2> Seen(Names.size(), false);
   Event E;
   while (true) {
     if (Error Err = next(E))
@@ -178,90 +187,74 @@ Error StreamReader::readRound(Program &Prog, const Event &First) {
     Event Key = E;
     std::string KeyText = E.Text.str();
     Key.Text = KeyText;
-    if (KeyText == "index") {
-      if (HasIndex)
-        return duplicateKey(Key);
-      HasIndex = true;
-      if (Error Err = next(E))
-        return Err;
-      COLLPLAN_TRY(Index, ProgramIn.number(shallow(E), "index", 0, UINT32_MAX));
-      ProgramIn.Where.RoundIndex = int64_t(Index);
-      if (Error Err = checkRoundOrder(ProgramIn, Prog, Index))
-        return Err;
-      Rd.Index = uint32_t(Index);
-    } else if (KeyText == "ops") {
-      if (HasOps)
-        return duplicateKey(Key);
-      HasOps = true;
-      if (Error Err = readList(
-              ProgramIn, "ops", [&](size_t I, const Event &First) -> Error {
-                ProgramIn.Where.Op = int64_t(I);
-                COLLPLAN_TRY(OpTree, tree(First));
+    const StringRef *Known = llvm::find(Names, KeyText);
+    if (Known == Names.end())
+      return ProgramIn.fail(KeyText, "unknown field; expected one of: " +
+                                         llvm::join(Names, ", "));
+    size_t I = Known - Names.begin();
+    if (Seen[I])
+      return duplicateKey(Key);
+    Seen[I] = true;
+    if (Error Err = Field(I))
+      return Err;
+  }
+  for (size_t I = 0; I < Names.size(); ++I)
+    if (!Seen[I])
+      return ProgramIn.fail(Names[I], "missing");
+  return Error::success();
+}
+
+Error StreamReader::readRound(Program &Prog, const Event &First) {
+  Round Rd;
+  Event E;
+  if (Error Err = readFields(First, {"index", "ops"}, [&](size_t I) -> Error {
+        if (I == 1)
+          return readList(
+              ProgramIn, "ops", [&](size_t K, const Event &Op) -> Error {
+                ProgramIn.Where.Op = int64_t(K);
+                COLLPLAN_TRY(OpTree, tree(Op));
                 COLLPLAN_TRY(Operation,
                              readOp(ProgramIn, OpTree, Header, BufferIndex));
                 Rd.Ops.push_back(std::move(Operation));
                 return Error::success();
-              }))
-        return Err;
-      ProgramIn.Where.Op = -1;
-    } else {
-      return ProgramIn.fail(KeyText,
-                            "unknown field; expected one of: index, ops");
-    }
-  }
-  if (!HasIndex)
-    return ProgramIn.fail("index", "missing");
-  if (!HasOps)
-    return ProgramIn.fail("ops", "missing");
+              });
+        if (Error Err = next(E))
+          return Err;
+        COLLPLAN_TRY(Index,
+                     ProgramIn.number(shallow(E), "index", 0, UINT32_MAX));
+        ProgramIn.Where.RoundIndex = int64_t(Index);
+        if (Error Err = checkRoundOrder(ProgramIn, Prog, Index))
+          return Err;
+        Rd.Index = uint32_t(Index);
+        return Error::success();
+      }))
+    return Err;
+  ProgramIn.Where.Op = -1;
   Prog.Rounds.push_back(std::move(Rd));
   return Error::success();
 }
 
 Expected<Program> StreamReader::readProgram(uint32_t Rank, const Event &First) {
   ProgramIn.Where.enterRank(Rank);
-  if (First.Kind != EventKind::MapBegin)
-    return ProgramIn.fail("", "expected a map, got " + describeEvent(First));
   Program Prog;
-  std::optional<uint64_t> Declared;
-  bool HasRounds = false;
   Event E;
-  while (true) {
-    if (Error Err = next(E))
-      return Err;
-    if (E.Kind == EventKind::MapEnd)
-      break;
-    Event Key = E;
-    std::string KeyText = E.Text.str();
-    Key.Text = KeyText;
-    if (KeyText == "rank") {
-      if (Declared)
-        return duplicateKey(Key);
-      if (Error Err = next(E))
-        return Err;
-      COLLPLAN_TRY(Label, ProgramIn.number(shallow(E), "rank", 0, MaxRanks));
-      if (Error Err = checkRankLabel(ProgramIn, Rank, Label))
-        return Err;
-      Declared = Label;
-    } else if (KeyText == "rounds") {
-      if (HasRounds)
-        return duplicateKey(Key);
-      HasRounds = true;
-      if (Error Err =
-              readList(ProgramIn, "rounds", [&](size_t K, const Event &First) {
-                ProgramIn.Where.enterRound(int64_t(K));
-                return readRound(Prog, First);
-              }))
-        return Err;
-      ProgramIn.Where.enterRank(Rank);
-    } else {
-      return ProgramIn.fail(KeyText,
-                            "unknown field; expected one of: rank, rounds");
-    }
-  }
-  if (!Declared)
-    return ProgramIn.fail("rank", "missing");
-  if (!HasRounds)
-    return ProgramIn.fail("rounds", "missing");
+  if (Error Err = readFields(First, {"rank", "rounds"}, [&](size_t I) -> Error {
+        if (I == 1) {
+          if (Error Err =
+                  readList(ProgramIn, "rounds", [&](size_t K, const Event &Rd) {
+                    ProgramIn.Where.enterRound(int64_t(K));
+                    return readRound(Prog, Rd);
+                  }))
+            return Err;
+          ProgramIn.Where.enterRank(Rank);
+          return Error::success();
+        }
+        if (Error Err = next(E))
+          return Err;
+        COLLPLAN_TRY(Label, ProgramIn.number(shallow(E), "rank", 0, MaxRanks));
+        return checkRankLabel(ProgramIn, Rank, Label);
+      }))
+    return std::move(Err);
   return Prog;
 }
 

@@ -23,6 +23,13 @@ PlanHeader headerFor(const Algorithm &A, const CompileRequest &Request) {
   return H;
 }
 
+bool knowsParam(const Algorithm &A, llvm::StringRef Name) {
+  auto [Stage, Inner] = Name.split('.');
+  return llvm::any_of(A.params(), [&](const ParamInfo &I) {
+    return Inner.empty() ? I.Name == Name : I.Stage && I.Name == Stage;
+  });
+}
+
 llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request) {
   if (!A.supports(Request.Kind))
     return makeError(ErrorKind::CannotCompile,
@@ -62,6 +69,9 @@ llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request) {
   for (const auto &[Name, Value] : Request.Params) {
     auto Info = llvm::find_if(
         Known, [&](const ParamInfo &I) { return I.Name == Name; });
+    // A stage's parameter is checked by the stage's own family.
+    if (Info == Known.end() && knowsParam(A, Name))
+      continue;
     if (Info == Known.end())
       return makeError(ErrorKind::CannotCompile,
                        "algorithm '%s' has no parameter '%s' (see "
@@ -148,7 +158,7 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
   if (Estimate > MaxPlanOps)
     return makeError(
         ErrorKind::CannotCompile,
-        "the %s plan for P = %u would hold about %llu operations, more than "
+        "the %s plan for P = %u would hold %llu operations or more: more than "
         "the limit of %llu; choose an algorithm with fewer rounds (see "
         "'collplan list')",
         A.name().str().c_str(), P, (unsigned long long)Estimate,

@@ -74,6 +74,9 @@ struct ParamInfo {
   /// Shown by `collplan list`: "0" or "chosen by the cost model".
   std::string Default;
   ParamDomain Domain;
+  /// The value names the family of a stage of a composed plan, whose own
+  /// parameters are given as "Name.param" (inter.ports=all).
+  bool Stage = false;
 };
 
 class Algorithm {
@@ -126,6 +129,10 @@ public:
 /// Every algorithm, in the order `collplan list` shows them.
 llvm::ArrayRef<const Algorithm *> allAlgorithms();
 /// The algorithm called Name, or null.
+/// Whether A takes a parameter called Name: one of its own, or one of a
+/// stage's ("inter.ports") when A composes stages.
+bool knowsParam(const Algorithm &A, llvm::StringRef Name);
+
 const Algorithm *findAlgorithm(llvm::StringRef Name);
 
 /// Plans with more operations than this are refused before they are built:

@@ -89,7 +89,11 @@ public:
         Request.Topo.ranksPerNode() > 1)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          "bucket with several ranks per node is not built yet; use ppn 1");
+          "bucket runs one rank per node; with several, use --algorithm "
+          "smp-rsag --param inter=bucket (a reduce-scatter in each node, "
+          "bucket "
+          "among the nodes on each local rank's part, an allgather in each "
+          "node)");
     H.Params["ports"] = Ports;
     uint64_t C = Ports == "all" ? 2 * bucketDims(Request.Topo).size() : 1;
     H.Blocks = C * H.Ranks;
@@ -130,85 +134,89 @@ Program BucketAlgorithm::buildRank(const PlanHeader &H, uint32_t Rank) const {
   }
   uint32_t RsRounds = DoRs ? PhaseStart.back() : 0;
 
-  std::map<uint32_t, std::vector<Op>> Staged;
-  for (uint32_t C = 0; C < NumC; ++C) {
-    int Dir = C < D ? 1 : -1;
-    // The blocks whose coordinates agree with Rank's on the first Fixed
-    // dimensions the instance visits, and equal Group on the next one.
-    auto GroupSet = [&](uint32_t Fixed, uint32_t Group) {
-      BlockSet Out;
-      if (Allreduce) {
-        // Coordinates in visiting order: a prefix names one interval.
-        uint64_t Lo = 0, Span = P;
-        for (uint32_t J = 0; J <= Fixed; ++J) {
-          uint32_t E = DimOf(C, J);
-          Span /= Dims[E];
-          Lo += uint64_t(J == Fixed ? Group : A[E]) * Span;
-        }
-        Out.insert(C * P + Lo, C * P + Lo + Span);
-        return Out;
+  // The blocks instance C's group Group holds after the instance has fixed
+  // its first Fixed dimensions to Rank's coordinates.
+  auto GroupSet = [&](uint32_t C, uint32_t Fixed, uint32_t Group) {
+    BlockSet Out;
+    if (Allreduce) {
+      // Coordinates in visiting order: a prefix names one interval.
+      uint64_t Lo = 0, Span = P;
+      for (uint32_t J = 0; J <= Fixed; ++J) {
+        uint32_t E = DimOf(C, J);
+        Span /= Dims[E];
+        Lo += uint64_t(J == Fixed ? Group : A[E]) * Span;
       }
-      // Rank order: enumerate the free coordinates, then sort the indices.
-      llvm::SmallVector<uint32_t, 4> X = A;
-      llvm::SmallVector<bool, 4> Free(D, true);
-      for (uint32_t J = 0; J <= Fixed; ++J)
-        Free[DimOf(C, J)] = false;
-      X[DimOf(C, Fixed)] = Group;
-      for (uint32_t E = 0; E < D; ++E)
+      Out.insert(C * P + Lo, C * P + Lo + Span);
+      return Out;
+    }
+    // Rank order: enumerate the free coordinates, then sort the indices.
+    llvm::SmallVector<uint32_t, 4> X = A;
+    llvm::SmallVector<bool, 4> Free(D, true);
+    for (uint32_t J = 0; J <= Fixed; ++J)
+      Free[DimOf(C, J)] = false;
+    X[DimOf(C, Fixed)] = Group;
+    for (uint32_t E = 0; E < D; ++E)
+      if (Free[E])
+        X[E] = 0;
+    std::vector<uint64_t> Blocks;
+    while (true) {
+      Blocks.push_back(uint64_t(RankOf(X)) * NumC + C);
+      uint32_t E = D;
+      while (E-- > 0 && !(Free[E] && ++X[E] < Dims[E]))
         if (Free[E])
           X[E] = 0;
-      std::vector<uint64_t> Blocks;
-      while (true) {
-        Blocks.push_back(uint64_t(RankOf(X)) * NumC + C);
-        uint32_t E = D;
-        while (E-- > 0 && !(Free[E] && ++X[E] < Dims[E]))
-          if (Free[E])
-            X[E] = 0;
-        if (E >= D)
-          break;
-      }
-      std::sort(Blocks.begin(), Blocks.end());
-      for (uint64_t B : Blocks)
-        Out.insert(B, B + 1);
-      return Out;
-    };
-    for (uint32_t K = 0; K < D; ++K) {
-      uint32_t E = DimOf(C, K), N = Dims[E];
-      if (N == 1)
-        continue;
-      llvm::SmallVector<uint32_t, 4> X = A;
-      X[E] = (A[E] + N - Dir + N) % N;
-      uint32_t Left = RankOf(X);
-      X[E] = (A[E] + Dir + N) % N;
-      uint32_t Right = RankOf(X);
-      // Ring position: instances running backwards see the ring mirrored.
-      auto Mod = [&](int64_t V) { return uint32_t(((V % N) + N) % N); };
-      for (uint32_t St = 1; St < N; ++St) {
-        if (DoRs) {
-          uint32_t Round = PhaseStart[K] + St - 1;
-          Staged[Round].push_back(
-              Op::send(Left, GroupSet(K, Mod(A[E] + Dir * int64_t(St)))));
-          Staged[Round].push_back(
-              Op::recv(Right, GroupSet(K, Mod(A[E] + Dir * int64_t(St + 1))),
-                       Combine::Reduce));
-        }
-        if (DoAg) {
-          // Allgather phases run in reverse order of dimensions.
-          uint32_t Round =
-              RsRounds + (PhaseStart.back() - PhaseStart[K + 1]) + St - 1;
-          Staged[Round].push_back(
-              Op::send(Left, GroupSet(K, Mod(A[E] + Dir * int64_t(St - 1)))));
-          Staged[Round].push_back(
-              Op::recv(Right, GroupSet(K, Mod(A[E] + Dir * int64_t(St))),
-                       Combine::Replace));
-        }
-      }
+      if (E >= D)
+        break;
     }
-  }
+    std::sort(Blocks.begin(), Blocks.end());
+    for (uint64_t B : Blocks)
+      Out.insert(B, B + 1);
+    return Out;
+  };
+
+  // Ops are added in round order, instances in order within a round, and
+  // the loops stop once an OpBudget is exceeded: sizing a plan far too large
+  // to build costs as little as sizing one that fits.
   Program Prog;
-  for (auto &[Round, Ops] : Staged)
-    for (Op &O : Ops)
-      Prog.add(Round, std::move(O));
+  // Step St of phase K of every instance, in round Round: pass the group
+  // Send steps ahead to the left neighbour, take group Send + 1 from the
+  // right one. Instances running backwards see the ring mirrored.
+  auto Step = [&](uint32_t Round, uint32_t K, uint32_t St, uint32_t Send,
+                  Combine How) {
+    for (uint32_t C = 0; C < NumC; ++C) {
+      uint32_t E = DimOf(C, K), N = Dims[E];
+      if (St >= N)
+        continue;
+      int Dir = C < D ? 1 : -1;
+      auto Mod = [&](int64_t V) { return uint32_t(((V % N) + N) % N); };
+      llvm::SmallVector<uint32_t, 4> X = A;
+      X[E] = Mod(int64_t(A[E]) - Dir);
+      uint32_t Left = RankOf(X);
+      X[E] = Mod(int64_t(A[E]) + Dir);
+      uint32_t Right = RankOf(X);
+      Prog.add(
+          Round,
+          Op::send(Left,
+                   GroupSet(C, K, Mod(A[E] + Dir * int64_t(St - 1 + Send)))));
+      Prog.add(Round,
+               Op::recv(Right,
+                        GroupSet(C, K, Mod(A[E] + Dir * int64_t(St + Send))),
+                        How));
+    }
+    return !OpBudget::exceededOnThisThread();
+  };
+  if (DoRs)
+    for (uint32_t K = 0; K < D; ++K)
+      for (uint32_t St = 1; PhaseStart[K] + St - 1 < PhaseStart[K + 1]; ++St)
+        if (!Step(PhaseStart[K] + St - 1, K, St, 1, Combine::Reduce))
+          return Prog;
+  // Allgather phases run in reverse order of dimensions.
+  if (DoAg)
+    for (uint32_t K = D; K-- > 0;)
+      for (uint32_t St = 1; PhaseStart[K] + St - 1 < PhaseStart[K + 1]; ++St)
+        if (!Step(RsRounds + (PhaseStart.back() - PhaseStart[K + 1]) + St - 1,
+                  K, St, 0, Combine::Replace))
+          return Prog;
   return Prog;
 }
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/algorithms/Hierarchical.h"
+#include "plan/ir/Error.h"
 
 #include <map>
 #include <mutex>
@@ -32,18 +33,19 @@ std::string headerKey(const Algorithm &A, const PlanHeader &H) {
   return Key;
 }
 
-BlockSet rescale(const BlockSet &Blocks, uint64_t Scale) {
-  if (Scale == 1)
+BlockSet rescale(const BlockSet &Blocks, uint64_t Scale, uint64_t Offset) {
+  if (Scale == 1 && Offset == 0)
     return Blocks;
   BlockSet Out;
   for (const BlockRange &R : Blocks.ranges())
-    Out.insert(R.Begin * Scale, R.End * Scale);
+    Out.insert(Offset + R.Begin * Scale, Offset + R.End * Scale);
   return Out;
 }
 
 } // namespace
 
-uint32_t planRoundSpan(const Algorithm &A, const PlanHeader &H) {
+llvm::Expected<uint32_t> planRoundSpan(const Algorithm &A,
+                                       const PlanHeader &H) {
   static std::mutex Lock;
   static std::map<std::string, uint32_t> Known;
   std::string Key = headerKey(A, H);
@@ -53,12 +55,32 @@ uint32_t planRoundSpan(const Algorithm &A, const PlanHeader &H) {
     if (It != Known.end())
       return It->second;
   }
+  auto TooLarge = [&](uint64_t Ops) {
+    return makeError(ErrorKind::CannotCompile,
+                     "its %s plan for %u ranks would hold about %llu "
+                     "operations, more than the limit of %llu",
+                     A.name().str().c_str(), H.Ranks, (unsigned long long)Ops,
+                     (unsigned long long)MaxPlanOps);
+  };
+  // Every sub-rank is built under a budget of its own: the caller's budget
+  // (compilePlan sizing the composed rank 0) must not be charged, and a stage
+  // too large for any plan is refused from its rank 0, as compilePlan does,
+  // before building all its ranks.
+  {
+    OpBudget Budget(MaxPlanOps / H.Ranks);
+    A.buildRank(H, 0);
+    if (Budget.exceeded())
+      return TooLarge(Budget.added() * H.Ranks);
+  }
+  OpBudget Budget(MaxPlanOps);
   uint32_t Span = 0;
-  for (uint32_t R = 0; R < H.Ranks; ++R) {
+  for (uint32_t R = 0; R < H.Ranks && !Budget.exceeded(); ++R) {
     Program Prog = A.buildRank(H, R);
     if (!Prog.Rounds.empty())
       Span = std::max(Span, Prog.Rounds.back().Index + 1);
   }
+  if (Budget.exceeded())
+    return TooLarge(Budget.added());
   std::lock_guard<std::mutex> Guard(Lock);
   Known.emplace(std::move(Key), Span);
   return Span;
@@ -92,7 +114,10 @@ Composition::compose(llvm::ArrayRef<StageSpec> Specs, PlanHeader &Composed) {
       return Fail(llvm::toString(H.takeError()));
     if (!H->Weights.empty())
       return Fail("weighted blocks cannot be rescaled into the composed plan");
-    Blocks = std::lcm(Blocks, H->Blocks);
+    if (Spec.Slices == 0 || H->Blocks > MaxBlocks / Spec.Slices)
+      return Fail("its block count times its " + llvm::Twine(Spec.Slices) +
+                  " parts is above " + llvm::Twine(MaxBlocks));
+    Blocks = std::lcm(Blocks, Spec.Slices * H->Blocks);
     if (Blocks > MaxBlocks)
       return Fail("the stages' block counts have an lcm above " +
                   llvm::Twine(MaxBlocks));
@@ -100,6 +125,7 @@ Composition::compose(llvm::ArrayRef<StageSpec> Specs, PlanHeader &Composed) {
     S.Algo = Spec.Algo;
     S.Header = std::move(*H);
     S.Name = Spec.Name;
+    S.Slices = Spec.Slices;
     C.Stages.push_back(std::move(S));
   }
 
@@ -109,7 +135,7 @@ Composition::compose(llvm::ArrayRef<StageSpec> Specs, PlanHeader &Composed) {
   Composed.RequiresCommutative = false;
   uint32_t Round = 0;
   for (PlacedStage &S : C.Stages) {
-    S.BlockScale = Blocks / S.Header.Blocks;
+    S.BlockScale = Blocks / (uint64_t(S.Slices) * S.Header.Blocks);
     S.BufferMap = {DataBuffer};
     for (size_t B = 1; B < S.Header.Buffers.size(); ++B) {
       S.BufferMap.push_back(uint16_t(Composed.Buffers.size()));
@@ -119,7 +145,14 @@ Composition::compose(llvm::ArrayRef<StageSpec> Specs, PlanHeader &Composed) {
       Composed.Params[S.Name + '.' + K] = V;
     Composed.RequiresCommutative |= S.Header.RequiresCommutative;
     S.FirstRound = Round;
-    S.Rounds = S.Header.Ranks > 1 ? planRoundSpan(*S.Algo, S.Header) : 0;
+    if (S.Header.Ranks > 1) {
+      llvm::Expected<uint32_t> Span = planRoundSpan(*S.Algo, S.Header);
+      if (!Span)
+        return makeError(ErrorKind::CannotCompile,
+                         S.Name +
+                             " stage: " + llvm::toString(Span.takeError()));
+      S.Rounds = *Span;
+    }
     Round += S.Rounds;
   }
   if (Composed.Buffers.size() > 0xffff)
@@ -128,12 +161,13 @@ Composition::compose(llvm::ArrayRef<StageSpec> Specs, PlanHeader &Composed) {
   return C;
 }
 
-void Composition::append(
-    Program &Prog, size_t StageIndex, uint32_t SubRank,
-    llvm::function_ref<uint32_t(uint32_t)> GlobalOf) const {
+void Composition::append(Program &Prog, size_t StageIndex, uint32_t SubRank,
+                         llvm::function_ref<uint32_t(uint32_t)> GlobalOf,
+                         uint32_t Slice) const {
   const PlacedStage &S = Stages[StageIndex];
   if (S.Rounds == 0)
     return;
+  uint64_t Offset = Slice * S.BlockScale * S.Header.Blocks;
   Program Sub = S.Algo->buildRank(S.Header, SubRank);
   for (Round &Rd : Sub.Rounds)
     for (Op &O : Rd.Ops) {
@@ -142,7 +176,7 @@ void Composition::append(
         O.Source = S.BufferMap[O.Source];
       else
         O.Peer = GlobalOf(O.Peer);
-      O.Blocks = rescale(O.Blocks, S.BlockScale);
+      O.Blocks = rescale(O.Blocks, S.BlockScale, Offset);
       Prog.add(S.FirstRound + Rd.Index, std::move(O));
     }
 }

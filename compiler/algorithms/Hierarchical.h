@@ -42,6 +42,9 @@ struct StageSpec {
   const Algorithm *Algo = nullptr;
   CompileRequest Request;
   std::string Name;
+  /// The stage runs as Slices instances at once, instance i on the i-th of
+  /// Slices equal parts of the vector (1: one instance on all of it).
+  uint32_t Slices = 1;
 };
 
 /// A stage placed in the composed plan.
@@ -51,6 +54,7 @@ struct PlacedStage {
   std::string Name;
   uint32_t FirstRound = 0; ///< Global round of the stage's round 0.
   uint32_t Rounds = 0;     ///< Rounds the stage spans.
+  uint32_t Slices = 1;     ///< As in StageSpec.
   uint64_t BlockScale = 1; ///< Global blocks per stage block.
   /// Global buffer of each of the stage's buffers (data stays data).
   llvm::SmallVector<uint16_t, 4> BufferMap;
@@ -77,9 +81,10 @@ public:
 
   /// Appends sub-rank SubRank's program of stage StageIndex to Prog, with
   /// every peer p renamed GlobalOf(p), rounds shifted, buffers renamed and
-  /// blocks rescaled.
+  /// blocks rescaled into part Slice of the vector.
   void append(Program &Prog, size_t StageIndex, uint32_t SubRank,
-              llvm::function_ref<uint32_t(uint32_t)> GlobalOf) const;
+              llvm::function_ref<uint32_t(uint32_t)> GlobalOf,
+              uint32_t Slice = 0) const;
 
 private:
   std::vector<PlacedStage> Stages;
@@ -93,7 +98,7 @@ stageParams(const std::map<std::string, std::string> &Composed,
 
 /// The number of rounds a plan spans (1 + its largest round index, 0 when it
 /// has no rounds), built once per distinct header and remembered.
-uint32_t planRoundSpan(const Algorithm &A, const PlanHeader &H);
+llvm::Expected<uint32_t> planRoundSpan(const Algorithm &A, const PlanHeader &H);
 
 } // namespace collplan
 

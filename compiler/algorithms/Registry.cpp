@@ -22,6 +22,7 @@ const Algorithm &swingAlgorithm();
 const Algorithm &bucketAlgorithm();
 const Algorithm &napAlgorithm();
 const Algorithm &smpAlgorithm();
+const Algorithm &smpRsagAlgorithm();
 
 llvm::ArrayRef<const Algorithm *> allAlgorithms() {
   static const Algorithm *const All[] = {
@@ -30,6 +31,7 @@ llvm::ArrayRef<const Algorithm *> allAlgorithms() {
       &permutationAlgorithm(),  &circulantAlgorithm(),
       &swingAlgorithm(),        &bucketAlgorithm(),
       &napAlgorithm(),          &smpAlgorithm(),
+      &smpRsagAlgorithm(),
   };
   return All;
 }

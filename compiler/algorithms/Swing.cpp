@@ -164,7 +164,10 @@ public:
     if (T.kind() == TopologyKind::Torus && T.ranksPerNode() > 1)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          "swing with several ranks per node is not built yet; use ppn 1");
+          "swing runs one rank per node; with several, use --algorithm "
+          "smp-rsag --param inter=swing (a reduce-scatter in each node, swing "
+          "among the nodes on each local rank's part, an allgather in each "
+          "node)");
     bool Latency = Variant == "latency";
     if (Latency && Request.Kind != Collective::Allreduce)
       return llvm::createStringError(

@@ -51,11 +51,8 @@ bool flatOnePerNode(const Topology &T) {
 /// takes only its own.
 CompileRequest requestFor(const Algorithm &A, const CompileRequest &Request) {
   CompileRequest Own = Request;
-  std::vector<ParamInfo> Known = A.params();
-  std::erase_if(Own.Params, [&](const auto &KV) {
-    return llvm::none_of(
-        Known, [&](const ParamInfo &I) { return I.Name == KV.first; });
-  });
+  std::erase_if(Own.Params,
+                [&](const auto &KV) { return !knowsParam(A, KV.first); });
   return Own;
 }
 
@@ -106,8 +103,7 @@ llvm::Error settingsOf(
     for (const auto &[Name, Value] : Request.Params) {
       std::vector<std::string> Takers;
       for (const Algorithm *A : Tried)
-        if (llvm::any_of(A->params(),
-                         [&](const ParamInfo &I) { return I.Name == Name; }))
+        if (knowsParam(*A, Name))
           Takers.push_back(A->name().str());
       if (Takers.empty())
         return makeError(ErrorKind::Usage,

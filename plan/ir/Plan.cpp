@@ -46,6 +46,10 @@ OpBudget::OpBudget(uint64_t Limit) : Limit(Limit), Outer(CurrentBudget) {
 
 OpBudget::~OpBudget() { CurrentBudget = Outer; }
 
+bool OpBudget::exceededOnThisThread() {
+  return CurrentBudget && CurrentBudget->exceeded();
+}
+
 void Program::add(uint32_t Index, Op Operation) {
   if (OpBudget *B = CurrentBudget)
     if (++B->Added > B->Limit)

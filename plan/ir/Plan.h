@@ -130,6 +130,9 @@ public:
   /// Operations added on this thread since the budget began, kept or not.
   uint64_t added() const { return Added; }
   bool exceeded() const { return Added > Limit; }
+  /// Whether the innermost budget on this thread is exceeded: a builder's
+  /// loops may stop early then, since the program will be discarded.
+  static bool exceededOnThisThread();
 
 private:
   friend struct Program;

@@ -254,7 +254,7 @@ Expected<Program> StreamReader::readProgram(uint32_t Rank, const Event &First) {
         COLLPLAN_TRY(Label, ProgramIn.number(shallow(E), "rank", 0, MaxRanks));
         return checkRankLabel(ProgramIn, Rank, Label);
       }))
-    return std::move(Err);
+    return Err;
   return Prog;
 }
 

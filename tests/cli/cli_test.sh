@@ -88,6 +88,17 @@ expect 3 "P = 2^24 with auto is refused quickly" -- timeout 20 "$COLLPLAN" \
 check "the limit is named" grep -q "more than the limit" "$WORK/err"
 expect 3 "P = 2^24 ring is refused quickly" -- timeout 20 "$COLLPLAN" \
   compile --topology torus:4x4 --ppn 1048576 --algorithm ring
+# Every family stops building once rank 0 is past its budget, and a
+# composed plan's stages are sized from their rank 0 before all their ranks
+# are built (bucket and smp used to take a minute each here).
+expect 3 "P = 2^24 flat with auto is refused quickly" -- timeout 20 \
+  "$COLLPLAN" compile --ranks 16777216 --no-verify -o "$WORK/huge.cplan"
+check "no plan file is left" test ! -e "$WORK/huge.cplan"
+for A in bucket smp; do
+  expect 3 "P = 2^24 $A is refused quickly" -- timeout 20 "$COLLPLAN" \
+    compile --ranks 16777216 --algorithm $A
+  check "the $A limit is named" grep -q "more than the limit" "$WORK/err"
+done
 expect 2 "nodes x ppn past the rank limit" -- "$COLLPLAN" compile \
   --topology torus:4x4 --ppn 1048577
 check "the rank limit is named" grep -q "more than 16777216 ranks" "$WORK/err"

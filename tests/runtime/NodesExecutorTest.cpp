@@ -1,7 +1,7 @@
 //===- NodesExecutorTest.cpp - Node-aware allreduces run on threads -------===//
 //
 // The runtime half of AT-1 in the NAP spec (Bienz, Olson, Gropp, "Node-aware
-// improvements to allreduce"): nap and smp plans on nodes:NxPPN topologies,
+// improvements to allreduce"): nap, smp and smp-rsag plans on nodes:NxPPN,
 // under block and round-robin mappings, executed over the in-process
 // ThreadTransport with integer SUM (exact, whatever the combination order)
 // and compared with the brute-force oracle.
@@ -23,7 +23,8 @@ using namespace collplan;
 using namespace collplan::runtime;
 using namespace collplan::runtime::test;
 
-TEST_CASE("nap and smp on nodes topologies sum integers correctly") {
+TEST_CASE("nap, smp and smp-rsag on nodes topologies sum integers "
+          "correctly") {
   struct Shape {
     uint32_t Nodes, PerNode;
   };
@@ -35,7 +36,9 @@ TEST_CASE("nap and smp on nodes topologies sum integers correctly") {
       {"nap", {}},
       {"smp", {}},
       {"smp", {{"inter", "rabenseifner"}}},
-      {"smp", {{"inter", "ring"}, {"bcast", "circulant"}}}};
+      {"smp", {{"inter", "ring"}, {"bcast", "circulant"}}},
+      {"smp-rsag", {}},
+      {"smp-rsag", {{"inter", "swing"}, {"inter.ports", "all"}}}};
   size_t Runs = 0;
   for (const Variant &V : Variants)
     for (Shape S : {Shape{1, 4}, Shape{2, 2}, Shape{3, 4}, Shape{5, 2},

@@ -7,6 +7,8 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace collplan::runtime {
@@ -24,11 +26,28 @@ void appendSegments(const BlockLayout &Layout, const BlockSet &Blocks,
   }
 }
 
-/// A Reduce receive waiting for its data: the staging offset of its bytes
-/// and where they are combined.
+/// A Reduce receive: where its bytes land in the staging area, where they
+/// are combined, and how many leading bytes are combined already.
 struct PendingReduce {
-  size_t StagingOffset;
+  const char *Staged;
+  size_t Combined = 0;
   llvm::SmallVector<Segment, 2> Destination;
+
+  /// Combines the staged bytes [Combined, Upto) into the destination, Upto
+  /// rounded down to whole elements.
+  void combineUpTo(size_t Upto, const Operator &Op, Datatype Type,
+                   size_t ElemSize) {
+    Upto -= Upto % ElemSize;
+    size_t Off = 0;
+    for (const Segment &S : Destination) {
+      size_t From = std::max(Off, Combined), To = std::min(Off + S.Bytes, Upto);
+      if (From < To)
+        Op.apply(S.Data + (From - Off), Staged + From, (To - From) / ElemSize,
+                 Type);
+      Off += S.Bytes;
+    }
+    Combined = std::max(Combined, Upto);
+  }
 };
 
 } // namespace
@@ -135,10 +154,13 @@ llvm::Error Executor::runRounds(Transport &T, char *Data,
 
   llvm::SmallVector<Message, 4> Sends, Receives;
   llvm::SmallVector<PendingReduce, 2> Reduces;
+  // For each receive of the round, its entry in Reduces, or -1 (Replace).
+  llvm::SmallVector<int, 4> ReduceOf;
   for (const Round &Rd : Prog.Rounds) {
     Sends.clear();
     Receives.clear();
     Reduces.clear();
+    ReduceOf.clear();
     // Size the staging area first: pointers into it must not move.
     size_t StagingBytes = 0;
     for (const Op &O : Rd.Ops)
@@ -155,7 +177,7 @@ llvm::Error Executor::runRounds(Transport &T, char *Data,
       M.Peer = O.Peer;
       if (O.Kind == OpKind::Recv && O.Mode == Combine::Reduce) {
         PendingReduce PR;
-        PR.StagingOffset = StagingUsed;
+        PR.Staged = Staging.data() + StagingUsed;
         appendSegments(Layout, O.Blocks, BufferBase(O.Buffer), ES,
                        PR.Destination);
         size_t Bytes = size_t(Layout.size(O.Blocks)) * ES;
@@ -163,27 +185,30 @@ llvm::Error Executor::runRounds(Transport &T, char *Data,
           continue;
         M.Segments.push_back({Staging.data() + StagingUsed, Bytes});
         StagingUsed += Bytes;
+        ReduceOf.push_back(int(Reduces.size()));
         Reduces.push_back(std::move(PR));
       } else {
         appendSegments(Layout, O.Blocks, BufferBase(O.Buffer), ES, M.Segments);
         if (M.Segments.empty())
           continue; // Empty on both sides: the peer skips it too.
+        if (O.Kind == OpKind::Recv)
+          ReduceOf.push_back(-1);
       }
       (O.Kind == OpKind::Send ? Sends : Receives).push_back(std::move(M));
     }
 
+    // A reducing receive is combined as it arrives (its destination is no
+    // send's source in this round, Plan.h), then to its end.
+    auto Arrived = [&](size_t Receive, size_t Bytes) {
+      if (int R = ReduceOf[Receive]; R >= 0)
+        Reduces[size_t(R)].combineUpTo(Bytes, Args.Op, Args.Type, ES);
+    };
     if (!Sends.empty() || !Receives.empty())
-      if (llvm::Error E = T.exchange(Sends, Receives))
+      if (llvm::Error E = T.exchange(Sends, Receives, Arrived))
         return makeError(ErrorKind::Runtime, "round %u: %s", Rd.Index,
                          llvm::toString(std::move(E)).c_str());
-
-    for (const PendingReduce &PR : Reduces) {
-      const char *In = Staging.data() + PR.StagingOffset;
-      for (const Segment &S : PR.Destination) {
-        Args.Op.apply(S.Data, In, S.Bytes / ES, Args.Type);
-        In += S.Bytes;
-      }
-    }
+    for (PendingReduce &PR : Reduces)
+      PR.combineUpTo(SIZE_MAX, Args.Op, Args.Type, ES);
 
     for (const Op &O : Rd.Ops) {
       if (O.Kind != OpKind::Local)

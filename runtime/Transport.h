@@ -8,12 +8,18 @@
 // round and across rounds. Both sides know every message's size from the
 // plan and the element count, so a stream transport needs no framing.
 //
+// Large messages are pipelined: while exchange() runs, the transport tells
+// the executor how much of each receive has arrived, so the executor combines
+// the head of a reducing receive while its tail is still in flight instead
+// of waiting for the whole round (Open MPI's segmented ring does the same).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef COLLPLAN_RUNTIME_TRANSPORT_H
 #define COLLPLAN_RUNTIME_TRANSPORT_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
@@ -42,6 +48,11 @@ struct Message {
   }
 };
 
+/// Arrived(I, N): the first N bytes of receive I are in its memory. For one
+/// receive N only grows, and the last call, made before exchange() returns,
+/// has N = its size.
+using ArrivalFn = llvm::function_ref<void(size_t Receive, size_t Bytes)>;
+
 class Transport {
 public:
   virtual ~Transport() = default;
@@ -49,12 +60,21 @@ public:
   virtual uint32_t rank() const = 0;
   virtual uint32_t size() const = 0;
 
-  /// Starts every send and receive, then waits for all of them. A send's
-  /// memory is read and a receive's written only during the call. Fails with
-  /// a message naming the peer when a peer dies, stalls or the transport
-  /// breaks; the transport is unusable afterwards.
+  /// Starts every send and receive, then waits for all of them, reporting
+  /// each receive's progress to Arrived. A send's memory is read and a
+  /// receive's written only during the call; the caller may write a
+  /// receive's arrived bytes (but nothing a send reads) from Arrived. Fails
+  /// with a message naming the peer when a peer dies, stalls or the
+  /// transport breaks; the transport is unusable afterwards.
   virtual llvm::Error exchange(llvm::ArrayRef<Message> Sends,
-                               llvm::ArrayRef<Message> Receives) = 0;
+                               llvm::ArrayRef<Message> Receives,
+                               ArrivalFn Arrived) = 0;
+
+  /// The same, for a caller that only needs the round to complete.
+  llvm::Error exchange(llvm::ArrayRef<Message> Sends,
+                       llvm::ArrayRef<Message> Receives) {
+    return exchange(Sends, Receives, [](size_t, size_t) {});
+  }
 };
 
 /// Every rank sends Hash to every other rank and compares what it receives:

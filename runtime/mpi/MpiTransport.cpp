@@ -14,9 +14,6 @@ namespace collplan::runtime {
 
 namespace {
 
-/// The largest piece one MPI call moves: MPI counts are ints.
-constexpr size_t MaxPiece = size_t(1) << 30;
-
 llvm::Error mpiError(int Code, const char *What, uint32_t Peer) {
   char Text[MPI_MAX_ERROR_STRING];
   int Length = 0;
@@ -36,8 +33,10 @@ MpiTransport::MpiTransport(MPI_Comm Comm, int Tag) : Comm(Comm), Tag(Tag) {
 }
 
 llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
-                                   llvm::ArrayRef<Message> Receives) {
+                                   llvm::ArrayRef<Message> Receives,
+                                   ArrivalFn Arrived) {
   Requests.clear();
+  RequestReceive.clear();
   size_t NumPacked = 0;
   auto Contiguous = [&](const Message &M, bool IsSend) -> char * {
     if (M.Segments.size() == 1)
@@ -55,10 +54,11 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
     }
     return Buf.data();
   };
-  auto Post = [&](const Message &M, char *Data, bool IsSend) -> llvm::Error {
+  auto Post = [&](const Message &M, char *Data, int Receive) -> llvm::Error {
+    bool IsSend = Receive < 0;
     size_t Bytes = M.bytes();
-    for (size_t Off = 0; Off < Bytes; Off += MaxPiece) {
-      int N = int(std::min(MaxPiece, Bytes - Off));
+    for (size_t Off = 0; Off < Bytes; Off += PieceBytes) {
+      int N = int(std::min(PieceBytes, Bytes - Off));
       MPI_Request Req;
       int Code = IsSend ? PMPI_Isend(Data + Off, N, MPI_BYTE, int(M.Peer), Tag,
                                      Comm, &Req)
@@ -67,24 +67,56 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
       if (Code != MPI_SUCCESS)
         return mpiError(Code, IsSend ? "MPI_Isend" : "MPI_Irecv", M.Peer);
       Requests.push_back(Req);
+      RequestReceive.push_back(Receive);
     }
     return llvm::Error::success();
   };
 
-  // Receives first, so arriving data finds a posted buffer.
+  // Receives first, so arriving data finds a posted buffer. A receive's
+  // pieces are consecutive requests from FirstRequest[I].
   llvm::SmallVector<char *, 4> ReceiveData;
-  for (const Message &M : Receives) {
-    ReceiveData.push_back(Contiguous(M, false));
-    if (llvm::Error E = Post(M, ReceiveData.back(), false))
+  llvm::SmallVector<size_t, 4> FirstRequest, NextPiece;
+  for (size_t I = 0; I < Receives.size(); ++I) {
+    ReceiveData.push_back(Contiguous(Receives[I], false));
+    FirstRequest.push_back(Requests.size());
+    NextPiece.push_back(Requests.size());
+    if (llvm::Error E = Post(Receives[I], ReceiveData.back(), int(I)))
       return E;
   }
+  FirstRequest.push_back(Requests.size());
   for (const Message &M : Sends)
-    if (llvm::Error E = Post(M, Contiguous(M, true), true))
+    if (llvm::Error E = Post(M, Contiguous(M, true), -1))
       return E;
-  int Code =
-      PMPI_Waitall(int(Requests.size()), Requests.data(), MPI_STATUSES_IGNORE);
-  if (Code != MPI_SUCCESS)
-    return mpiError(Code, "MPI_Waitall", Rank);
+
+  // Completed requests become MPI_REQUEST_NULL; a receive has arrived up to
+  // its first piece still pending (pieces may complete out of order).
+  Completed.resize(Requests.size());
+  size_t Pending = Requests.size();
+  while (Pending > 0) {
+    int Count = 0;
+    int Code = PMPI_Waitsome(int(Requests.size()), Requests.data(), &Count,
+                             Completed.data(), MPI_STATUSES_IGNORE);
+    if (Code != MPI_SUCCESS)
+      return mpiError(Code, "MPI_Waitsome", Rank);
+    if (Count == MPI_UNDEFINED)
+      break;
+    Pending -= size_t(Count);
+    for (int C = 0; C < Count; ++C) {
+      int I = RequestReceive[size_t(Completed[size_t(C)])];
+      // A packed receive is reported once, after unpacking below.
+      if (I < 0 || Receives[size_t(I)].Segments.size() != 1)
+        continue;
+      size_t &Next = NextPiece[size_t(I)];
+      size_t Before = Next;
+      while (Next < FirstRequest[size_t(I) + 1] &&
+             Requests[Next] == MPI_REQUEST_NULL)
+        ++Next;
+      if (Next != Before)
+        Arrived(size_t(I),
+                std::min((Next - FirstRequest[size_t(I)]) * PieceBytes,
+                         Receives[size_t(I)].bytes()));
+    }
+  }
   for (size_t I = 0; I < Receives.size(); ++I) {
     const Message &M = Receives[I];
     if (M.Segments.size() == 1)
@@ -94,6 +126,7 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
       std::memcpy(S.Data, In, S.Bytes);
       In += S.Bytes;
     }
+    Arrived(I, M.bytes());
   }
   return llvm::Error::success();
 }

@@ -28,8 +28,16 @@ public:
 
   uint32_t rank() const override { return Rank; }
   uint32_t size() const override { return Size; }
+  using Transport::exchange;
   llvm::Error exchange(llvm::ArrayRef<Message> Sends,
-                       llvm::ArrayRef<Message> Receives) override;
+                       llvm::ArrayRef<Message> Receives,
+                       ArrivalFn Arrived) override;
+
+  /// Messages move in pieces of this many bytes (the last may be shorter),
+  /// each its own MPI request, so a receive's head is reported while its
+  /// tail is in flight. Every rank must use the same size: a piece is
+  /// matched by one receive of the same length.
+  static constexpr size_t PieceBytes = size_t(512) << 10;
 
 private:
   MPI_Comm Comm;
@@ -37,6 +45,9 @@ private:
   uint32_t Rank = 0;
   uint32_t Size = 1;
   std::vector<MPI_Request> Requests;
+  /// For each request, the receive it fills, or -1 for a send.
+  std::vector<int> RequestReceive;
+  std::vector<int> Completed;
   /// Pack buffers of multi-segment messages, reused across rounds.
   std::vector<std::vector<char>> Packed;
 };

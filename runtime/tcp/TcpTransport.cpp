@@ -27,6 +27,7 @@ struct PeerProgress {
   llvm::SmallVector<const Message *, 2> Out, In;
   size_t OutMsg = 0, OutSeg = 0, OutOff = 0;
   size_t InMsg = 0, InSeg = 0, InOff = 0;
+  size_t InBytes = 0; ///< Of message InMsg, arrived so far.
 
   /// Skips past finished segments and messages; true while work remains.
   static bool settle(llvm::ArrayRef<const Message *> Queue, size_t &Msg,
@@ -45,7 +46,13 @@ struct PeerProgress {
     return false;
   }
   bool sending() { return settle(Out, OutMsg, OutSeg, OutOff); }
-  bool receiving() { return settle(In, InMsg, InSeg, InOff); }
+  bool receiving() {
+    size_t Before = InMsg;
+    bool Remaining = settle(In, InMsg, InSeg, InOff);
+    if (InMsg != Before)
+      InBytes = 0;
+    return Remaining;
+  }
 };
 
 llvm::Error lostPeer(uint32_t Me, uint32_t Peer, const char *Why) {
@@ -76,7 +83,8 @@ TcpTransport::~TcpTransport() {
 }
 
 llvm::Error TcpTransport::exchange(llvm::ArrayRef<Message> Sends,
-                                   llvm::ArrayRef<Message> Receives) {
+                                   llvm::ArrayRef<Message> Receives,
+                                   ArrivalFn Arrived) {
   uint32_t Me = Config.Rank;
   if (Broken)
     return makeError(ErrorKind::Runtime,
@@ -122,6 +130,9 @@ llvm::Error TcpTransport::exchange(llvm::ArrayRef<Message> Sends,
             recv(P.Fd, S.Data + P.InOff, S.Bytes - P.InOff, MSG_DONTWAIT);
         if (N > 0) {
           P.InOff += size_t(N);
+          P.InBytes += size_t(N);
+          const Message *M = P.In[P.InMsg];
+          Arrived(size_t(M - Receives.data()), P.InBytes);
           Progress = true;
           continue;
         }

@@ -31,8 +31,10 @@ public:
 
   uint32_t rank() const override { return Config.Rank; }
   uint32_t size() const override { return Config.Size; }
+  using Transport::exchange;
   llvm::Error exchange(llvm::ArrayRef<Message> Sends,
-                       llvm::ArrayRef<Message> Receives) override;
+                       llvm::ArrayRef<Message> Receives,
+                       ArrivalFn Arrived) override;
 
 private:
   TcpTransport(TcpConfig Config, std::vector<int> Sockets)

@@ -13,6 +13,7 @@
 
 #include "runtime/Transport.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -64,15 +65,21 @@ public:
   uint32_t rank() const override { return Rank; }
   uint32_t size() const override { return Boxes.size(); }
 
+  using Transport::exchange;
+  /// Reports each receive's arrival in three uneven steps, none aligned to
+  /// an element, as a stream transport may: the executor must combine only
+  /// whole elements and catch up at the end.
   llvm::Error exchange(llvm::ArrayRef<Message> Sends,
-                       llvm::ArrayRef<Message> Receives) override {
+                       llvm::ArrayRef<Message> Receives,
+                       ArrivalFn Arrived) override {
     for (const Message &M : Sends) {
       std::vector<char> Bytes;
       for (const Segment &S : M.Segments)
         Bytes.insert(Bytes.end(), S.Data, S.Data + S.Bytes);
       Boxes.put(Rank, M.Peer, std::move(Bytes));
     }
-    for (const Message &M : Receives) {
+    for (size_t I = 0; I < Receives.size(); ++I) {
+      const Message &M = Receives[I];
       std::vector<char> Bytes;
       if (!Boxes.take(M.Peer, Rank, Bytes))
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -83,9 +90,17 @@ public:
             "rank %u expected %zu bytes from rank %u, got %zu", Rank, M.bytes(),
             M.Peer, Bytes.size());
       const char *In = Bytes.data();
-      for (const Segment &S : M.Segments) {
-        std::memcpy(S.Data, In, S.Bytes);
-        In += S.Bytes;
+      size_t Done = 0;
+      for (size_t Step : {M.bytes() / 3 + 1, M.bytes() / 2 + 3, M.bytes()}) {
+        for (size_t Off = 0, K = 0; K < M.Segments.size(); ++K) {
+          const Segment &S = M.Segments[K];
+          size_t From = std::max(Off, Done), To = std::min(Off + S.Bytes, Step);
+          if (From < To)
+            std::memcpy(S.Data + (From - Off), In + From, To - From);
+          Off += S.Bytes;
+        }
+        Done = std::max(Done, std::min(Step, M.bytes()));
+        Arrived(I, Done);
       }
     }
     return llvm::Error::success();

@@ -9,6 +9,7 @@ PACKAGES=(
   llvm-14-dev libcli11-dev libyaml-cpp-dev doctest-dev
   openmpi-bin libopenmpi-dev
   python3 python3-jsonschema python3-yaml
+  libgloo-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -160,6 +160,16 @@ llvm::Expected<TcpConfig> tcpConfigFromEnvironment() {
   std::string AddressSource;
   if (llvm::Error E = readAddress(C, AddressSource))
     return E;
+  // Where this rank listens for higher ranks, when the interface that
+  // reaches rank 0 is not the one to use.
+  if (isSet("COLLPLAN_LISTEN_ADDR")) {
+    const char *Value = std::getenv("COLLPLAN_LISTEN_ADDR");
+    llvm::Expected<std::string> Ip =
+        ipv4Of(Value, "COLLPLAN_LISTEN_ADDR", Value);
+    if (!Ip)
+      return Ip.takeError();
+    C.ListenHost = *Ip;
+  }
   C.Source = std::string("rank from ") + F->Rank + ", size from " + F->Size +
              ", " + AddressSource;
   return C;

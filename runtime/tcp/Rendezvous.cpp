@@ -28,7 +28,7 @@ namespace collplan::runtime {
 namespace {
 
 constexpr uint32_t HelloMagic = 0x4e4c5043; // "CPLN"
-constexpr uint32_t ProtocolVersion = 2;
+constexpr uint32_t ProtocolVersion = 3;
 
 /// What a listener sends first on every connection it accepts: the nonce
 /// the connecting rank must sign (JobSecret.h).
@@ -46,8 +46,14 @@ struct Hello {
   uint32_t Size = 0;
   uint32_t Rank = 0;
   uint32_t Port = 0;
-  uint32_t Reserved = 0;
+  uint32_t Addr = 0; ///< IPv4, network order, of the rank's listener.
   HelloMac Mac{};
+};
+
+/// Where a rank listens, as rank 0 tells every rank.
+struct Endpoint {
+  uint32_t Addr = 0; ///< IPv4, network order.
+  uint32_t Port = 0;
 };
 static_assert(sizeof(Hello) == 56 && offsetof(Hello, Mac) == 24,
               "the hello is sent as raw bytes, without padding");
@@ -244,13 +250,13 @@ llvm::Error missingRanks(const TcpConfig &C, const Deadline &Until,
 }
 
 /// Accepts Count ranks on Listener that introduce themselves with a rank in
-/// [Lo, P), into Sockets (and their listening ports into Ports, if given).
+/// [Lo, P), into Sockets (and where they listen into Endpoints, if given).
 /// Every connection is served at once, in one poll(): a stranger that sends
 /// nothing or half a hello holds only its own connection, until its
 /// HelloWithin passes.
 llvm::Error acceptRanks(int Listener, const TcpConfig &C, const Deadline &Until,
                         uint32_t Count, uint32_t Lo, std::vector<int> &Sockets,
-                        std::vector<uint32_t> *Ports) {
+                        std::vector<Endpoint> *Endpoints) {
   using Clock = std::chrono::steady_clock;
   fcntl(Listener, F_SETFL, fcntl(Listener, F_GETFL) | O_NONBLOCK);
   std::vector<PendingHello> Pending;
@@ -315,8 +321,8 @@ llvm::Error acceptRanks(int Listener, const TcpConfig &C, const Deadline &Until,
       }
       fcntl(P.Fd, F_SETFL, fcntl(P.Fd, F_GETFL) & ~O_NONBLOCK);
       Sockets[P.H.Rank] = P.Fd;
-      if (Ports)
-        (*Ports)[P.H.Rank] = P.H.Port;
+      if (Endpoints)
+        (*Endpoints)[P.H.Rank] = {P.H.Addr, P.H.Port};
       P.Fd = -1;
       ++Joined;
     }
@@ -372,38 +378,66 @@ llvm::Error introduce(int Fd, Hello H, const TcpConfig &C,
   return sendAll(Fd, &H, sizeof(H), Until, Peer);
 }
 
-/// Rank 0: every other rank connects and says its port; rank 0 sends them
-/// the list of all ports.
-llvm::Error gatherPorts(int Listener, const TcpConfig &C, const Deadline &Until,
-                        std::vector<int> &Sockets) {
-  std::vector<uint32_t> Ports(C.Size, 0);
+/// Rank 0: every other rank connects and says where it listens; rank 0
+/// sends them the list of all.
+llvm::Error gatherEndpoints(int Listener, const TcpConfig &C,
+                            const Deadline &Until, std::vector<int> &Sockets) {
+  std::vector<Endpoint> Endpoints(C.Size);
   if (llvm::Error E =
-          acceptRanks(Listener, C, Until, C.Size - 1, 1, Sockets, &Ports))
+          acceptRanks(Listener, C, Until, C.Size - 1, 1, Sockets, &Endpoints))
     return E;
   for (uint32_t Q = 1; Q < C.Size; ++Q)
-    if (llvm::Error E = sendAll(Sockets[Q], Ports.data(),
-                                Ports.size() * sizeof(uint32_t), Until, Q))
+    if (llvm::Error E = sendAll(Sockets[Q], Endpoints.data(),
+                                Endpoints.size() * sizeof(Endpoint), Until, Q))
       return E;
   return llvm::Error::success();
 }
 
-/// Rank r > 0: says its port to rank 0, receives every rank's, connects to
-/// ranks 1..r-1 and accepts ranks r+1..P-1.
-llvm::Error joinRanks(int Listener, const TcpConfig &C, uint16_t MyPort,
-                      const Deadline &Until, std::vector<int> &Sockets) {
+/// The IPv4 address (network order) a rank > 0 listens on: ListenHost, else
+/// the local end of its connection to rank 0.
+llvm::Expected<std::string> listenHostOf(const TcpConfig &C, int ToRankZero) {
+  if (!C.ListenHost.empty())
+    return C.ListenHost;
+  sockaddr_in Local{};
+  socklen_t Len = sizeof(Local);
+  if (getsockname(ToRankZero, reinterpret_cast<sockaddr *>(&Local), &Len) != 0)
+    return errnoError("getsockname");
+  char Text[INET_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET, &Local.sin_addr, Text, sizeof(Text));
+  return std::string(Text);
+}
+
+/// Rank r > 0: connects to rank 0, listens on its own interface, says where
+/// to rank 0, receives every rank's endpoint, connects to ranks 1..r-1 and
+/// accepts ranks r+1..P-1. Sets Listener.
+llvm::Error joinRanks(int &Listener, const TcpConfig &C, const Deadline &Until,
+                      std::vector<int> &Sockets) {
   llvm::Expected<int> Fd = connectWithRetry(C.Host, C.Port, Until, 0);
   if (!Fd)
     return Fd.takeError();
   Sockets[0] = *Fd;
+  llvm::Expected<std::string> Host = listenHostOf(C, *Fd);
+  if (!Host)
+    return Host.takeError();
+  uint16_t MyPort = 0;
+  llvm::Expected<int> L = listenOn(*Host, MyPort);
+  if (!L)
+    return L.takeError();
+  Listener = *L;
+  llvm::Expected<sockaddr_in> Mine = addressOf(*Host, MyPort);
+  if (!Mine)
+    return Mine.takeError();
   Hello H;
   H.Size = C.Size;
   H.Rank = C.Rank;
   H.Port = MyPort;
+  H.Addr = Mine->sin_addr.s_addr;
   if (llvm::Error E = introduce(*Fd, H, C, Until, 0))
     return E;
-  std::vector<uint32_t> Ports(C.Size, 0);
-  if (llvm::Error E = receiveAll(*Fd, Ports.data(),
-                                 Ports.size() * sizeof(uint32_t), Until, 0)) {
+  std::vector<Endpoint> Endpoints(C.Size);
+  if (llvm::Error E =
+          receiveAll(*Fd, Endpoints.data(), Endpoints.size() * sizeof(Endpoint),
+                     Until, 0)) {
     if (Until.expired())
       return E;
     return llvm::joinErrors(
@@ -415,8 +449,12 @@ llvm::Error joinRanks(int Listener, const TcpConfig &C, uint16_t MyPort,
         std::move(E));
   }
   for (uint32_t Q = 1; Q < C.Rank; ++Q) {
+    char Text[INET_ADDRSTRLEN] = {};
+    in_addr A{};
+    A.s_addr = Endpoints[Q].Addr;
+    inet_ntop(AF_INET, &A, Text, sizeof(Text));
     llvm::Expected<int> Peer =
-        connectWithRetry(C.Host, uint16_t(Ports[Q]), Until, Q);
+        connectWithRetry(Text, uint16_t(Endpoints[Q].Port), Until, Q);
     if (!Peer)
       return Peer.takeError();
     Sockets[Q] = *Peer;
@@ -434,8 +472,7 @@ llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &C) {
   if (C.Size == 1)
     return Sockets;
   Deadline Until(C.Timeout);
-  int Listener = C.ListenSocket;
-  uint16_t MyPort = C.Rank == 0 ? C.Port : 0;
+  int Listener = C.Rank == 0 ? C.ListenSocket : -1;
   auto Fail = [&](llvm::Error E) -> llvm::Expected<std::vector<int>> {
     if (!C.Source.empty()) // Which variables made this rank what it is.
       E = llvm::joinErrors(std::move(E),
@@ -448,15 +485,15 @@ llvm::Expected<std::vector<int>> rendezvous(const TcpConfig &C) {
       close(Listener);
     return E;
   };
-  if (Listener < 0) {
-    llvm::Expected<int> L = listenOn(C.Host, MyPort);
+  if (C.Rank == 0 && Listener < 0) {
+    uint16_t Port = C.Port;
+    llvm::Expected<int> L = listenOn(C.Host, Port);
     if (!L)
       return Fail(L.takeError());
     Listener = *L;
   }
-  if (llvm::Error E = C.Rank == 0
-                          ? gatherPorts(Listener, C, Until, Sockets)
-                          : joinRanks(Listener, C, MyPort, Until, Sockets))
+  if (llvm::Error E = C.Rank == 0 ? gatherEndpoints(Listener, C, Until, Sockets)
+                                  : joinRanks(Listener, C, Until, Sockets))
     return Fail(std::move(E));
   close(Listener);
   return Sockets;

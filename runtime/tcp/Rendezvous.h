@@ -5,14 +5,18 @@
 // RankEnvironment.h reads the rank, P, the address, the timeout and the
 // secret from the environment.
 //
-// Rank 0 listens at that address; every other rank opens its own listener on
-// an ephemeral port, connects to rank 0 (retrying until the timeout) and says
-// who it is and where it listens; rank 0 answers with every rank's port. Then
-// rank i connects to ranks 1..i-1 and accepts ranks i+1..P-1, so each pair
-// has exactly one connection.
+// Rank 0 listens at that address; every other rank connects to rank 0
+// (retrying until the timeout), opens its own listener on an ephemeral port
+// of its own interface (COLLPLAN_LISTEN_ADDR, else the local address of its
+// connection to rank 0: the interface that reaches rank 0, so ranks on other
+// hosts are reached at their own address) and says who it is and where it
+// listens; rank 0 answers with every rank's address and port. Then rank i
+// connects to ranks 1..i-1 and accepts ranks i+1..P-1, so each pair has
+// exactly one connection.
 //
 // Admission: a listener greets every connection with a random nonce; the
-// hello that answers it (magic, protocol version, P, rank, port) is signed
+// hello that answers it (magic, protocol version, P, rank, address, port) is
+// signed
 // with HMAC-SHA256 under the job's secret (COLLPLAN_SECRET, or the one the
 // local launcher makes; JobSecret.h). Listeners serve all connections at
 // once in one poll(), each with a deadline of its own (5 s), so a stranger
@@ -48,6 +52,10 @@ struct TcpConfig {
   /// Host:Port (the local launcher opens it before forking, so there is no
   /// race for the port).
   int ListenSocket = -1;
+  /// Ranks > 0: the IPv4 address to listen on for higher ranks
+  /// (COLLPLAN_LISTEN_ADDR); empty: the local address of the connection to
+  /// rank 0.
+  std::string ListenHost;
   /// The job's secret (COLLPLAN_SECRET; the local launcher makes one): a
   /// hello must be signed with it to be admitted. Empty signs with an empty
   /// key, which keeps out only what does not speak the protocol.

@@ -35,7 +35,12 @@ run_job() {
   PORT=$((PORT + 1))
   R=0 PIDS=
   while [ "$R" -lt "$2" ]; do
+    # With a third argument, rank r > 0 listens on 127.0.0.(r+1) as if on a
+    # host of its own: the others must reach it at the address it published.
+    LISTEN=
+    [ "$#" -ge 3 ] && [ "$R" -gt 0 ] && LISTEN=127.0.0.$((R + 1))
     env COLLPLAN_RANK=$R COLLPLAN_SIZE=$2 COLLPLAN_ADDR=127.0.0.1:$PORT \
+      ${LISTEN:+COLLPLAN_LISTEN_ADDR=$LISTEN} \
       COLLPLAN_TIMEOUT=20 "$C" run "$1" --check --bytes 4000 \
       >"$W/rank$R.out" 2>"$W/rank$R.err" &
     PIDS="$PIDS $!"
@@ -53,6 +58,9 @@ run_job() {
 }
 run_job "$W/ring3.cplan" 3
 run_job "$W/ag4.yaml" 4
+run_job "$W/ag4.yaml" 4 own-addresses
+expect_exit 2 "COLLPLAN_LISTEN_ADDR" env COLLPLAN_RANK=1 COLLPLAN_SIZE=3 \
+  COLLPLAN_ADDR=127.0.0.1:1 COLLPLAN_LISTEN_ADDR=::1 "$C" run "$W/ring3.cplan"
 expect_exit 2 "P = 3 but COLLPLAN_SIZE=4" env COLLPLAN_RANK=0 COLLPLAN_SIZE=4 \
   COLLPLAN_ADDR=127.0.0.1:1 "$C" run "$W/ring3.cplan"
 expect_exit 2 "rank 3 is not one of the plan's 3 ranks" env COLLPLAN_RANK=3 \

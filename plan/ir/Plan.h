@@ -141,6 +141,22 @@ private:
   OpBudget *Outer;
 };
 
+/// What `collplan compile` and `collplan verify --stamp` record when the
+/// verifier accepted a plan, so that the runtime runs only verified plans.
+/// It is bound to the plan's content by its hash: any change to the header or
+/// a program changes the hash and leaves the stamp stale. It guards against
+/// mistakes (a hand-edited, corrupted or foreign plan), not against someone
+/// who recomputes the hash on purpose.
+struct VerificationStamp {
+  /// planHash of the plan the verifier accepted.
+  uint64_t PlanHash = 0;
+  /// The verifier's verdict that every rank combines in the same order, so
+  /// that every rank ends with the same bits (VerifyResult).
+  bool IdenticalResults = false;
+  /// Which verifier: "collplan <version>".
+  std::string Verifier;
+};
+
 /// Everything about a plan except the per-rank programs: what an algorithm
 /// decides once, before building any rank, and what a launcher needs to build
 /// only its own rank.
@@ -162,6 +178,9 @@ struct PlanHeader {
   /// Whether the plan combines contributions out of rank order. False is a
   /// promise the verifier checks: see "Operand order" above.
   bool RequiresCommutative = true;
+  /// Set when a verifier accepted the plan; not part of the plan's content
+  /// (planHash leaves it out).
+  std::optional<VerificationStamp> Stamp;
 
   /// For allgather(v) and reduce-scatter: the rank whose block b is (ranks
   /// own Blocks / Ranks consecutive blocks each).

@@ -80,6 +80,11 @@ public:
     return At;
   }
   size_t remaining() const { return size_t(End - Cur); }
+  /// Bytes [Begin, Finish) of the file; the caller has checked the bounds.
+  llvm::StringRef bytes(uint64_t Begin, uint64_t Finish) const {
+    return llvm::StringRef(reinterpret_cast<const char *>(Start + Begin),
+                           size_t(Finish - Begin));
+  }
   bool atEnd() const { return Cur == End; }
   uint64_t offset() const { return uint64_t(Cur - Start); }
   uint64_t fileSize() const { return uint64_t(FileEnd - Start); }

@@ -24,13 +24,13 @@ namespace collplan {
 constexpr size_t BinaryHashOffset = sizeof(BinaryPlanMagic) + 1;
 constexpr size_t BinaryHashSize = 8;
 
-/// FNV-1a (64-bit) of every byte of a binary plan but the stored hash's
-/// own: the plan hash (planHash) of the plan the bytes encode.
-uint64_t binaryContentHash(llvm::StringRef Bytes);
+/// The hash stored in an encoded plan (encodeBinaryPlan): the plan hash.
+uint64_t storedBinaryHash(llvm::StringRef Bytes);
 
-/// The header and Rank's program, decoded from the header, the offset table
-/// and Rank's bytes only. Checks what the decoder sees, not the structure
-/// (checkRankStructure) nor the stored hash.
+/// The header and Rank's program, decoded from the header, the table and
+/// Rank's bytes only. Checks what the decoder sees and the hashes of what it
+/// read (the header and table against the stored hash, the program against
+/// its table entry), not the structure (checkRankStructure).
 llvm::Expected<RankSlice> decodeBinaryRank(llvm::StringRef Bytes,
                                            llvm::StringRef Name, uint32_t Rank);
 

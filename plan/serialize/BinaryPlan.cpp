@@ -1,18 +1,22 @@
 //===- BinaryPlan.cpp - Plans in the compact binary form (.cplan) ---------===//
 //
-// Layout (version 2): the 8-byte magic, the version, then
+// Layout (version 3): the 8-byte magic, the version, then
 //
-//   hash          8 bytes, little-endian: FNV-1a of every other byte of the
-//                 file (planHash)
+//   hash          8 bytes, little-endian: the plan hash (planHash), FNV-1a of
+//                 the magic, the version, and everything from the collective
+//                 to the end of the offset table (which holds each program's
+//                 own hash), so it covers every program
+//   stamp         hasstamp [planhash (8 bytes) identical_results verifier]:
+//                 the verification stamp (Plan.h), outside the hash
 //   collective ranks
 //   topology: kind nodes ppn mapping [ndims dim...]      (dims for a torus)
 //   algorithm  nparams (name value)...  blocks  nweights weight...
 //   hasroot [root]  nbuffers name...  requires_commutative
 //   nprograms
-//   offsets       nprograms x 8 bytes, little-endian: the file offset where
-//                 each rank's program starts; the first follows the table,
+//   table         nprograms x 16 bytes, little-endian: the file offset where
+//                 each rank's program starts (the first follows the table,
 //                 each is past the one before, the last program ends with
-//                 the file
+//                 the file), and the FNV-1a of that program's bytes
 //   programs, rank 0 first; each: nrounds, per round:
 //     index-delta (index - previous index - 1; the first: index)  nops
 //     per op: a header byte
@@ -30,12 +34,15 @@
 // every count against the bytes left before it reserves anything.
 //
 // The offsets let a process that runs one rank decode the header and its own
-// program only (decodeBinaryRank, RankSlice.h); the stored hash lets it
-// compare the whole plan with its peers' without reading the other programs.
-// A whole read checks both: every program ends exactly where the next one
-// starts, and the hash matches the bytes. Version 1 (no hash, no table) is
-// refused with a request to recompile: .cplan files are compiled artefacts,
-// and one layout is one reader to harden.
+// program only (decodeBinaryRank, RankSlice.h), and the hashes let it check
+// what it read without reading the others: its program's bytes against its
+// table entry, the header and table against the stored hash. So the stored
+// hash, which it compares with its peers', and a stamp bound to it vouch for
+// the bytes it runs. A whole read checks every program and that each ends
+// exactly where the next one starts. Versions 1 (no hash, no table) and 2
+// (no program hashes, no stamp) are refused with a request to recompile:
+// .cplan files are compiled artefacts, and one layout is one reader to
+// harden.
 //
 //===----------------------------------------------------------------------===//
 
@@ -278,22 +285,22 @@ Expected<Program> decodeProgram(ByteReader &In, const PlanHeader &H,
 class ProgramTable {
 public:
   static Expected<ProgramTable> read(ByteReader &In, uint32_t Count) {
-    if (In.remaining() / 8 < Count)
-      return In.fail("offsets", "a table of " + Twine(Count) +
-                                    " offsets takes " +
-                                    Twine(8 * uint64_t(Count)) + " bytes; " +
-                                    Twine(In.remaining()) + " remain");
+    if (In.remaining() / EntryBytes < Count)
+      return In.fail("offsets",
+                     "a table of " + Twine(Count) + " entries takes " +
+                         Twine(EntryBytes * uint64_t(Count)) + " bytes; " +
+                         Twine(In.remaining()) + " remain");
     uint64_t TableAt = In.offset();
     ProgramTable T;
-    T.Entries = In.take(8 * size_t(Count));
+    T.Entries = In.take(EntryBytes * size_t(Count));
     T.Count = Count;
     T.FileSize = In.fileSize();
     uint64_t Previous = In.offset();
     for (uint32_t R = 0; R < Count; ++R) {
       uint64_t At = T.begin(R);
       auto Fail = [&](const Twine &Message) {
-        return In.failAt(TableAt + 8 * uint64_t(R), "offsets[" + Twine(R) + "]",
-                         Message);
+        return In.failAt(TableAt + EntryBytes * uint64_t(R),
+                         "offsets[" + Twine(R) + "]", Message);
       };
       if (At >= T.FileSize)
         return Fail("rank " + Twine(R) + "'s program starts at byte " +
@@ -312,9 +319,16 @@ public:
     return T;
   }
 
+  /// An entry: where the program starts, and its bytes' FNV-1a.
+  static constexpr size_t EntryBytes = 16;
+
   /// Rank R's program is bytes [begin(R), end(R)) of the file.
   uint64_t begin(uint32_t R) const {
-    return llvm::support::endian::read64le(Entries + 8 * size_t(R));
+    return llvm::support::endian::read64le(Entries + EntryBytes * size_t(R));
+  }
+  uint64_t hash(uint32_t R) const {
+    return llvm::support::endian::read64le(Entries + EntryBytes * size_t(R) +
+                                           8);
   }
   uint64_t end(uint32_t R) const {
     return R + 1 < Count ? begin(R + 1) : FileSize;
@@ -330,8 +344,41 @@ private:
 struct Prologue {
   PlanHeader Header;
   uint64_t StoredHash = 0;
+  /// The hashed part after the stamp: the header and the table.
+  uint64_t HeaderAt = 0, TableEnd = 0;
   ProgramTable Table;
 };
+
+constexpr uint64_t FnvBasis = 0xcbf29ce484222325ULL;
+
+uint64_t fnv1a(uint64_t Hash, StringRef Bytes) {
+  for (unsigned char C : Bytes) {
+    Hash ^= C;
+    Hash *= 0x100000001b3ULL;
+  }
+  return Hash;
+}
+
+/// The plan hash of a file whose header starts at HeaderAt and whose table
+/// ends at TableEnd.
+uint64_t contentHash(StringRef Bytes, uint64_t HeaderAt, uint64_t TableEnd) {
+  return fnv1a(fnv1a(FnvBasis, Bytes.substr(0, BinaryHashOffset)),
+               Bytes.slice(HeaderAt, TableEnd));
+}
+
+Expected<std::optional<VerificationStamp>> decodeStamp(ByteReader &In) {
+  COLLPLAN_TRY(Has, In.uleb("stamp", 0, 1));
+  if (!Has)
+    return std::nullopt;
+  VerificationStamp S;
+  COLLPLAN_TRY(Hash, In.fixed64("stamp.plan_hash"));
+  S.PlanHash = Hash;
+  COLLPLAN_TRY(Identical, In.uleb("stamp.identical_results", 0, 1));
+  S.IdenticalResults = Identical != 0;
+  COLLPLAN_TRY(Verifier, In.string("stamp.verifier"));
+  S.Verifier = Verifier.str();
+  return S;
+}
 
 Expected<Prologue> decodePrologue(ByteReader &In, StringRef Bytes) {
   if (!Bytes.startswith(StringRef(BinaryPlanMagic, sizeof(BinaryPlanMagic))))
@@ -343,9 +390,9 @@ Expected<Prologue> decodePrologue(ByteReader &In, StringRef Bytes) {
     return In.failAt(
         VersionAt, "version",
         "binary plan format version " + Twine(Version) +
-            " has no rank offset table; this collplan reads "
-            "version " +
-            Twine(BinaryPlanVersion) +
+            (Version == 1 ? " has no rank offset table"
+                          : " has no program hashes nor verification stamp") +
+            "; this collplan reads version " + Twine(BinaryPlanVersion) +
             ": recompile the plan (collplan compile ... -o "
             "FILE.cplan) or convert it from its YAML or JSON form");
   if (Version > BinaryPlanVersion)
@@ -357,14 +404,26 @@ Expected<Prologue> decodePrologue(ByteReader &In, StringRef Bytes) {
   Prologue Pro;
   COLLPLAN_TRY(Hash, In.fixed64("hash"));
   Pro.StoredHash = Hash;
+  COLLPLAN_TRY(Stamp, decodeStamp(In));
+  Pro.HeaderAt = In.offset();
   COLLPLAN_TRY(Header, decodeHeader(In));
   Pro.Header = std::move(Header);
-  // Each program takes an offset and at least its round count.
-  COLLPLAN_TRY(NumPrograms, In.count("programs", MaxRanks, 9));
+  Pro.Header.Stamp = std::move(Stamp);
+  // Each program takes a table entry and at least its round count.
+  COLLPLAN_TRY(NumPrograms, In.count("programs", MaxRanks, 17));
   if (auto Problem = checkProgramCount(NumPrograms, Pro.Header.Ranks))
     return In.fail("programs", *Problem);
   COLLPLAN_TRY(Table, ProgramTable::read(In, uint32_t(NumPrograms)));
   Pro.Table = Table;
+  Pro.TableEnd = In.offset();
+  uint64_t Actual = contentHash(Bytes, Pro.HeaderAt, Pro.TableEnd);
+  if (Actual != Pro.StoredHash)
+    return In.failAt(BinaryHashOffset, "hash",
+                     "the stored plan hash " + planHashHex(Pro.StoredHash) +
+                         " does not match the file's header and program "
+                         "table (" +
+                         planHashHex(Actual) +
+                         "): the file is corrupt or was edited");
   return Pro;
 }
 
@@ -372,6 +431,13 @@ Expected<Prologue> decodePrologue(ByteReader &In, StringRef Bytes) {
 Expected<Program> decodeProgramAt(const ByteReader &In, const ProgramTable &T,
                                   const PlanHeader &H, uint32_t R) {
   ByteReader Part = In.part(T.begin(R), T.end(R), R);
+  StringRef Bytes = In.bytes(T.begin(R), T.end(R));
+  if (fnv1a(FnvBasis, Bytes) != T.hash(R)) {
+    Part.Where = ReadLocation();
+    return Part.fail("", "rank " + Twine(R) +
+                             "'s program does not match its hash in the "
+                             "table: the file is corrupt or was edited");
+  }
   COLLPLAN_TRY(Prog, decodeProgram(Part, H, R));
   if (!Part.atEnd()) {
     Part.Where = ReadLocation();
@@ -387,17 +453,8 @@ Expected<Program> decodeProgramAt(const ByteReader &In, const ProgramTable &T,
 
 } // namespace
 
-uint64_t binaryContentHash(StringRef Bytes) {
-  uint64_t Hash = 0xcbf29ce484222325ULL;
-  auto Add = [&](StringRef Part) {
-    for (unsigned char C : Part) {
-      Hash ^= C;
-      Hash *= 0x100000001b3ULL;
-    }
-  };
-  Add(Bytes.substr(0, BinaryHashOffset));
-  Add(Bytes.substr(BinaryHashOffset + BinaryHashSize));
-  return Hash;
+uint64_t storedBinaryHash(StringRef Bytes) {
+  return llvm::support::endian::read64le(Bytes.data() + BinaryHashOffset);
 }
 
 std::string encodeBinaryPlan(const Plan &P) {
@@ -407,11 +464,12 @@ std::string encodeBinaryPlan(const Plan &P) {
   // The programs first: the table before them says where each one starts.
   std::string Programs;
   std::vector<uint64_t> Starts;
-  Starts.reserve(P.Programs.size());
+  Starts.reserve(P.Programs.size() + 1);
   {
     ByteWriter W(Programs);
     for (size_t R = 0; R < P.Programs.size(); ++R) {
-      Starts.push_back(W.size());
+      W.flush();
+      Starts.push_back(Programs.size());
       const Program &Prog = P.Programs[R];
       W.uleb(Prog.Rounds.size());
       int64_t Previous = -1;
@@ -431,12 +489,21 @@ std::string encodeBinaryPlan(const Plan &P) {
       }
     }
     W.flush();
+    Starts.push_back(Programs.size());
   }
 
   std::string Out(BinaryPlanMagic, sizeof(BinaryPlanMagic));
   ByteWriter W(Out);
   W.uleb(BinaryPlanVersion);
-  W.fixed64(0); // The hash, once every other byte is in place.
+  W.fixed64(0); // The hash, once the header and the table are in place.
+  W.uleb(H.Stamp ? 1 : 0);
+  if (H.Stamp) {
+    W.fixed64(H.Stamp->PlanHash);
+    W.uleb(H.Stamp->IdenticalResults ? 1 : 0);
+    W.string(H.Stamp->Verifier);
+  }
+  W.flush();
+  uint64_t HeaderAt = Out.size();
   W.uleb(uint64_t(H.Kind));
   W.uleb(H.Ranks);
   W.uleb(uint64_t(H.Topo.kind()));
@@ -466,14 +533,18 @@ std::string encodeBinaryPlan(const Plan &P) {
     W.string(B);
   W.uleb(H.RequiresCommutative ? 1 : 0);
   W.uleb(P.Programs.size());
-  uint64_t First = W.size() + 8 * Starts.size();
-  for (uint64_t Start : Starts)
-    W.fixed64(First + Start);
+  uint64_t First = W.size() + ProgramTable::EntryBytes * P.Programs.size();
+  for (size_t R = 0; R < P.Programs.size(); ++R) {
+    W.fixed64(First + Starts[R]);
+    W.fixed64(
+        fnv1a(FnvBasis, StringRef(Programs).slice(Starts[R], Starts[R + 1])));
+  }
   W.flush();
+  uint64_t TableEnd = Out.size();
   Out.reserve(Out.size() + Programs.size());
   Out += Programs;
   llvm::support::endian::write64le(&Out[BinaryHashOffset],
-                                   binaryContentHash(Out));
+                                   contentHash(Out, HeaderAt, TableEnd));
   return Out;
 }
 
@@ -487,13 +558,6 @@ Expected<Plan> decodeBinaryPlan(StringRef Bytes, StringRef Name) {
     COLLPLAN_TRY(Prog, decodeProgramAt(In, Pro.Table, P.Header, R));
     P.Programs.push_back(std::move(Prog));
   }
-  uint64_t Actual = binaryContentHash(Bytes);
-  if (Actual != Pro.StoredHash)
-    return In.failAt(BinaryHashOffset, "hash",
-                     "the stored plan hash " + planHashHex(Pro.StoredHash) +
-                         " does not match the file's contents (" +
-                         planHashHex(Actual) +
-                         "): the file is corrupt or was edited");
   return P;
 }
 

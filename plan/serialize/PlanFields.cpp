@@ -300,6 +300,28 @@ Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
     return In.fail("requires_commutative",
                    "expected true or false, got " + describe(*Commutative));
   H.RequiresCommutative = *Flag;
+
+  if (const json::Value *StampValue = O.get("verified")) {
+    COLLPLAN_TRY(S, In.map(*StampValue, "verified",
+                           {"plan_hash", "identical_results", "verifier"}));
+    VerificationStamp Stamp;
+    COLLPLAN_TRY(HashValue, In.member(*S, "plan_hash"));
+    COLLPLAN_TRY(HashText, In.string(*HashValue, "verified.plan_hash"));
+    if (HashText.size() != 16 || HashText.getAsInteger(16, Stamp.PlanHash))
+      return In.fail("verified.plan_hash",
+                     "expected 16 hexadecimal digits, got '" + HashText + "'");
+    COLLPLAN_TRY(Identical, In.member(*S, "identical_results"));
+    // member() names the field without its map: say which map.
+    auto IdenticalFlag = Identical->getAsBoolean();
+    if (!IdenticalFlag)
+      return In.fail("verified.identical_results",
+                     "expected true or false, got " + describe(*Identical));
+    Stamp.IdenticalResults = *IdenticalFlag;
+    COLLPLAN_TRY(VerifierValue, In.member(*S, "verifier"));
+    COLLPLAN_TRY(Verifier, In.string(*VerifierValue, "verified.verifier"));
+    Stamp.Verifier = Verifier.str();
+    H.Stamp = std::move(Stamp);
+  }
   return H;
 }
 
@@ -318,11 +340,11 @@ Expected<PlanHeader> readPlanHeader(const TreeReader &In,
   COLLPLAN_TRY(Version, In.number(*VersionValue, "version", 1, UINT32_MAX));
   if (auto Problem = checkVersion(Version))
     return In.fail("version", *Problem);
-  COLLPLAN_TRY(O,
-               In.map(Root, "",
-                      {"format", "version", "collective", "ranks", "topology",
-                       "algorithm", "params", "blocks", "weights", "root",
-                       "buffers", "requires_commutative", "programs"}));
+  COLLPLAN_TRY(
+      O, In.map(Root, "",
+                {"format", "version", "collective", "ranks", "topology",
+                 "algorithm", "params", "blocks", "weights", "root", "buffers",
+                 "requires_commutative", "verified", "programs"}));
   return readHeader(In, *O);
 }
 

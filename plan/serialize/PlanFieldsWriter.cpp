@@ -133,6 +133,17 @@ void writePlanFields(const Plan &P, FieldWriter &W) {
   W.endList();
   W.key("requires_commutative");
   W.value(H.RequiresCommutative);
+  if (H.Stamp) {
+    W.key("verified");
+    W.beginMap(Style::Flow);
+    W.key("plan_hash");
+    W.value(StringRef(planHashHex(H.Stamp->PlanHash)));
+    W.key("identical_results");
+    W.value(H.Stamp->IdenticalResults);
+    W.key("verifier");
+    W.value(StringRef(H.Stamp->Verifier));
+    W.endMap();
+  }
 
   W.key("programs");
   W.beginList(Style::Block);

@@ -177,7 +177,7 @@ Error writePlanFile(const Plan &P, StringRef Path, PlanFormat F) {
 }
 
 uint64_t planHash(const Plan &P) {
-  return binaryContentHash(encodeBinaryPlan(P));
+  return storedBinaryHash(encodeBinaryPlan(P));
 }
 
 std::string planHashHex(uint64_t Hash) {

@@ -32,8 +32,9 @@ enum class PlanFormat : uint8_t { Yaml, Json, Binary };
 constexpr unsigned PlanFormatVersion = 1;
 /// The version of the binary layout (BinaryPlan.cpp), which changes apart
 /// from the text formats': version 2 added the stored plan hash and the
-/// offset table of the ranks' programs. Readers accept this version only.
-constexpr unsigned BinaryPlanVersion = 2;
+/// offset table of the ranks' programs, version 3 each program's hash in the
+/// table and the verification stamp. Readers accept this version only.
+constexpr unsigned BinaryPlanVersion = 3;
 
 /// Plan files larger than this are refused before reading: a text plan of
 /// P = 1024 ring rounds is a few hundred MB, a binary plan far less.

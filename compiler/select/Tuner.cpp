@@ -216,7 +216,7 @@ compile(const CompileRequest &Request,
   std::vector<Setting> Settings;
   if (llvm::Error E = settingsOf(Request, Families, Settings, Out.Candidates,
                                  &Out.ParamTakers))
-    return std::move(E);
+    return E;
   // One setting: nothing to choose, build it (with progress).
   if (Settings.size() == 1 && Out.Candidates.empty()) {
     llvm::Expected<Plan> P =
@@ -287,7 +287,7 @@ choiceBySize(const CompileRequest &Request,
   std::vector<Setting> Settings;
   std::vector<Candidate> Skipped;
   if (llvm::Error E = settingsOf(Request, Families, Settings, Skipped))
-    return std::move(E);
+    return E;
   std::vector<Priced> All;
   for (const Setting &S : Settings) {
     All.push_back(price(S, Sizes));

@@ -100,6 +100,8 @@ std::shared_ptr<gloo::Context> connectGloo(int Rank, int P) {
 #endif
 
 struct Contender {
+  Contender(const char *Name, std::function<void()> Call)
+      : Name(Name), Call(std::move(Call)) {}
   const char *Name;
   std::function<void()> Call;
   std::vector<double> Times;
@@ -151,14 +153,13 @@ int main(int Argc, char **Argv) {
       fail(llvm::toString(std::move(E)));
   };
   std::vector<Contender> All = {
-      {"plan_mpi_us", [&] { Run(Mpi); }, {}},
-      {"plan_tcp_us", [&] { Run(*Tcp); }, {}},
+      {"plan_mpi_us", [&] { Run(Mpi); }},
+      {"plan_tcp_us", [&] { Run(*Tcp); }},
       {"mpi_us",
        [&] {
          MPI_Allreduce(In.data(), Out.data(), int(In.size()), MPI_FLOAT,
                        MPI_SUM, MPI_COMM_WORLD);
-       },
-       {}},
+       }},
 #ifdef COLLPLAN_BENCH_GLOO
       {"gloo_us",
        [&] {
@@ -169,8 +170,7 @@ int main(int Argc, char **Argv) {
              static_cast<void (*)(void *, const void *, const void *, size_t)>(
                  &gloo::sum<float>));
          gloo::allreduce(O);
-       },
-       {}},
+       }},
 #endif
   };
 

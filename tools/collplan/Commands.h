@@ -44,6 +44,7 @@ void addVerifyCommand(CLI::App &App, int &Exit);
 void addCostCommand(CLI::App &App, int &Exit);
 void addShowCommand(CLI::App &App, int &Exit);
 void addRunCommand(CLI::App &App, int &Exit);
+void addCalibrateCommand(CLI::App &App, int &Exit);
 
 } // namespace collplan::cli
 

@@ -2,6 +2,8 @@
 
 #include "tools/collplan/Options.h"
 
+#include "compiler/cost/CostParamsFile.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -10,6 +12,8 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace collplan::cli {
 
@@ -114,30 +118,63 @@ static const CLI::Validator FiniteNonNegative(
     "NONNEGATIVE");
 
 void addCostOptions(CLI::App &Cmd, CostParams &Params) {
-  Cmd.add_option("--alpha", Params.Alpha, "latency per message, seconds")
-      ->capture_default_str()
-      ->check(FiniteNonNegative);
-  Cmd.add_option("--beta", Params.Beta, "transfer time per byte, seconds")
-      ->capture_default_str()
-      ->check(FiniteNonNegative);
-  Cmd.add_option("--gamma", Params.Gamma, "reduction time per byte, seconds")
-      ->capture_default_str()
-      ->check(FiniteNonNegative);
-  Cmd.add_option("--alpha-intra", Params.AlphaIntra,
-                 "latency within a node (default: --alpha)")
-      ->check(FiniteNonNegative);
-  Cmd.add_option("--beta-intra", Params.BetaIntra,
-                 "time per byte within a node (default: --beta)")
-      ->check(FiniteNonNegative);
-  Cmd.add_option("--alpha-hop", Params.AlphaHop,
-                 "torus only: latency per link a message crosses, seconds")
-      ->capture_default_str()
-      ->check(FiniteNonNegative);
-  Cmd.add_option("--injection-bandwidth", Params.InjectionBandwidth,
-                 "a node's injection bandwidth R_N, bytes per second, shared "
-                 "by its ranks sending between nodes (0 = unlimited)")
-      ->capture_default_str()
-      ->check(FiniteNonNegative);
+  CLI::Option *Alpha =
+      Cmd.add_option("--alpha", Params.Alpha, "latency per message, seconds")
+          ->capture_default_str()
+          ->check(FiniteNonNegative);
+  CLI::Option *Beta =
+      Cmd.add_option("--beta", Params.Beta, "transfer time per byte, seconds")
+          ->capture_default_str()
+          ->check(FiniteNonNegative);
+  CLI::Option *Gamma = Cmd.add_option("--gamma", Params.Gamma,
+                                      "reduction time per byte, seconds")
+                           ->capture_default_str()
+                           ->check(FiniteNonNegative);
+  CLI::Option *AlphaIntra =
+      Cmd.add_option("--alpha-intra", Params.AlphaIntra,
+                     "latency within a node (default: --alpha)")
+          ->check(FiniteNonNegative);
+  CLI::Option *BetaIntra =
+      Cmd.add_option("--beta-intra", Params.BetaIntra,
+                     "time per byte within a node (default: --beta)")
+          ->check(FiniteNonNegative);
+  CLI::Option *AlphaHop =
+      Cmd.add_option("--alpha-hop", Params.AlphaHop,
+                     "torus only: latency per link a message crosses, seconds")
+          ->capture_default_str()
+          ->check(FiniteNonNegative);
+  CLI::Option *Injection =
+      Cmd.add_option(
+             "--injection-bandwidth", Params.InjectionBandwidth,
+             "a node's injection bandwidth R_N, bytes per second, shared "
+             "by its ranks sending between nodes (0 = unlimited)")
+          ->capture_default_str()
+          ->check(FiniteNonNegative);
+  // --params FILE: the file overrides the built-in defaults, explicit flags
+  // override the file. Flags have been stored into Params by the time the
+  // parse completes, so the file only sets the keys no flag gave.
+  auto File = std::make_shared<std::string>();
+  Cmd.add_option("--params", *File,
+                 "cost parameters file (YAML, as `collplan calibrate` writes "
+                 "it); explicit cost flags win over it");
+  std::vector<std::pair<std::string, CLI::Option *>> ByKey = {
+      {"alpha", Alpha},
+      {"beta", Beta},
+      {"gamma", Gamma},
+      {"alpha_intra", AlphaIntra},
+      {"beta_intra", BetaIntra},
+      {"alpha_hop", AlphaHop},
+      {"injection_bandwidth", Injection}};
+  Cmd.parse_complete_callback([File, ByKey, &Params] {
+    if (File->empty())
+      return;
+    CostParams FromFile = Params;
+    if (llvm::Error E = readCostParamsFile(*File, FromFile, nullptr))
+      throw CLI::ValidationError("--params", llvm::toString(std::move(E)));
+    for (const auto &[Key, Opt] : ByKey)
+      if (Opt->count() == 0)
+        *costParamField(Params, Key) = *costParamField(FromFile, Key);
+  });
 }
 
 CLI::Option *addFormatOption(CLI::App &Cmd, OutputFormat &Format) {

@@ -61,6 +61,7 @@ int main(int Argc, char **Argv) {
   addCostCommand(App, Exit);
   addShowCommand(App, Exit);
   addRunCommand(App, Exit);
+  addCalibrateCommand(App, Exit);
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::CallForHelp &E) {

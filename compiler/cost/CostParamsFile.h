@@ -1,0 +1,49 @@
+//===- CostParamsFile.h - Cost parameters in a YAML file --------*- C++ -*-===//
+//
+// `collplan calibrate` writes the parameters it measured; `--params FILE`
+// reads them back. The file is a flat YAML mapping of the CostParams fields
+// (alpha, beta, gamma, alpha_intra, beta_intra, alpha_hop,
+// injection_bandwidth), one "key: number" a line, '#' starts a comment.
+// Keys that are absent keep their value; an unknown key, a repeated key, or a
+// value that is not a positive finite number is an error naming the line.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_COST_COSTPARAMSFILE_H
+#define COLLPLAN_COST_COSTPARAMSFILE_H
+
+#include "compiler/cost/CostParams.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace collplan {
+
+/// The file's keys, in the order they are written.
+const std::vector<std::string> &costParamKeys();
+
+/// The field of P that Key names; nullptr when Key is unknown.
+double *costParamField(CostParams &P, llvm::StringRef Key);
+
+/// Parses Text (named Name in messages) into Into, setting the keys it has.
+/// Set receives every key found, so callers can let explicit flags win.
+llvm::Error parseCostParams(llvm::StringRef Text, llvm::StringRef Name,
+                            CostParams &Into, std::vector<std::string> *Set);
+
+/// Reads Path; unreadable files are a Usage error.
+llvm::Error readCostParamsFile(llvm::StringRef Path, CostParams &Into,
+                               std::vector<std::string> *Set);
+
+/// Writes the fields Keys names of P (with Comment lines first, each
+/// prefixed "# ") to Path whole or not at all. Non-positive (unset) fields
+/// are left out.
+llvm::Error writeCostParamsFile(llvm::StringRef Path, const CostParams &P,
+                                const std::vector<std::string> &Keys,
+                                llvm::StringRef Comment);
+
+} // namespace collplan
+
+#endif // COLLPLAN_COST_COSTPARAMSFILE_H

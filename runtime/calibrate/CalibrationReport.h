@@ -1,0 +1,33 @@
+//===- CalibrationReport.h - What calibration found, three ways -*- C++ -*-===//
+//
+// A Calibration as a table, as JSON, and as the cost parameters file that
+// `--params` reads (compiler/cost/CostParamsFile.h). collplan calibrate and
+// collplan_calibrate_mpi print and write the same.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_RUNTIME_CALIBRATE_CALIBRATIONREPORT_H
+#define COLLPLAN_RUNTIME_CALIBRATE_CALIBRATIONREPORT_H
+
+#include "compiler/cost/CostParams.h"
+#include "runtime/calibrate/Calibrate.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace collplan::runtime {
+
+/// alpha and beta from the inter-node pair when there is one, else from the
+/// intra-node pair; alpha_intra and beta_intra only when both were measured.
+/// Fields that were not measured keep their defaults.
+CostParams toCostParams(const Calibration &C);
+
+void printCalibrationTable(llvm::raw_ostream &OS, const Calibration &C);
+void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
+                          llvm::StringRef ParamsFile);
+
+/// Writes the parameters file whole or not at all (Io error otherwise).
+llvm::Error writeCalibration(llvm::StringRef Path, const Calibration &C);
+
+} // namespace collplan::runtime
+
+#endif // COLLPLAN_RUNTIME_CALIBRATE_CALIBRATIONREPORT_H

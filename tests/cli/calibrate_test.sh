@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# collplan calibrate over loopback TCP (or, with a second argument,
+# collplan_calibrate_mpi under mpirun -n 2):
+#  - the parameters are finite and positive, the fit has a finite R^2 and
+#    residual, progress lines go to stderr;
+#  - the file round-trips: cost --params FILE predicts what cost predicts with
+#    the same numbers given as flags (read from the file by python, not by
+#    collplan);
+#  - a ring allreduce (P = 2, 1 MiB) costed with the calibrated parameters
+#    is within [1/2, 10] times its time measured by `collplan run` on this
+#    machine (TCP only: the plan runs over TCP). Asymmetric because every
+#    known error makes the measurement slower than the model, never faster:
+#    the machine is 2 cores shared by several jobs, `run` adds its per-call
+#    overhead, and a ring round sends and receives at once where the
+#    ping-pong measured one direction at a time (measured/predicted was
+#    3.5x..5.4x here under load, see the calib note). A unit error (us for
+#    s, bits for bytes) or a broken fit is off by 40x or more.
+#  - an unwritable -o is exit 4 and leaves no file.
+# Usage: calibrate_test.sh COLLPLAN [MPIEXEC CALIBRATE_MPI]
+set -u
+COLLPLAN=$1
+MPIEXEC=${2:-}
+CALIBRATE_MPI=${3:-}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+if [ -n "$CALIBRATE_MPI" ]; then
+  "$MPIEXEC" -n 2 "$CALIBRATE_MPI" -o "$WORK/p.yaml" --format json \
+    >"$WORK/cal.json" 2>"$WORK/cal.err" || fail "calibrate over MPI: $(tail -3 "$WORK/cal.err")"
+else
+  "$COLLPLAN" calibrate -n 2 -o "$WORK/p.yaml" --format json \
+    >"$WORK/cal.json" 2>"$WORK/cal.err" || fail "calibrate -n 2: $(tail -3 "$WORK/cal.err")"
+fi
+grep -q "ping-pong intra-node 4096 B" "$WORK/cal.err" || fail "no progress lines on stderr"
+
+python3 - "$WORK/cal.json" "$WORK/p.yaml" <<'PY' || failed=1
+import json, math, sys
+c = json.load(open(sys.argv[1]))
+ok = True
+def need(cond, what):
+    global ok
+    if not cond:
+        print("FAIL:", what); ok = False
+p = c["params"]
+for k in ("alpha", "beta", "gamma"):
+    need(math.isfinite(p[k]) and p[k] > 0, f"{k} = {p[k]} not finite positive")
+f = c["intra_node"]
+need(math.isfinite(f["r2"]) and f["r2"] <= 1, f"R^2 {f['r2']}")
+need(math.isfinite(f["rms_relative_residual"]) and f["rms_relative_residual"] >= 0,
+     "residual")
+need(len(f["samples"]) >= 4 and all(s["seconds"] > 0 for s in f["samples"]),
+     "samples")
+need(c["nodes"] == 1 and "only intra-node" in c["note"], "one-node note")
+# The file, read as YAML key: value lines, says the same numbers.
+file = {}
+for line in open(sys.argv[2]):
+    line = line.split("#")[0].strip()
+    if line:
+        k, v = line.split(":")
+        file[k.strip()] = float(v)
+need(set(file) == {"alpha", "beta", "gamma"}, f"file keys {sorted(file)}")
+for k in file:
+    need(abs(file[k] - p[k]) <= 1e-5 * p[k], f"file {k} {file[k]} vs {p[k]}")
+sys.exit(0 if ok else 1)
+PY
+
+# Round trip through --params.
+"$COLLPLAN" compile -c allreduce -a ring -P 2 -q -o "$WORK/ring2.cplan" ||
+  fail "compile"
+flags=$(python3 -c "
+for l in open('$WORK/p.yaml'):
+    l = l.split('#')[0].strip()
+    if l:
+        k, v = l.split(':'); print('--' + k.strip(), v.strip(), end=' ')")
+cost() {
+  "$COLLPLAN" cost "$WORK/ring2.cplan" --bytes 1MiB --format json "$@" |
+    python3 -c "import json,sys; print(json.load(sys.stdin)['predicted_time'])"
+}
+from_file=$(cost --params "$WORK/p.yaml")
+# shellcheck disable=SC2086
+from_flags=$(cost $flags)
+[ -n "$from_file" ] && [ "$from_file" = "$from_flags" ] ||
+  fail "--params predicts '$from_file', the same numbers as flags '$from_flags'"
+
+if [ -z "$CALIBRATE_MPI" ]; then
+  "$COLLPLAN" run -n 2 "$WORK/ring2.cplan" --bytes 1MiB --iterations 20 \
+    --format json >"$WORK/run.json" 2>"$WORK/run.err" || fail "run"
+  python3 - "$WORK/run.json" "$from_file" <<'PY' || failed=1
+import json, sys
+measured = json.load(open(sys.argv[1]))["seconds_per_call"]["mean"]
+predicted = float(sys.argv[2])
+ratio = measured / predicted
+print(f"ring allreduce P=2 1 MiB: predicted {predicted:.3e} s, measured {measured:.3e} s, measured/predicted {ratio:.2f}")
+if not 0.5 <= ratio <= 10:
+    print("FAIL: measured/predicted outside [0.5, 10]"); sys.exit(1)
+PY
+  "$COLLPLAN" calibrate -n 2 -o "$WORK/no/such/dir/p.yaml" >/dev/null 2>&1
+  [ $? -eq 4 ] || fail "unwritable -o: expected exit 4"
+  [ ! -e "$WORK/no/such/dir/p.yaml" ] || fail "unwritable -o left a file"
+fi
+
+[ $failed -eq 0 ] && echo "calibrate_test: all passed"
+exit $failed

@@ -1,0 +1,130 @@
+//===- CalibrateCommand.cpp - collplan calibrate --------------------------===//
+//
+// Measures the cost model's alpha and beta (ping-pong at several sizes, a
+// least-squares fit reported with its residual) and gamma (the reduction
+// kernels' throughput) over collplan's TCP transport between -n local
+// processes, and writes them as a parameters file for --params. Over MPI the
+// same measurement is `mpirun -n 2 collplan_calibrate_mpi`
+// (runtime/calibrate/CalibrateMpi.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/calibrate/CalibrationReport.h"
+#include "runtime/launcher/LocalLauncher.h"
+#include "runtime/tcp/TcpTransport.h"
+#include "tools/collplan/Commands.h"
+#include "tools/collplan/Options.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <iostream>
+#include <memory>
+
+namespace collplan::cli {
+namespace {
+
+using namespace runtime;
+
+struct CalibrateOptions {
+  uint32_t Ranks = 2;
+  std::string Output;
+  std::string Type = "float";
+  std::string Op = "sum";
+  double TimeoutSeconds = 30;
+  OutputFormat Format = OutputFormat::Text;
+};
+
+int runCalibrate(const CalibrateOptions &O) {
+  CalibrateSettings S;
+  std::optional<Datatype> T = parseDatatype(O.Type);
+  std::optional<ReduceOp> R = parseReduceOp(O.Op);
+  if (!T || !R || !supports(*T, *R)) {
+    printError("unsupported --datatype '" + O.Type + "' with --op '" + O.Op +
+               "'");
+    return ExitUsage;
+  }
+  S.Type = *T;
+  S.Op = *R;
+  S.Progress = [](const std::string &Line) {
+    std::cerr << "collplan: calibrate: " << Line << std::endl;
+  };
+  // Rank 0's process prints and writes (the launcher's children share our
+  // stdout and stderr); its exit code says how that went.
+  auto Body = [&](const TcpConfig &Config, std::string &Report) -> int {
+    llvm::Expected<std::unique_ptr<TcpTransport>> Tr =
+        TcpTransport::connect(Config);
+    llvm::Expected<Calibration> C =
+        Tr ? calibrate(**Tr, "tcp", S) : Tr.takeError();
+    if (!C) {
+      ErrorReport E = takeErrorReport(C.takeError(), ErrorKind::Runtime);
+      Report = E.Message;
+      return exitCodeFor(E.Kind);
+    }
+    if (Config.Rank != 0)
+      return ExitSuccess;
+    if (!O.Output.empty())
+      if (llvm::Error E = writeCalibration(O.Output, *C)) {
+        ErrorReport Er = takeErrorReport(std::move(E), ErrorKind::Io);
+        Report = Er.Message;
+        return exitCodeFor(Er.Kind);
+      }
+    if (O.Format == OutputFormat::Json)
+      printCalibrationJson(llvm::outs(), *C, O.Output);
+    else
+      printCalibrationTable(llvm::outs(), *C);
+    llvm::outs().flush();
+    return ExitSuccess;
+  };
+  auto Timeout = std::chrono::milliseconds(int64_t(O.TimeoutSeconds * 1000));
+  llvm::Expected<std::vector<RankOutcome>> Outcomes =
+      launchLocal(O.Ranks, Timeout, std::chrono::milliseconds(0), Body);
+  if (!Outcomes)
+    return reportError(Outcomes.takeError(), ErrorKind::Runtime);
+  int Exit = ExitSuccess;
+  for (size_t Q = 0; Q < Outcomes->size(); ++Q) {
+    const RankOutcome &Out = (*Outcomes)[Q];
+    if (Out.ExitCode == 0)
+      continue;
+    printError("rank " + std::to_string(Q) + ": " +
+               (!Out.Report.empty() ? Out.Report
+                : !Out.Note.empty()
+                    ? Out.Note
+                    : "exited with code " + std::to_string(Out.ExitCode)));
+    if (Exit == ExitSuccess)
+      Exit = Out.ExitCode >= 1 && Out.ExitCode <= 5 ? Out.ExitCode
+                                                    : ExitRuntimeError;
+  }
+  return Exit;
+}
+
+} // namespace
+
+void addCalibrateCommand(CLI::App &App, int &Exit) {
+  auto O = std::make_shared<CalibrateOptions>();
+  CLI::App *Cmd = App.add_subcommand(
+      "calibrate",
+      "Measure the cost model's parameters on this machine: alpha and beta "
+      "from a ping-pong between rank 0 and rank 1 at 8 B .. 4 MiB (a "
+      "least-squares fit of t = alpha + beta m, reported with R^2 and its "
+      "relative residual), gamma from the reduction kernels' throughput. "
+      "Runs -n processes over loopback TCP; over MPI run `mpirun -n 2 "
+      "collplan_calibrate_mpi` instead. -o writes a parameters file that "
+      "compile and cost read with --params FILE. Progress goes to stderr.");
+  Cmd->add_option("-n,--ranks", O->Ranks, "processes to start (at least 2)")
+      ->capture_default_str()
+      ->check(CLI::Range(2u, 1024u));
+  Cmd->add_option("-o,--output", O->Output,
+                  "write the parameters file (YAML), whole or not at all");
+  Cmd->add_option("--datatype", O->Type, "datatype gamma is measured for")
+      ->capture_default_str();
+  Cmd->add_option("--op", O->Op, "reduction operator gamma is measured for")
+      ->capture_default_str();
+  Cmd->add_option("--timeout", O->TimeoutSeconds,
+                  "seconds a rank waits for a peer before failing")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  addFormatOption(*Cmd, O->Format);
+  Cmd->callback([O, &Exit] { Exit = runCalibrate(*O); });
+}
+
+} // namespace collplan::cli

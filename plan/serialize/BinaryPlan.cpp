@@ -13,8 +13,9 @@
 //   algorithm  nparams (name value)...  blocks  nweights weight...
 //   hasroot [root]  nbuffers name...  requires_commutative
 //   nprograms
-//   table         nprograms x 16 bytes, little-endian: the file offset where
-//                 each rank's program starts (the first follows the table,
+//   table         nprograms x 16 bytes, little-endian: where each rank's
+//                 program starts, counted from the collective's byte (the
+//                 first follows the table,
 //                 each is past the one before, the last program ends with
 //                 the file), and the FNV-1a of that program's bytes
 //   programs, rank 0 first; each: nrounds, per round:
@@ -284,7 +285,10 @@ Expected<Program> decodeProgram(ByteReader &In, const PlanHeader &H,
 /// reader outside the file or make two programs share bytes.
 class ProgramTable {
 public:
-  static Expected<ProgramTable> read(ByteReader &In, uint32_t Count) {
+  /// Offsets are stored from Base, the header's start, so that the stamp
+  /// before it can change size without changing the hashed bytes.
+  static Expected<ProgramTable> read(ByteReader &In, uint32_t Count,
+                                     uint64_t Base) {
     if (In.remaining() / EntryBytes < Count)
       return In.fail("offsets",
                      "a table of " + Twine(Count) + " entries takes " +
@@ -295,6 +299,7 @@ public:
     T.Entries = In.take(EntryBytes * size_t(Count));
     T.Count = Count;
     T.FileSize = In.fileSize();
+    T.Base = Base;
     uint64_t Previous = In.offset();
     for (uint32_t R = 0; R < Count; ++R) {
       uint64_t At = T.begin(R);
@@ -324,7 +329,9 @@ public:
 
   /// Rank R's program is bytes [begin(R), end(R)) of the file.
   uint64_t begin(uint32_t R) const {
-    return llvm::support::endian::read64le(Entries + EntryBytes * size_t(R));
+    uint64_t Stored =
+        llvm::support::endian::read64le(Entries + EntryBytes * size_t(R));
+    return Stored > UINT64_MAX - Base ? UINT64_MAX : Base + Stored;
   }
   uint64_t hash(uint32_t R) const {
     return llvm::support::endian::read64le(Entries + EntryBytes * size_t(R) +
@@ -338,6 +345,7 @@ private:
   const uint8_t *Entries = nullptr;
   uint32_t Count = 0;
   uint64_t FileSize = 0;
+  uint64_t Base = 0;
 };
 
 /// Everything before the programs.
@@ -413,7 +421,8 @@ Expected<Prologue> decodePrologue(ByteReader &In, StringRef Bytes) {
   COLLPLAN_TRY(NumPrograms, In.count("programs", MaxRanks, 17));
   if (auto Problem = checkProgramCount(NumPrograms, Pro.Header.Ranks))
     return In.fail("programs", *Problem);
-  COLLPLAN_TRY(Table, ProgramTable::read(In, uint32_t(NumPrograms)));
+  COLLPLAN_TRY(Table,
+               ProgramTable::read(In, uint32_t(NumPrograms), Pro.HeaderAt));
   Pro.Table = Table;
   Pro.TableEnd = In.offset();
   uint64_t Actual = contentHash(Bytes, Pro.HeaderAt, Pro.TableEnd);
@@ -533,7 +542,8 @@ std::string encodeBinaryPlan(const Plan &P) {
     W.string(B);
   W.uleb(H.RequiresCommutative ? 1 : 0);
   W.uleb(P.Programs.size());
-  uint64_t First = W.size() + ProgramTable::EntryBytes * P.Programs.size();
+  uint64_t First =
+      W.size() + ProgramTable::EntryBytes * P.Programs.size() - HeaderAt;
   for (size_t R = 0; R < P.Programs.size(); ++R) {
     W.fixed64(First + Starts[R]);
     W.fixed64(

@@ -180,6 +180,36 @@ uint64_t planHash(const Plan &P) {
   return storedBinaryHash(encodeBinaryPlan(P));
 }
 
+VerificationStamp stampFor(const Plan &P, bool IdenticalResults,
+                           StringRef Verifier) {
+  return {planHash(P), IdenticalResults, Verifier.str()};
+}
+
+Error checkStamp(const PlanHeader &H, uint64_t Hash, StringRef File) {
+  const char *Remedy = ": run 'collplan verify --stamp ";
+  if (!H.Stamp)
+    return makeError(ErrorKind::Usage,
+                     File +
+                         ": the plan carries no verification stamp (it was "
+                         "compiled with --no-verify or written by another "
+                         "tool)" +
+                         Remedy + File +
+                         "', or allow unverified plans (collplan run "
+                         "--trust-unverified; COLLPLAN_TRUST_UNVERIFIED=1 for "
+                         "the interposer)");
+  if (H.Stamp->PlanHash != Hash)
+    return makeError(ErrorKind::Usage,
+                     File +
+                         ": the plan changed after it was verified (its "
+                         "stamp is for plan " +
+                         planHashHex(H.Stamp->PlanHash) + ", the plan is " +
+                         planHashHex(Hash) + ")" + Remedy + File +
+                         "', or allow unverified plans (collplan run "
+                         "--trust-unverified; COLLPLAN_TRUST_UNVERIFIED=1 for "
+                         "the interposer)");
+  return Error::success();
+}
+
 std::string planHashHex(uint64_t Hash) {
   std::string Out;
   llvm::raw_string_ostream(Out) << llvm::format_hex_no_prefix(Hash, 16);

@@ -71,6 +71,18 @@ llvm::Error writePlanFile(const Plan &P, llvm::StringRef Path, PlanFormat F);
 uint64_t planHash(const Plan &P);
 std::string planHashHex(uint64_t Hash);
 
+/// The stamp a verifier (named Verifier, e.g. "collplan 0.4.0") gives P once
+/// it accepted it: bound to P's current content.
+VerificationStamp stampFor(const Plan &P, bool IdenticalResults,
+                           llvm::StringRef Verifier);
+
+/// Whether a plan of header H and plan hash Hash (read from File) may run:
+/// it carries a stamp for exactly this content. Otherwise a usage error
+/// saying to run `collplan verify --stamp`, for runtimes that execute only
+/// verified plans.
+llvm::Error checkStamp(const PlanHeader &H, uint64_t Hash,
+                       llvm::StringRef File);
+
 } // namespace collplan
 
 #endif // COLLPLAN_SERIALIZE_PLANFILE_H

@@ -80,6 +80,13 @@ void logOnce(const std::string &Message) {
     log(Message);
 }
 
+/// Logs once per distinct message whatever the verbosity, always at 2.
+void warnOnce(const std::string &Message) {
+  static std::set<std::string> Seen;
+  if (verbosity() >= 2 || Seen.insert(Message).second)
+    log(Message);
+}
+
 PlanDirectory *planDirectory() {
   static std::unique_ptr<PlanDirectory> Dir = [] {
     std::unique_ptr<PlanDirectory> D;
@@ -91,6 +98,8 @@ PlanDirectory *planDirectory() {
       log(llvm::toString(Opened.takeError()) + "; using MPI's collectives");
       return D;
     }
+    const char *Trust = std::getenv("COLLPLAN_TRUST_UNVERIFIED");
+    Opened->TrustUnverified = Trust && std::string(Trust) == "1";
     if (verbosity() >= 1)
       log("COLLPLAN_PLANS=" + std::string(Path) + ": " +
           std::to_string(Opened->size()) + " plan file(s)");
@@ -266,7 +275,8 @@ const Decision &decide(CommState &S, const Call &C) {
   };
   std::optional<FoundPlan> Found = planDirectory()->find(
       C.Key.Kind, S.Size, S.Rank, C.Key.Bytes, C.Key.Op, Fits,
-      [](const std::string &Warning) { logOnce(Warning); });
+      // A plan file the job cannot use is always worth a line (once).
+      [](const std::string &Warning) { warnOnce(Warning); });
   uint64_t Mine = Found ? Found->Slice->Hash : 0;
   uint64_t Sent[2] = {Mine, ~Mine}, Highest[2] = {0, 0};
   PMPI_Allreduce(Sent, Highest, 2, MPI_UINT64_T, MPI_MAX, C.Comm);

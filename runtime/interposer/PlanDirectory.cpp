@@ -3,6 +3,7 @@
 #include "runtime/interposer/PlanDirectory.h"
 
 #include "plan/ir/Error.h"
+#include "plan/serialize/PlanFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -135,6 +136,13 @@ PlanDirectory::find(Collective Kind, uint32_t Ranks, uint32_t Rank,
         E->Failed = true;
         continue;
       }
+      if (!TrustUnverified)
+        if (llvm::Error Err = checkStamp(S->Header, S->Hash, E->Path)) {
+          Warn("ignoring " + llvm::toString(std::move(Err)));
+          E->Slices.erase(Rank);
+          E->Failed = true;
+          continue;
+        }
       Slice = std::make_unique<RankSlice>(std::move(*S));
     }
     if (Accept(Slice->Header))

@@ -83,8 +83,9 @@ public:
 
   /// The best plan for a call at rank Rank of Ranks, reading Rank's slice
   /// if needed; Accept filters on the plan's header (its root, its weights).
-  /// Files that fail to load, or whose contents contradict their name, are
-  /// reported once through Warn and skipped.
+  /// Files that fail to load, whose contents contradict their name, or that
+  /// carry no valid verification stamp are reported once through Warn and
+  /// skipped. Every rank reads the same file, so every rank skips it.
   std::optional<FoundPlan>
   find(Collective Kind, uint32_t Ranks, uint32_t Rank, uint64_t Bytes,
        std::optional<ReduceOp> Op,
@@ -92,6 +93,9 @@ public:
        const std::function<void(const std::string &)> &Warn);
 
   size_t size() const { return Entries.size(); }
+  /// Run plans without a valid verification stamp (COLLPLAN_TRUST_UNVERIFIED);
+  /// otherwise find() skips them, through Warn, saying to verify them.
+  bool TrustUnverified = false;
   /// "ignoring PATH: why", one per misnamed file.
   const std::vector<std::string> &misnamed() const { return Misnamed; }
 

@@ -171,12 +171,12 @@ data[-1] ^= 0x01
 open(sys.argv[2], "wb").write(data)
 PY
 expect 2 "verify an edited .cplan" -- "$COLLPLAN" verify "$WORK/edited.cplan"
-check "the stored hash is named" grep -q "field 'hash'.*does not match" "$WORK/out"
+check "the edited program is named" grep -q "program does not match its hash in the table" "$WORK/out"
 # A version 1 .cplan (byte 8) is refused with a request to recompile.
 python3 - "$WORK/ring.cplan" "$WORK/old.cplan" <<'PY'
 import sys
 data = bytearray(open(sys.argv[1], "rb").read())
-assert data[8] == 2
+assert data[8] == 3
 data[8] = 1
 open(sys.argv[2], "wb").write(data)
 PY

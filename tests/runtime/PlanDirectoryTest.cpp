@@ -52,11 +52,14 @@ TEST_CASE("plan file names") {
 TEST_CASE("the most specific matching plan wins") {
   llvm::SmallString<128> Dir;
   REQUIRE(!llvm::sys::fs::createUniqueDirectory("collplan-plans", Dir));
-  auto Write = [&](const char *Name, const char *Algorithm, uint32_t P) {
+  auto Write = [&](const char *Name, const char *Algorithm, uint32_t P,
+                   bool Stamped = true) {
     CompileRequest Req;
     Req.Topo = Topology::flat(P);
     llvm::Expected<Plan> Pl = compilePlan(*findAlgorithm(Algorithm), Req);
     REQUIRE(bool(Pl));
+    if (Stamped) // As compile does once the verifier accepts the plan.
+      Pl->Header.Stamp = stampFor(*Pl, true, "collplan test");
     llvm::SmallString<128> Path(Dir);
     llvm::sys::path::append(Path, Name);
     REQUIRE(!writePlanFile(*Pl, Path, *formatForPath(Path)));
@@ -67,9 +70,10 @@ TEST_CASE("the most specific matching plan wins") {
   Write("allreduce-p5-0-inf.cplan", "ring", 4);   // Lies about its P.
   Write("allreduce-p3-0-inf.cplan", "ring", 2);   // Lies about its P.
   Write("allreduce-p4-0-64KiB.cplan", "ring", 4); // Misnamed: reported.
+  Write("allreduce-p6-0-inf.cplan", "ring", 6, /*Stamped=*/false);
   llvm::Expected<PlanDirectory> D = PlanDirectory::open(Dir.str().str());
   REQUIRE(bool(D));
-  CHECK(D->size() == 5);
+  CHECK(D->size() == 6);
   REQUIRE(D->misnamed().size() == 1);
   CHECK(D->misnamed()[0].find("allreduce-p4-0-64KiB.cplan: 64KiB: not a byte "
                               "count") != std::string::npos);
@@ -99,6 +103,23 @@ TEST_CASE("the most specific matching plan wins") {
   REQUIRE(Warnings.size() == 2);
   CHECK_MESSAGE(Warnings[1].find("not what its name says") != std::string::npos,
                 Warnings[1]);
+  // A plan without a verification stamp is skipped, saying how to stamp it.
+  CHECK(Algo(100, ReduceOp::Sum, 6) == "none");
+  REQUIRE(Warnings.size() == 3);
+  CHECK_MESSAGE(Warnings[2].find("no verification stamp") != std::string::npos,
+                Warnings[2]);
+  CHECK_MESSAGE(Warnings[2].find("collplan verify --stamp") !=
+                    std::string::npos,
+                Warnings[2]);
+  // Trusted on request (a fresh directory: the first one remembers the
+  // failure).
+  llvm::Expected<PlanDirectory> Trusting = PlanDirectory::open(Dir.str().str());
+  REQUIRE(bool(Trusting));
+  Trusting->TrustUnverified = true;
+  std::optional<FoundPlan> Unstamped = Trusting->find(
+      Collective::Allreduce, 6, 5, 100, ReduceOp::Sum, Any, Warn);
+  REQUIRE(bool(Unstamped));
+  CHECK(Unstamped->Slice->Header.Algorithm == "ring");
 
   // Each rank gets its own program, all with the whole plan's hash; each
   // slice is read once.
@@ -118,6 +139,6 @@ TEST_CASE("the most specific matching plan wins") {
     // Rank 3's was read above, by Algo.
     CHECK(F->Entry->Slices.size() == (R == 2 ? 2u : 3u));
   }
-  CHECK(Warnings.size() == 2);
+  CHECK(Warnings.size() == 3);
   llvm::sys::fs::remove_directories(Dir);
 }

@@ -27,6 +27,30 @@ grep -q '"check": "passed"' "$W/out.json" || fail "check not passed without -n"
 expect_exit 2 "P = 3; -n 2 does not match (leave -n out" \
   "$C" run -n 2 "$W/ring3.cplan"
 expect_exit 2 "P = 3; -n 0 does not match" "$C" run -n 0 "$W/ring3.cplan"
+# Only verified plans run: compile stamps what it verified; a plan without a
+# stamp, or changed after it, is refused (exit 2) unless trusted.
+"$C" compile -c allreduce -a ring -P 3 --no-verify -o "$W/unstamped.yaml" \
+  >/dev/null
+expect_exit 2 "no verification stamp" "$C" run "$W/unstamped.yaml"
+grep -q "collplan verify --stamp" "$W/err" || fail "no remedy named"
+"$C" run "$W/unstamped.yaml" --trust-unverified --check >"$W/out" ||
+  fail "a trusted unverified plan did not run"
+"$C" verify "$W/unstamped.yaml" >"$W/out"
+grep -q "verification stamp: none" "$W/out" || fail "verify: no stamp not said"
+"$C" verify --stamp "$W/unstamped.yaml" >"$W/out"
+grep -q "verification stamp written" "$W/out" || fail "verify --stamp"
+"$C" run "$W/unstamped.yaml" --check >"$W/out" ||
+  fail "a plan stamped by verify --stamp did not run"
+# An edit that leaves a valid plan (the algorithm's name) makes it stale.
+sed 's/^algorithm: ring$/algorithm: ring2/' "$W/unstamped.yaml" >"$W/edited.yaml"
+grep -q "^algorithm: ring2$" "$W/edited.yaml" || fail "the edit did not apply"
+"$C" verify "$W/edited.yaml" >"$W/out"
+grep -q "verification stamp: stale" "$W/out" || fail "verify: stale not said"
+expect_exit 2 "changed after it was verified" "$C" run "$W/edited.yaml"
+"$C" compile -c allreduce -a ring -P 3 --no-verify -o "$W/unstamped.cplan" \
+  >/dev/null
+expect_exit 2 "no verification stamp" env COLLPLAN_RANK=0 COLLPLAN_SIZE=3 \
+  COLLPLAN_ADDR=127.0.0.1:1 "$C" run "$W/unstamped.cplan"
 # One rank per process, as another launcher would start them: each reads its
 # own rank's program (a .cplan slice, or the whole YAML plan) and checks.
 # run_job PLAN P: starts P ranks on a port of their own, all must pass.

@@ -219,9 +219,9 @@ static std::string binaryPrefix() {
   std::string S("\x89"
                 "CPLAN\r\n",
                 8);
-  // version 2, the hash (filled in by withPrograms), allreduce, 2 ranks,
-  // flat, 2 nodes, ppn 1, block, "x".
-  S += std::string("\x02", 1) + std::string(8, '\0');
+  // version 3, the hash (filled in by withPrograms), no stamp, allreduce,
+  // 2 ranks, flat, 2 nodes, ppn 1, block, "x".
+  S += std::string("\x03", 1) + std::string(9, '\0');
   S += std::string("\x00\x02\x00\x02\x01\x00\x01x", 8);
   return S;
 }
@@ -247,28 +247,34 @@ static std::string binaryHeader() {
          uleb(4) + "data" + uleb(1);
 }
 
-/// Header, the program count, the offset table (Offsets, or the offsets of
-/// Programs laid end to end) and Programs, with the stored hash made right:
-/// FNV-1a of every byte but its own (written out here from its definition).
+/// FNV-1a (64-bit), written out from its definition.
+static uint64_t fnv1a(llvm::StringRef Bytes) {
+  uint64_t H = 14695981039346656037ULL;
+  for (unsigned char C : Bytes)
+    H = (H ^ C) * 1099511628211ULL;
+  return H;
+}
+
+/// Header, the program count, the table (file offsets Offsets, or those of
+/// Programs laid end to end, stored from the header's first byte, 18, each
+/// with its program's FNV-1a) and Programs, with the stored hash made
+/// right: FNV-1a of the magic, the version, the header and the table.
 static std::string withPrograms(const std::string &Header,
                                 const std::vector<std::string> &Programs,
                                 std::vector<uint64_t> Offsets = {}) {
   std::string S = Header + uleb(Programs.size());
   if (Offsets.empty()) {
-    uint64_t At = S.size() + 8 * Programs.size();
+    uint64_t At = S.size() + 16 * Programs.size();
     for (const std::string &Prog : Programs) {
       Offsets.push_back(At);
       At += Prog.size();
     }
   }
-  for (uint64_t O : Offsets)
-    S += le64(O);
+  for (size_t R = 0; R < Offsets.size(); ++R)
+    S += le64(Offsets[R] - 18) + le64(fnv1a(Programs[R]));
+  uint64_t H = fnv1a(S.substr(0, 9) + S.substr(18));
   for (const std::string &Prog : Programs)
     S += Prog;
-  uint64_t H = 14695981039346656037ULL;
-  for (size_t I = 0; I < S.size(); ++I)
-    if (I < 9 || I >= 17)
-      H = (H ^ uint8_t(S[I])) * 1099511628211ULL;
   return S.replace(9, 8, le64(H));
 }
 
@@ -294,16 +300,16 @@ TEST_CASE("binary counts are checked against the bytes present") {
   CHECK(mentions(errorOf(withPrograms(
                      Header, {uleb(0), uleb(1) + uleb(0) + uleb(1000000000)})),
                  "rank 1, round 0: field 'ops': claims 1000000000"));
-  CHECK(mentions(errorOf(Header + uleb(3) + std::string(27, '\0')),
+  CHECK(mentions(errorOf(Header + uleb(3) + std::string(51, '\0')),
                  "has 3 programs for 2 ranks"));
-  CHECK(mentions(errorOf(Header + uleb(2) + std::string(17, '\0')),
-                 "field 'programs': claims 2 elements but only 17 bytes"));
+  CHECK(mentions(errorOf(Header + uleb(2) + std::string(33, '\0')),
+                 "field 'programs': claims 2 elements but only 33 bytes"));
   CHECK(mentions(errorOf(withPrograms(Header, {uleb(0), uleb(0) + "x"})),
                  "1 bytes follow the last program"));
   CHECK(mentions(errorOf(binaryPrefix() + uleb(0) + uleb(uint64_t(1) << 41)),
                  "field 'blocks': expected an integer in [1, 1099511627776]"));
   std::string HugeRanks = Valid;
-  HugeRanks.replace(18, 1, uleb(1000000000000ULL));
+  HugeRanks.replace(19, 1, uleb(1000000000000ULL));
   CHECK(mentions(errorOf(HugeRanks),
                  "field 'ranks': expected an integer in [1, 16777216]"));
   std::string Overlong = binaryPrefix() + std::string(11, '\xff');
@@ -328,7 +334,7 @@ TEST_CASE("binary counts are checked against the bytes present") {
 TEST_CASE("a hostile offset table is refused before any program is read") {
   std::string Header = binaryHeader();
   // Header, count, two offsets: rank 0's program follows the table there.
-  uint64_t First = Header.size() + 1 + 16;
+  uint64_t First = Header.size() + 1 + 32;
   std::vector<std::string> Two = {uleb(0), uleb(0)};
   struct Case {
     std::vector<uint64_t> Offsets;
@@ -336,20 +342,20 @@ TEST_CASE("a hostile offset table is refused before any program is read") {
   };
   const Case Cases[] = {
       {{First, First + 100},
-       "field 'offsets[1]': rank 1's program starts at byte 153, past the "
-       "end of the file (55 bytes)"},
+       "field 'offsets[1]': rank 1's program starts at byte 170, past the "
+       "end of the file (72 bytes)"},
       {{First, UINT64_MAX},
        "field 'offsets[1]': rank 1's program starts at byte "
        "18446744073709551615, past the end"},
       {{First + 1, First + 1},
-       "field 'offsets[0]': rank 0's program starts at byte 54; it must "
-       "follow the table, at byte 53"},
+       "field 'offsets[0]': rank 0's program starts at byte 71; it must "
+       "follow the table, at byte 70"},
       {{First - 16, First + 1},
-       "field 'offsets[0]': rank 0's program starts at byte 37; it must "
+       "field 'offsets[0]': rank 0's program starts at byte 54; it must "
        "follow the table"},
       {{First, First},
-       "field 'offsets[1]': rank 1's program starts at byte 53, not after "
-       "rank 0's at byte 53: offsets must increase, programs cannot overlap"},
+       "field 'offsets[1]': rank 1's program starts at byte 70, not after "
+       "rank 0's at byte 70: offsets must increase, programs cannot overlap"},
   };
   for (const Case &C : Cases) {
     CAPTURE(C.Expect);
@@ -396,10 +402,26 @@ TEST_CASE("a binary plan whose stored hash does not match is corrupt") {
   REQUIRE(Edited[At] == 1);
   Edited[At] = 0;
   std::string Message = errorOf(Edited, "e.cplan");
-  CHECK_MESSAGE(mentions(Message, "does not match the file's contents ("),
-                Message);
+  CHECK_MESSAGE(
+      mentions(Message, "does not match the file's header and program table ("),
+      Message);
   CHECK_MESSAGE(mentions(Message, "): the file is corrupt or was edited"),
                 Message);
+  // An edit in rank 1's program (the last bytes of the file) is caught by
+  // its hash in the table: by a whole read and by rank 1's slice, while
+  // rank 0's slice, which never reads those bytes, stays readable.
+  Plan Ring = compiledPlan("ring", Collective::Allreduce, Topology::flat(2));
+  std::string InProgram = encodePlan(Ring, PlanFormat::Binary);
+  InProgram.back() ^= 0x01;
+  CHECK(mentions(errorOf(InProgram, "p.cplan"),
+                 "rank 1's program does not match its hash in the table"));
+  llvm::Expected<RankSlice> Rank1 = decodeRankSlice(InProgram, "p.cplan", 1);
+  REQUIRE(!Rank1);
+  CHECK(mentions(llvm::toString(Rank1.takeError()),
+                 "rank 1's program does not match its hash"));
+  llvm::Expected<RankSlice> Rank0 = decodeRankSlice(InProgram, "p.cplan", 0);
+  REQUIRE_MESSAGE(bool(Rank0), llvm::toString(Rank0.takeError()));
+  CHECK(Rank0->Hash == planHash(Ring));
 }
 
 TEST_CASE("every truncation of a valid file is an error, never a crash") {

@@ -120,13 +120,38 @@ static uint64_t fnv1a(llvm::StringRef Bytes) {
 TEST_CASE("the plan hash is FNV-1a of the binary form and sees every field") {
   Plan P = handBuiltPlan();
   // The binary form stores the hash in the 8 bytes after the magic and the
-  // version; it covers every other byte.
+  // version. It covers the magic, the version, the header and the table of
+  // (offset, FNV-1a of the program's bytes) entries, so every program too;
+  // the stamp (one 0 byte here, at 17) is left out.
   std::string Binary = encodePlan(P, PlanFormat::Binary);
-  uint64_t Stored = 0;
-  for (int I = 7; I >= 0; --I)
-    Stored = Stored << 8 | uint8_t(Binary[9 + I]);
-  CHECK(planHash(P) == Stored);
-  CHECK(planHash(P) == fnv1a(Binary.substr(0, 9) + Binary.substr(17)));
+  auto Read64 = [&](size_t At) {
+    uint64_t V = 0;
+    for (int I = 7; I >= 0; --I)
+      V = V << 8 | uint8_t(Binary[At + I]);
+    return V;
+  };
+  CHECK(planHash(P) == Read64(9));
+  REQUIRE(Binary[17] == 0);
+  // The table ends where rank 0's program starts, its first entry says
+  // (offsets count from the header's first byte, 18).
+  size_t Ranks = P.Programs.size(), TableEnd = 0;
+  for (size_t End = 18 + 16 * Ranks; End < Binary.size() && !TableEnd; ++End)
+    if (18 + Read64(End - 16 * Ranks) == End)
+      TableEnd = End;
+  REQUIRE(TableEnd != 0);
+  for (size_t R = 0; R < Ranks; ++R) {
+    size_t Begin = 18 + Read64(TableEnd - 16 * Ranks + 16 * R);
+    size_t End = R + 1 < Ranks
+                     ? 18 + Read64(TableEnd - 16 * Ranks + 16 * (R + 1))
+                     : Binary.size();
+    CHECK(Read64(TableEnd - 16 * Ranks + 16 * R + 8) ==
+          fnv1a(Binary.substr(Begin, End - Begin)));
+  }
+  CHECK(planHash(P) ==
+        fnv1a(Binary.substr(0, 9) + Binary.substr(18, TableEnd - 18)));
+  Plan Stamped = handBuiltPlan();
+  Stamped.Header.Stamp = VerificationStamp{123, true, "collplan test"};
+  CHECK(planHash(Stamped) == planHash(P));
   CHECK(planHash(P) == planHash(handBuiltPlan()));
   uint64_t Base = planHash(P);
   auto Differs = [&](auto Mutate) {
@@ -170,13 +195,13 @@ TEST_CASE("every format rejects a newer version by name") {
   };
   Yaml = Replace(Yaml, "version: 1", "version: 2");
   Json = Replace(Json, "\"version\": 1", "\"version\": 2");
-  // The binary layout has a version of its own (2), after the 8-byte magic.
-  REQUIRE(Binary[8] == 2);
-  Binary[8] = 3;
+  // The binary layout has a version of its own (3), after the 8-byte magic.
+  REQUIRE(Binary[8] == 3);
+  Binary[8] = 4;
   const std::pair<std::string, const char *> Cases[] = {
       {Yaml, "version 2 is newer than this collplan supports (1)"},
       {Json, "version 2 is newer than this collplan supports (1)"},
-      {Binary, "version 3 is newer than this collplan supports (2)"}};
+      {Binary, "version 4 is newer than this collplan supports (3)"}};
   for (const auto &[Bytes, Expect] : Cases) {
     llvm::Expected<Plan> Back = decodePlan(Bytes, "future.plan");
     REQUIRE(!Back);
@@ -195,7 +220,7 @@ TEST_CASE("a version 1 binary plan is refused with a request to recompile") {
   std::string Message = llvm::toString(Back.takeError());
   CHECK_MESSAGE(Message == "old.cplan: byte 8: field 'version': binary plan "
                            "format version 1 has no rank offset table; this "
-                           "collplan reads version 2: recompile the plan "
+                           "collplan reads version 3: recompile the plan "
                            "(collplan compile ... -o FILE.cplan) or convert "
                            "it from its YAML or JSON form",
                 Message);

@@ -375,6 +375,9 @@ int runCompile(const CompileOptions &O) {
         llvm::errs() << "  " << D.str() << "\n";
       return ExitInvalid;
     }
+    // The runtime runs only plans that carry this stamp.
+    P.Header.Stamp =
+        stampFor(P, Verified->IdenticalResults, "collplan " COLLPLAN_VERSION);
   }
 
   CostReport Cost = evaluateCost(P, Request.Bytes, Request.Cost);

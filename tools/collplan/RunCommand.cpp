@@ -45,6 +45,7 @@ struct RunOptions {
   std::string Op = "sum";
   double TimeoutSeconds = 30;
   OutputFormat Format = OutputFormat::Text;
+  bool TrustUnverified = false;
 };
 
 /// One rank's outcome as its report line carries it: "status\tseconds\ttext"
@@ -250,6 +251,9 @@ int runAllRanks(const RunOptions &O) {
   if (!S)
     return reportError(S.takeError(), ErrorKind::Usage);
   uint64_t Hash = planHash(*P);
+  if (!O.TrustUnverified)
+    if (llvm::Error E = checkStamp(P->Header, Hash, O.File))
+      return reportError(std::move(E), ErrorKind::Usage);
   auto Rank = [&](const TcpConfig &Config, std::string &Report) {
     return runRank(P->Header, P->Programs[Config.Rank], Hash, *S, Config,
                    Report);
@@ -272,6 +276,9 @@ int runOneRank(const RunOptions &O) {
   if (!Slice)
     return reportError(Slice.takeError(), ErrorKind::Usage);
   const PlanHeader &H = Slice->Header;
+  if (!O.TrustUnverified)
+    if (llvm::Error E = checkStamp(H, Slice->Hash, O.File))
+      return reportError(std::move(E), ErrorKind::Usage);
   llvm::Expected<RunSettings> S = runSettings(O, H);
   if (!S)
     return reportError(S.takeError(), ErrorKind::Usage);
@@ -299,7 +306,8 @@ int runCommand(const RunOptions &O) {
 void addRunCommand(CLI::App &App, int &Exit) {
   auto O = std::make_shared<RunOptions>();
   CLI::App *Cmd = App.add_subcommand(
-      "run", "Run a plan on its P ranks as local processes over TCP, time it and check "
+      "run", "Run a plan on its P ranks as local processes over TCP, time it "
+             "and check "
              "the result. Without -n: one rank of a job, its rank and size "
              "from COLLPLAN_RANK/COLLPLAN_SIZE, else the launcher's "
              "(OMPI_COMM_WORLD_RANK/_SIZE, PMI_RANK/PMI_SIZE, "
@@ -327,6 +335,10 @@ void addRunCommand(CLI::App &App, int &Exit) {
   Cmd->add_option("--timeout", O->TimeoutSeconds,
                   "seconds a rank waits for a peer to arrive or progress")
       ->default_val(30);
+  Cmd->add_flag("--trust-unverified", O->TrustUnverified,
+                "run a plan without a valid verification stamp (compiled "
+                "with --no-verify, edited, or written by another tool); "
+                "without it such a plan is refused (exit 2)");
   addFormatOption(*Cmd, O->Format);
   Cmd->callback([O, &Exit] { Exit = runCommand(*O); });
 }

@@ -63,6 +63,16 @@ int runShow(const ShowOptions &O) {
      << " blocks";
   if (H.Root)
     OS << ", root " << *H.Root;
+  if (!H.Stamp)
+    OS << "\nnot verified (no stamp: collplan verify --stamp adds one)";
+  else if (H.Stamp->PlanHash != planHash(*P))
+    OS << "\nchanged since " << H.Stamp->Verifier
+       << " verified it (stale stamp)";
+  else
+    OS << "\nverified by " << H.Stamp->Verifier << "; "
+       << (H.Stamp->IdenticalResults
+               ? "every rank ends with the same bits"
+               : "results may differ in the last bits between ranks");
   OS << "\n  round  operations (reduce = combine into the named buffer)\n";
   if (O.Rank) {
     showRank(*P, *O.Rank);

@@ -22,13 +22,23 @@ struct VerifyCommandOptions {
   OutputFormat Format = OutputFormat::Text;
   VerifyMode Mode = VerifyMode::Auto;
   size_t MaxErrors = 20;
+  bool Stamp = false;
 };
 
 struct FileVerdict {
   std::string File;
   bool Readable = true;
   VerifyResult Result;
+  /// The file's verification stamp: "valid" (for this content), "stale"
+  /// (for other content), "none", or "stamped" (by this run, --stamp).
+  std::string Stamp;
 };
+
+std::string stampState(const Plan &P) {
+  if (!P.Header.Stamp)
+    return "none";
+  return P.Header.Stamp->PlanHash == planHash(P) ? "valid" : "stale";
+}
 
 void printJson(const std::vector<FileVerdict> &Verdicts) {
   llvm::json::OStream J(llvm::outs(), 2);
@@ -64,6 +74,8 @@ void printJson(const std::vector<FileVerdict> &Verdicts) {
           J.attribute("block_transfers", int64_t(S.BlockTransfers));
           J.attribute("mode", verifyModeName(S.ModeUsed));
         });
+        if (!V.Stamp.empty())
+          J.attribute("stamp", V.Stamp);
         if (V.Result.Valid) {
           J.attribute("identical_results", V.Result.IdenticalResults);
           if (!V.Result.IdenticalResults)
@@ -85,6 +97,12 @@ void printText(const std::vector<FileVerdict> &Verdicts) {
         llvm::outs() << "  results may differ in the last bits between ranks "
                         "(floating point): "
                      << V.Result.DifferentOrders << "\n";
+      if (V.Stamp == "stamped")
+        llvm::outs() << "  verification stamp written\n";
+      else if (V.Stamp != "valid")
+        llvm::outs() << "  verification stamp: " << V.Stamp
+                     << " (the runtime runs only stamped plans; add one with "
+                        "--stamp)\n";
       continue;
     }
     llvm::outs() << V.File << ": " << (V.Readable ? "INVALID" : "UNREADABLE")
@@ -113,6 +131,25 @@ int runVerify(const VerifyCommandOptions &O) {
       V.Result = verifyPlan(*P, VO);
       if (!V.Result.Valid && Exit == ExitSuccess)
         Exit = ExitInvalid;
+      V.Stamp = stampState(*P);
+      if (V.Result.Valid && O.Stamp) {
+        // Rewritten whole, in its own format, with the verdict recorded.
+        P->Header.Stamp = stampFor(*P, V.Result.IdenticalResults,
+                                   "collplan " COLLPLAN_VERSION);
+        std::optional<PlanFormat> F = formatForPath(File);
+        llvm::Error E =
+            F ? writePlanFile(*P, File, *F)
+              : makeError(ErrorKind::Usage,
+                          File + ": cannot tell its format from its name "
+                                 "(.yaml, .json, .cplan); not stamped");
+        if (E) {
+          ErrorReport R = takeErrorReport(std::move(E), ErrorKind::Io);
+          V.Result.Errors.push_back({{}, R.Message});
+          Exit = exitCodeFor(R.Kind);
+        } else {
+          V.Stamp = "stamped";
+        }
+      }
     }
     Verdicts.push_back(std::move(V));
   }
@@ -133,6 +170,10 @@ void addVerifyCommand(CLI::App &App, int &Exit) {
       ->required();
   addFormatOption(*Cmd, O->Format);
   addVerifyModeOption(*Cmd, "--mode", O->Mode);
+  Cmd->add_flag("--stamp", O->Stamp,
+                "record the verdict in each valid file (rewritten whole, in "
+                "its format): collplan run and the interposer run only plans "
+                "with a stamp for their exact content");
   Cmd->add_option("--max-errors", O->MaxErrors,
                   "diagnostics to report per file")
       ->capture_default_str();

@@ -3,7 +3,8 @@
 # Runs InterposedEdgeApp on 4 ranks with LIBRARY preloaded and a plan
 # directory with two allreduce plans for different byte ranges, plans for
 # the 2-rank communicators the app splits off, and a file whose plan is for
-# another P than its name says (which must be ignored, not hang). Checks the
+# another P than its name says and an unverified plan (both must be ignored,
+# not hang). Checks the
 # results (the app does), which plan served which call, and the fallbacks.
 set -eu
 COLLPLAN=$1 LIB=$2 APP=$3 WORK=$4
@@ -20,6 +21,10 @@ rm -rf "$WORK" && mkdir -p "$PLANS"
 "$COLLPLAN" compile -c allgatherv -a recursive-doubling -P 3 --weights 1,1,1 -o "$PLANS/allgatherv-p3-0-inf.cplan" >/dev/null
 # Named for P = 2, holds a plan for P = 3.
 "$COLLPLAN" compile -c allgather -a ring -P 3 -o "$PLANS/allgather-p2-0-inf.cplan" >/dev/null
+
+# Unverified (no stamp): skipped on every rank with the reason, so the
+# broadcast from rank 0 falls back to MPI's own.
+"$COLLPLAN" compile -c broadcast -a binomial -P 4 --root 0 --no-verify -o "$PLANS/broadcast-p4-0-1000.cplan" >/dev/null
 
 # A hang is a failure: bound the run (generously; the machine may be busy).
 timeout -k 10 90 mpirun --oversubscribe -n 4 -x LD_PRELOAD="$LIB" \
@@ -41,6 +46,8 @@ expect_plan MPI_Allgatherv allgatherv-p4-0-inf.cplan 4
 expect_plan MPI_Bcast broadcast-p4-0-inf.cplan 4
 grep -q "ignoring $PLANS/allgather-p2-0-inf.cplan" "$WORK/log" ||
   fail "the plan for the wrong P was not reported"
+grep -q "ignoring $PLANS/broadcast-p4-0-1000.cplan: .*no verification stamp" "$WORK/log" ||
+  fail "the unverified plan was not reported"
 grep -q "MPI_Bcast of 800 bytes on 4 ranks: no plan fits" "$WORK/log" ||
   fail "the broadcast from rank 0 did not fall back"
 if grep -q "MPI_Allgatherv of .* on 3 ranks: plan" "$WORK/log"; then

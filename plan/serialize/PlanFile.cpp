@@ -186,28 +186,22 @@ VerificationStamp stampFor(const Plan &P, bool IdenticalResults,
 }
 
 Error checkStamp(const PlanHeader &H, uint64_t Hash, StringRef File) {
-  const char *Remedy = ": run 'collplan verify --stamp ";
+  std::string Why;
   if (!H.Stamp)
-    return makeError(ErrorKind::Usage,
-                     File +
-                         ": the plan carries no verification stamp (it was "
-                         "compiled with --no-verify or written by another "
-                         "tool)" +
-                         Remedy + File +
-                         "', or allow unverified plans (collplan run "
-                         "--trust-unverified; COLLPLAN_TRUST_UNVERIFIED=1 for "
-                         "the interposer)");
-  if (H.Stamp->PlanHash != Hash)
-    return makeError(ErrorKind::Usage,
-                     File +
-                         ": the plan changed after it was verified (its "
-                         "stamp is for plan " +
-                         planHashHex(H.Stamp->PlanHash) + ", the plan is " +
-                         planHashHex(Hash) + ")" + Remedy + File +
-                         "', or allow unverified plans (collplan run "
-                         "--trust-unverified; COLLPLAN_TRUST_UNVERIFIED=1 for "
-                         "the interposer)");
-  return Error::success();
+    Why = "the plan carries no verification stamp (it was compiled with "
+          "--no-verify or written by another tool)";
+  else if (H.Stamp->PlanHash != Hash)
+    Why = "the plan changed after it was verified (its stamp is for plan " +
+          planHashHex(H.Stamp->PlanHash) + ", the plan is " +
+          planHashHex(Hash) + ")";
+  else
+    return Error::success();
+  return makeError(ErrorKind::Usage,
+                   File + ": " + Why + ": run 'collplan verify --stamp " +
+                       File +
+                       "', or allow unverified plans (collplan run "
+                       "--trust-unverified; COLLPLAN_TRUST_UNVERIFIED=1 for "
+                       "the interposer)");
 }
 
 std::string planHashHex(uint64_t Hash) {

@@ -31,3 +31,15 @@ find_package(doctest REQUIRED)
 if(COLLPLAN_WITH_MPI)
   find_package(MPI REQUIRED COMPONENTS C)
 endif()
+
+# SimGrid's SMPI (Debian libsimgrid-dev), for running plans on simulated
+# machines (runtime/smpi). Optional: without it the rest builds as before.
+option(COLLPLAN_WITH_SMPI "Build the SMPI drivers when SimGrid is found" ON)
+if(COLLPLAN_WITH_SMPI)
+  find_path(SIMGRID_SMPI_INCLUDE_DIR smpi/mpi.h)
+  find_library(SIMGRID_LIB simgrid)
+  if(NOT SIMGRID_SMPI_INCLUDE_DIR OR NOT SIMGRID_LIB)
+    message(STATUS "SimGrid not found: the SMPI drivers are not built")
+    set(COLLPLAN_WITH_SMPI OFF)
+  endif()
+endif()

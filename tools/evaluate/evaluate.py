@@ -1,0 +1,304 @@
+#!/usr/bin/python3
+"""Allreduce on simulated machines: collplan's plans beside SMPI's own.
+
+  tools/evaluate/evaluate.py [--preset ci|full] [--platforms T,...]
+                             [--sizes B,...] [--out DIR] [--build DIR]
+
+For every platform (tools/evaluate/platforms.py) and message size, it
+compiles an allreduce plan with every collplan algorithm that serves the
+topology and with `--algorithm auto`, runs each under `smpirun` through the
+runtime's executor and MPI transport built against SMPI
+(collplan_smpi_allreduce), and runs SMPI's built-in algorithms and its
+emulations of Open MPI's and MPICH's selectors through the same harness.
+Beside every simulated time is the cost model's prediction for the same plan
+on the platform's parameters (`collplan compile` prices what it writes). Small cases check the result on every rank.
+
+Writes DIR/results.csv (one row per platform, size and contender),
+DIR/fidelity.csv (|predicted / simulated - 1| per platform and algorithm),
+DIR/<platform>.svg (time per call against size, log-log) and prints the
+summary tables. Progress goes to stderr.
+"""
+
+import argparse
+import csv
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import platforms  # noqa: E402
+
+PRESETS = {
+    # A few minutes: two small machines, three sizes.
+    "ci": {
+        "platforms": ["torus:4x4", "nodes:4x4"],
+        "sizes": [64, 64 << 10, 1 << 20],
+    },
+    # The issue's machines, 32 B to 64 MiB in powers of 8.
+    "full": {
+        "platforms": ["torus:8x8", "torus:16x16", "torus:8x8x8",
+                      "nodes:64x16", "fattree:64", "flat:48"],
+        "sizes": [32 << (3 * k) for k in range(9)],
+    },
+}
+
+# SMPI's allreduce algorithms and selectors run beside the plans.
+SMPI_BUILTINS = ["rdb", "rab1", "lr", "ompi_ring_segmented", "smp_rsag",
+                 "ompi", "mpich"]
+
+# Beyond this many bytes of user buffers in all (P x size x 2), the runs
+# share one copy of the buffers (SMPI_SHARED_MALLOC): times only.
+PRIVATE_BUFFER_LIMIT = 2 << 30
+# Up to this many, every rank's result is checked.
+CHECK_LIMIT = 256 << 20
+RUN_TIMEOUT = 1800  # seconds per smpirun
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def allreduce_algorithms(collplan):
+    """collplan's allreduce algorithms (compile refuses a topology one does
+    not serve, and the row says why)."""
+    out = subprocess.run([collplan, "list", "--format", "json"],
+                         check=True, capture_output=True, text=True).stdout
+    return [a["name"] for a in json.loads(out)
+            if "allreduce" in a["collectives"]]
+
+
+def measured_gamma(collplan):
+    """This machine's float-sum reduction time per byte: SMPI charges the
+    real reduction code's time to the simulated host, so the model must
+    price it at the same rate."""
+    out = subprocess.run([collplan, "calibrate", "-n", "2", "--format",
+                          "json"], check=True, capture_output=True,
+                         text=True).stdout
+    return json.loads(out)["params"]["gamma"]
+
+
+def compile_plan(collplan, platform, gamma, algorithm, size, path):
+    """Compiles (and verifies) a plan; None with the reason if refused."""
+    cmd = [collplan, "compile", "--collective", "allreduce",
+           "--algorithm", algorithm, "--topology", platform.topology,
+           "--ranks", str(platform.ranks), "--bytes", str(size),
+           "--gamma", f"{gamma:.6g}", "--format", "json", "-o", path]
+    cmd += platform.cost_flags
+    if platform.ppn > 1 and platform.topology.startswith("torus"):
+        cmd += ["--ppn", str(platform.ppn)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, r.stderr.strip().splitlines()[-1] if r.stderr else ""
+    info = json.loads(r.stdout)
+    return info, ""
+
+
+def simulate(driver, platform, files, target, size, extra_cfg=()):
+    """Seconds per call on the simulated platform, or None and the reason."""
+    cmd = ["smpirun", "-np", str(platform.ranks), "-platform", files[0],
+           "-hostfile", files[1]]
+    cmd += ["--cfg=" + c for c in list(platform.smpi_cfg) + list(extra_cfg)]
+    cmd += ["--log=root.thresh:error", driver] + target + [str(size)]
+    total = platform.ranks * size * 2
+    checked = total <= CHECK_LIMIT
+    if checked:
+        cmd.append("--check")
+    elif total > PRIVATE_BUFFER_LIMIT:
+        cmd.append("--shared")
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None, "timeout", False
+    for line in r.stdout.splitlines():
+        if line.startswith("{"):
+            return json.loads(line)["seconds"], "", checked
+    err = (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1]
+    return None, err, checked
+
+
+def human(size):
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift} {unit}"
+    return f"{size} B"
+
+
+def plot(rows, platform_name, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    lines = {}
+    for r in rows:
+        if r["platform"] == platform_name and r["simulated_s"]:
+            lines.setdefault(r["contender"], []).append(
+                (int(r["bytes"]), float(r["simulated_s"])))
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    for name in sorted(lines):
+        pts = sorted(lines[name])
+        style = "-" if name.startswith("collplan:") else "--"
+        width = 2.5 if name == "collplan:auto" else 1.2
+        ax.plot([p[0] for p in pts], [p[1] * 1e6 for p in pts], style,
+                marker="o", markersize=3, linewidth=width, label=name)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("simulated time per allreduce (µs)")
+    ax.set_title(f"allreduce on {platform_name} (SimGrid SMPI)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def fidelity(rows):
+    """Per (platform, algorithm): median and worst |predicted/simulated-1|."""
+    groups = {}
+    for r in rows:
+        if r["predicted_s"] and r["simulated_s"]:
+            err = abs(float(r["predicted_s"]) / float(r["simulated_s"]) - 1)
+            groups.setdefault((r["platform"], r["contender"]), []).append(err)
+    return [{"platform": p, "contender": c, "runs": len(e),
+             "median_error": statistics.median(e), "worst_error": max(e)}
+            for (p, c), e in sorted(groups.items())]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--preset", choices=sorted(PRESETS), default="ci")
+    ap.add_argument("--platforms", help="comma-separated topology strings")
+    ap.add_argument("--sizes", help="comma-separated byte counts")
+    ap.add_argument("--algorithms", help="comma-separated collplan "
+                    "algorithms (default: all that apply, and auto)")
+    ap.add_argument("--builtins", help="comma-separated SMPI algorithms "
+                    "(default: " + ",".join(SMPI_BUILTINS) + ")")
+    ap.add_argument("--compute", choices=["none", "measured"],
+                    default="none", help="none (default): reductions cost "
+                    "no simulated time, on both sides, since SMPI's built-in "
+                    "collectives reduce inside the simulator for free; "
+                    "measured: SMPI charges the executor's real CPU time "
+                    "(reductions and bookkeeping) to the simulated host, "
+                    "and the model prices reductions at this machine's rate")
+    ap.add_argument("--out", default="evaluation")
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--no-plots", action="store_true")
+    args = ap.parse_args()
+
+    preset = PRESETS[args.preset]
+    specs = args.platforms.split(",") if args.platforms else \
+        preset["platforms"]
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else \
+        preset["sizes"]
+    builtins = args.builtins.split(",") if args.builtins else SMPI_BUILTINS
+    collplan = os.path.join(args.build, "tools/collplan/collplan")
+    driver = os.path.abspath(os.path.join(
+        args.build, "runtime/smpi/collplan_smpi_allreduce"))
+    for f in (collplan, driver):
+        if not os.path.exists(f):
+            sys.exit(f"evaluate: {f} is missing: build with SimGrid "
+                     "(tools/setup.sh installs libsimgrid-dev)")
+    os.makedirs(args.out, exist_ok=True)
+
+    if args.compute == "measured":
+        gamma = measured_gamma(collplan)
+        log(f"evaluate: reduction time on this machine {gamma:.3g} s/B")
+        compute_cfg = []
+    else:
+        gamma = 0
+        compute_cfg = ["smpi/simulate-computation:no"]
+    rows = []
+    started = time.time()
+    for spec in specs:
+        platform = platforms.make(spec)
+        work = tempfile.mkdtemp(prefix="collplan-eval-")
+        files = (os.path.join(work, "platform.xml"),
+                 os.path.join(work, "hostfile"))
+        with open(files[0], "w") as f:
+            f.write(platform.xml)
+        with open(files[1], "w") as f:
+            f.write(platform.hostfile())
+        algos = args.algorithms.split(",") if args.algorithms else \
+            allreduce_algorithms(collplan) + ["auto"]
+        total = len(sizes) * (len(algos) + len(builtins))
+        done = 0
+        for size in sizes:
+            for algo in algos:
+                done += 1
+                plan = os.path.join(work, f"{algo}-{size}.cplan")
+                row = {"platform": platform.name, "topology": spec,
+                       "ranks": platform.ranks, "bytes": size,
+                       "contender": "collplan:" + algo, "chosen": "",
+                       "simulated_s": "", "predicted_s": "", "checked": "",
+                       "note": ""}
+                info, why = compile_plan(collplan, platform, gamma, algo,
+                                         size, plan)
+                if info is None:
+                    row["note"] = "not compiled: " + why
+                else:
+                    row["chosen"] = info["algorithm"] + "".join(
+                        f" {k}={v}" for k, v in info["params"].items())
+                    row["predicted_s"] = info["predicted_time"]
+                    sim, why, checked = simulate(driver, platform, files,
+                                                 [plan], size, compute_cfg)
+                    row["simulated_s"] = sim if sim is not None else ""
+                    row["checked"] = checked if sim is not None else ""
+                    row["note"] = why
+                    os.remove(plan)
+                rows.append(row)
+                log(f"[{platform.name} {done}/{total} "
+                    f"{time.time() - started:.0f}s] {human(size)} "
+                    f"{row['contender']}: "
+                    + (f"{float(row['simulated_s']) * 1e6:.2f} us"
+                       if row["simulated_s"] != "" else row["note"]))
+            for name in builtins:
+                done += 1
+                sim, why, checked = simulate(driver, platform, files,
+                                             ["--mpi"], size,
+                                             compute_cfg +
+                                             ["smpi/allreduce:" + name])
+                rows.append({"platform": platform.name, "topology": spec,
+                             "ranks": platform.ranks, "bytes": size,
+                             "contender": "smpi:" + name, "chosen": "",
+                             "simulated_s": sim if sim is not None else "",
+                             "predicted_s": "",
+                             "checked": checked if sim is not None else "",
+                             "note": why})
+                log(f"[{platform.name} {done}/{total} "
+                    f"{time.time() - started:.0f}s] {human(size)} "
+                    f"smpi:{name}: "
+                    + (f"{sim * 1e6:.2f} us" if sim is not None else why))
+        if not args.no_plots:
+            plot(rows, platform.name,
+                 os.path.join(args.out, platform.name + ".svg"))
+
+    fields = ["platform", "topology", "ranks", "bytes", "contender", "chosen",
+              "simulated_s", "predicted_s", "checked", "note"]
+    with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    fid = fidelity(rows)
+    with open(os.path.join(args.out, "fidelity.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(fid[0]) if fid else
+                           ["platform"])
+        w.writeheader()
+        w.writerows(fid)
+    print("cost-model fidelity |predicted/simulated - 1|:")
+    for g in fid:
+        print(f"  {g['platform']:14} {g['contender']:30} runs {g['runs']:3}"
+              f"  median {g['median_error']:.3f}  worst {g['worst_error']:.3f}")
+    failures = [r for r in rows if r["simulated_s"] == "" and
+                not r["note"].startswith("not compiled")]
+    print(f"{len(rows)} runs, {len(failures)} failed to simulate; "
+          f"results in {args.out}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""Simulated machines for SimGrid SMPI, named by collplan's topology strings.
+
+A platform is generated from the same text `collplan compile --topology`
+takes, so the plan and the machine it runs on cannot disagree:
+
+  torus:8x8        a torus of nodes, one rank per node, 400 Gb/s full-duplex
+                   links, 100 ns per hop (the Swing paper's SST set-up);
+  nodes:64x16      64 nodes of 16 ranks: one 5.56 GB/s link per node into a
+                   non-blocking switch, loopback inside a node (the
+                   Blue-Waters-like values of spec/nap-allreduce.md §1.6);
+  flat:48          48 single-rank hosts on a non-blocking switch;
+  fattree:64       64 single-rank hosts under a two-level fat tree of
+                   8-port leaves (full bisection), 400 Gb/s links.
+
+Every platform also says which collplan cost flags describe it, so the
+model's prediction and the simulation see one machine. Latencies are the
+links' (SimGrid sums them along a route); the per-message software latency
+of a torus or switch platform is SMPI's receive overhead (smpi/or).
+"""
+
+from dataclasses import dataclass, field
+
+# Link and host figures; the README's evaluation section repeats them.
+TORUS_LINK_BW = 50e9  # bytes/s: 400 Gb/s
+TORUS_HOP_LAT = 100e-9  # s per link
+SWITCH_ALPHA = 1e-6  # s per message at the receiver (smpi/or)
+NODE_LINK_BW = 5.56e9  # bytes/s: a node's injection limit R_N
+NODE_LINK_LAT = 2e-6  # s: node -> switch -> node is 2 links = 4 us
+INTRA_BW = 10e9  # bytes/s: a copy through shared memory
+INTRA_LAT = 830e-9  # s
+# The simulated host computes as fast as this machine: SMPI times the real
+# reduction code and charges it at host speed / smpi/host-speed = 1.
+HOST_SPEED = "1Gf"
+
+
+@dataclass
+class Platform:
+    name: str  # file-name safe, e.g. "torus-8x8"
+    topology: str  # collplan --topology
+    ppn: int
+    ranks: int
+    xml: str
+    hosts: list  # one host name per rank: the hostfile
+    smpi_cfg: list = field(default_factory=list)  # smpirun --cfg=...
+    cost_flags: list = field(default_factory=list)  # collplan cost flags
+
+    def hostfile(self):
+        return "".join(h + "\n" for h in self.hosts)
+
+
+def _xml(body):
+    return ("<?xml version='1.0'?>\n"
+            "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+            "<platform version=\"4.1\">\n"
+            f"  <zone id=\"world\" routing=\"Full\">\n{body}  </zone>\n"
+            "</platform>\n")
+
+
+def _cluster(count, extra):
+    return (f"    <cluster id=\"c\" prefix=\"node-\" radical=\"0-{count - 1}\""
+            f" suffix=\"\" speed=\"{HOST_SPEED}\" {extra}/>\n")
+
+
+# SMPI settings shared by every platform: CM02 is the plain latency +
+# size/bandwidth model with max-min sharing (no empirical correction
+# factors), cross-traffic off so a link's two directions are independent.
+# smpi/test:0 because SMPI otherwise charges 100 us of simulated time to
+# every MPI_Test that finds a request unfinished (its model of a polling
+# loop), which MPI_Waitsome calls on every pending request.
+COMMON_CFG = [
+    "network/model:CM02",
+    "network/crosstraffic:0",
+    "smpi/test:0",
+    "smpi/host-speed:" + HOST_SPEED,
+    "smpi/privatization:no",
+]
+
+
+def _dims(text):
+    dims = [int(x) for x in text.split("x")]
+    if not dims or any(d < 1 for d in dims):
+        raise ValueError(f"bad dimensions '{text}'")
+    return dims
+
+
+def make(spec):
+    """The Platform for a topology string (see the module text)."""
+    kind, _, arg = spec.partition(":")
+    if kind == "torus":
+        dims = _dims(arg)
+        n = 1
+        for d in dims:
+            n *= d
+        # collplan numbers nodes row-major (the last dimension varies
+        # fastest); SimGrid's first dimension varies fastest: reverse.
+        topo = ",".join(str(d) for d in reversed(dims))
+        xml = _xml(_cluster(
+            n, f"topology=\"TORUS\" topo_parameters=\"{topo}\""
+            f" bw=\"{TORUS_LINK_BW:.6g}Bps\" lat=\"{TORUS_HOP_LAT:.6g}s\""
+            " sharing_policy=\"SPLITDUPLEX\""))
+        return Platform(
+            name="torus-" + arg, topology=spec, ppn=1, ranks=n, xml=xml,
+            hosts=[f"node-{i}" for i in range(n)],
+            smpi_cfg=COMMON_CFG + [f"smpi/or:0:{SWITCH_ALPHA:.6g}:0"],
+            cost_flags=["--alpha", f"{SWITCH_ALPHA:.6g}", "--alpha-hop",
+                        f"{TORUS_HOP_LAT:.6g}", "--beta",
+                        f"{1 / TORUS_LINK_BW:.6g}"])
+    if kind == "nodes":
+        nodes, ppn = _dims(arg)
+        xml = _xml(_cluster(
+            nodes, f"core=\"{ppn}\" bw=\"{NODE_LINK_BW:.6g}Bps\""
+            f" lat=\"{NODE_LINK_LAT:.6g}s\" bb_bw=\"1e15Bps\" bb_lat=\"0s\""
+            f" loopback_bw=\"{INTRA_BW:.6g}Bps\""
+            f" loopback_lat=\"{INTRA_LAT:.6g}s\""
+            " sharing_policy=\"SPLITDUPLEX\""))
+        return Platform(
+            name=f"nodes-{nodes}x{ppn}", topology=spec, ppn=ppn,
+            ranks=nodes * ppn, xml=xml,
+            hosts=[f"node-{r // ppn}" for r in range(nodes * ppn)],
+            smpi_cfg=list(COMMON_CFG),
+            cost_flags=["--alpha", f"{2 * NODE_LINK_LAT:.6g}", "--beta",
+                        f"{1 / NODE_LINK_BW:.6g}", "--injection-bandwidth",
+                        f"{NODE_LINK_BW:.6g}", "--alpha-intra",
+                        f"{INTRA_LAT:.6g}", "--beta-intra",
+                        f"{1 / INTRA_BW:.6g}"])
+    if kind in ("flat", "fattree"):
+        n = int(arg)
+        if kind == "flat":
+            extra = (f"bw=\"{TORUS_LINK_BW:.6g}Bps\" lat=\"0s\""
+                     " bb_bw=\"1e15Bps\" bb_lat=\"0s\""
+                     " sharing_policy=\"SPLITDUPLEX\"")
+            hops = 0
+        else:
+            leaves = -(-n // 8)
+            if leaves * 8 != n:
+                raise ValueError("fattree:N needs N a multiple of 8")
+            extra = (f"topology=\"FAT_TREE\" topo_parameters="
+                     f"\"2;8,{leaves};1,8;1,1\" bw=\"{TORUS_LINK_BW:.6g}Bps\""
+                     f" lat=\"{TORUS_HOP_LAT:.6g}s\"")
+            hops = 4  # host, leaf, spine, leaf, host
+        return Platform(
+            name=f"{kind}-{n}", topology="flat", ppn=1, ranks=n,
+            xml=_xml(_cluster(n, extra)),
+            hosts=[f"node-{i}" for i in range(n)],
+            smpi_cfg=COMMON_CFG + [f"smpi/or:0:{SWITCH_ALPHA:.6g}:0"],
+            cost_flags=["--alpha",
+                        f"{SWITCH_ALPHA + hops * TORUS_HOP_LAT:.6g}",
+                        "--beta", f"{1 / TORUS_LINK_BW:.6g}"])
+    raise ValueError(f"unknown platform '{spec}' (torus:AxB..., nodes:NxPPN,"
+                     " flat:P, fattree:P)")

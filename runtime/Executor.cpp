@@ -56,8 +56,17 @@ bool violatesCommutativity(const PlanHeader &Header, const Operator &Op) {
   return Header.RequiresCommutative && !Op.Commutative;
 }
 
-Executor::Executor(const PlanHeader &Header, const Program &Prog, uint32_t Rank)
-    : Header(Header), Prog(Prog), Rank(Rank) {}
+Executor::Executor(const PlanHeader &Header, const Program &Prog, uint32_t Rank,
+                   MemorySource Memory)
+    : Header(Header), Prog(Prog), Rank(Rank), Scratch(Memory), Work(Memory),
+      Staging(Memory) {}
+
+/// The error of a buffer the executor could not allocate.
+static llvm::Error outOfMemory(size_t Bytes) {
+  return makeError(ErrorKind::Runtime,
+                   "the executor could not allocate %zu bytes of scratch",
+                   Bytes);
+}
 
 uint64_t Executor::localCount(uint64_t Count) const {
   if (!hasOwnedBlocks(Header.Kind))
@@ -125,8 +134,9 @@ llvm::Error Executor::run(Transport &T, const CallArgs &Args) {
   char *Data = Output;
   bool OutputIsVector = OutBlocks == BlockSet::range(0, Header.Blocks);
   if (Input && !OutputIsVector) {
-    Work.resize(VectorBytes);
-    Data = Work.data();
+    Data = Work.reserve(VectorBytes);
+    if (!Data && VectorBytes)
+      return outOfMemory(VectorBytes);
   }
   if (Input && InBytes && Data + InBegin != Input)
     std::memmove(Data + InBegin, Input, InBytes);
@@ -145,11 +155,13 @@ llvm::Error Executor::runRounds(Transport &T, char *Data,
   size_t VectorBytes = size_t(Args.Count) * ES;
   BlockLayout Layout(Header, Args.Count);
   size_t NumScratch = Header.Buffers.size() - 1;
-  if (Scratch.size() < NumScratch * VectorBytes)
-    Scratch.resize(NumScratch * VectorBytes);
+  size_t ScratchBytes = NumScratch * VectorBytes;
+  char *ScratchBase = Scratch.reserve(ScratchBytes);
+  if (!ScratchBase && ScratchBytes != 0)
+    return outOfMemory(ScratchBytes);
   auto BufferBase = [&](uint16_t Buffer) {
     return Buffer == DataBuffer ? Data
-                                : Scratch.data() + (Buffer - 1) * VectorBytes;
+                                : ScratchBase + (Buffer - 1) * VectorBytes;
   };
 
   llvm::SmallVector<Message, 4> Sends, Receives;
@@ -166,8 +178,9 @@ llvm::Error Executor::runRounds(Transport &T, char *Data,
     for (const Op &O : Rd.Ops)
       if (O.Kind == OpKind::Recv && O.Mode == Combine::Reduce)
         StagingBytes += size_t(Layout.size(O.Blocks)) * ES;
-    if (Staging.size() < StagingBytes)
-      Staging.resize(StagingBytes);
+    char *StagingBase = Staging.reserve(StagingBytes);
+    if (!StagingBase && StagingBytes)
+      return outOfMemory(StagingBytes);
 
     size_t StagingUsed = 0;
     for (const Op &O : Rd.Ops) {
@@ -177,13 +190,13 @@ llvm::Error Executor::runRounds(Transport &T, char *Data,
       M.Peer = O.Peer;
       if (O.Kind == OpKind::Recv && O.Mode == Combine::Reduce) {
         PendingReduce PR;
-        PR.Staged = Staging.data() + StagingUsed;
+        PR.Staged = StagingBase + StagingUsed;
         appendSegments(Layout, O.Blocks, BufferBase(O.Buffer), ES,
                        PR.Destination);
         size_t Bytes = size_t(Layout.size(O.Blocks)) * ES;
         if (Bytes == 0)
           continue;
-        M.Segments.push_back({Staging.data() + StagingUsed, Bytes});
+        M.Segments.push_back({StagingBase + StagingUsed, Bytes});
         StagingUsed += Bytes;
         ReduceOf.push_back(int(Reduces.size()));
         Reduces.push_back(std::move(PR));

@@ -21,6 +21,7 @@
 
 #include "plan/ir/Plan.h"
 #include "runtime/Reduction.h"
+#include "runtime/ScratchMemory.h"
 #include "runtime/Transport.h"
 
 #include "llvm/Support/Error.h"
@@ -42,8 +43,9 @@ struct CallArgs {
 class Executor {
 public:
   /// Runs Prog, rank Rank's program of a plan with header Header. Both must
-  /// outlive the executor.
-  Executor(const PlanHeader &Header, const Program &Prog, uint32_t Rank);
+  /// outlive the executor. Its own buffers come from Memory.
+  Executor(const PlanHeader &Header, const Program &Prog, uint32_t Rank,
+           MemorySource Memory = {});
 
   /// One collective call. Fails, before communicating, when the call does
   /// not fit the plan (transport size or rank, unsupported type and
@@ -67,9 +69,9 @@ private:
   uint32_t Rank;
   /// Scratch buffers Header.Buffers[1..], and the whole-vector work area of
   /// collectives whose output is not the whole vector; reused across calls.
-  std::vector<char> Scratch;
-  std::vector<char> Work;
-  std::vector<char> Staging;
+  ScratchBuffer Scratch;
+  ScratchBuffer Work;
+  ScratchBuffer Staging;
 };
 
 /// Whether the plan's rank programs need Op to be commutative, and Op is not.

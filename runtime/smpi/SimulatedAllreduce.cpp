@@ -1,6 +1,6 @@
 //===- SimulatedAllreduce.cpp - One allreduce timed on a simulated machine ===//
 //
-//   smpirun -np P -platform X.xml -hostfile H collplan_smpi_allreduce \
+//   smpirun -np P -platform X.xml -hostfile H collplan_smpi_allreduce
 //       (PLAN | --mpi) BYTES [--check] [--shared] [--iterations K]
 //
 // Built against SimGrid's SMPI instead of a real MPI library, so the plan
@@ -13,8 +13,9 @@
 // The data is real: every rank contributes rank + 1 to every float element,
 // and --check verifies that every rank ends with the sum 1 + ... + P. At
 // sizes where P copies of the vector would not fit in memory, --shared
-// allocates the user buffers with SMPI_SHARED_MALLOC (all ranks share one
-// copy: the timing holds, the values do not, so --check is refused).
+// allocates the user buffers and the executor's own with SMPI_SHARED_MALLOC
+// (all ranks share one copy: the timing holds, the values do not, so
+// --check is refused).
 //
 // Rank 0 prints one JSON object: {"bytes": B, "ranks": P, "seconds": T,
 // "checked": bool}, T the slowest rank's mean time per call after one
@@ -133,7 +134,11 @@ int main(int Argc, char **Argv) {
   std::optional<Executor> Ex;
   if (Slice) {
     Mpi.emplace(Comm);
-    Ex.emplace(Slice->Header, Slice->Prog, uint32_t(Rank));
+    MemorySource Memory;
+    if (O.Shared)
+      Memory = {[](size_t Bytes) { return SMPI_SHARED_MALLOC(Bytes); },
+                [](void *P) { SMPI_SHARED_FREE(P); }};
+    Ex.emplace(Slice->Header, Slice->Prog, uint32_t(Rank), Memory);
   }
   CallArgs A;
   A.Input = In;

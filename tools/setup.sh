@@ -10,6 +10,7 @@ PACKAGES=(
   openmpi-bin libopenmpi-dev
   python3 python3-jsonschema python3-yaml
   libgloo-dev
+  libsimgrid-dev python3-matplotlib
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

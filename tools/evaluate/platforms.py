@@ -4,26 +4,31 @@ A platform is generated from the same text `collplan compile --topology`
 takes, so the plan and the machine it runs on cannot disagree:
 
   torus:8x8        a torus of nodes, one rank per node, 400 Gb/s full-duplex
-                   links, 100 ns per hop (the Swing paper's SST set-up);
+                   links, 400 ns per hop (100 ns of cable and 300 ns of
+                   router, the Swing paper's SST set-up; collplan's default
+                   --alpha-hop);
   nodes:64x16      64 nodes of 16 ranks: one 5.56 GB/s link per node into a
                    non-blocking switch, loopback inside a node (the
                    Blue-Waters-like values of spec/nap-allreduce.md §1.6);
-  flat:48          48 single-rank hosts on a non-blocking switch;
+  flat:48          48 single-rank hosts on a non-blocking switch, 1 us
+                   from host to host, 400 Gb/s links;
   fattree:64       64 single-rank hosts under a two-level fat tree of
-                   8-port leaves (full bisection), 400 Gb/s links.
+                   8-port leaves (full bisection), 400 Gb/s links, 250 ns
+                   per link (4 links from leaf to leaf: 1 us).
 
 Every platform also says which collplan cost flags describe it, so the
-model's prediction and the simulation see one machine. Latencies are the
-links' (SimGrid sums them along a route); the per-message software latency
-of a torus or switch platform is SMPI's receive overhead (smpi/or).
+model's prediction and the simulation see one machine. Every latency is a
+link's: SimGrid sums them along a message's route. (SMPI's per-message
+overheads, smpi/os and smpi/or, are left at 0: they are charged in ways that
+depend on its eager/rendezvous protocol switch, which no schedule model sees.)
 """
 
 from dataclasses import dataclass, field
 
 # Link and host figures; the README's evaluation section repeats them.
 TORUS_LINK_BW = 50e9  # bytes/s: 400 Gb/s
-TORUS_HOP_LAT = 100e-9  # s per link
-SWITCH_ALPHA = 1e-6  # s per message at the receiver (smpi/or)
+TORUS_HOP_LAT = 400e-9  # s per link
+SWITCH_ALPHA = 1e-6  # s from host to host through a switch or fat tree
 NODE_LINK_BW = 5.56e9  # bytes/s: a node's injection limit R_N
 NODE_LINK_LAT = 2e-6  # s: node -> switch -> node is 2 links = 4 us
 INTRA_BW = 10e9  # bytes/s: a copy through shared memory
@@ -101,8 +106,8 @@ def make(spec):
         return Platform(
             name="torus-" + arg, topology=spec, ppn=1, ranks=n, xml=xml,
             hosts=[f"node-{i}" for i in range(n)],
-            smpi_cfg=COMMON_CFG + [f"smpi/or:0:{SWITCH_ALPHA:.6g}:0"],
-            cost_flags=["--alpha", f"{SWITCH_ALPHA:.6g}", "--alpha-hop",
+            smpi_cfg=list(COMMON_CFG),
+            cost_flags=["--alpha", "0", "--alpha-hop",
                         f"{TORUS_HOP_LAT:.6g}", "--beta",
                         f"{1 / TORUS_LINK_BW:.6g}"])
     if kind == "nodes":
@@ -126,25 +131,23 @@ def make(spec):
     if kind in ("flat", "fattree"):
         n = int(arg)
         if kind == "flat":
-            extra = (f"bw=\"{TORUS_LINK_BW:.6g}Bps\" lat=\"0s\""
+            extra = (f"bw=\"{TORUS_LINK_BW:.6g}Bps\""
+                     f" lat=\"{SWITCH_ALPHA / 2:.6g}s\""
                      " bb_bw=\"1e15Bps\" bb_lat=\"0s\""
                      " sharing_policy=\"SPLITDUPLEX\"")
-            hops = 0
         else:
             leaves = -(-n // 8)
             if leaves * 8 != n:
                 raise ValueError("fattree:N needs N a multiple of 8")
             extra = (f"topology=\"FAT_TREE\" topo_parameters="
                      f"\"2;8,{leaves};1,8;1,1\" bw=\"{TORUS_LINK_BW:.6g}Bps\""
-                     f" lat=\"{TORUS_HOP_LAT:.6g}s\"")
-            hops = 4  # host, leaf, spine, leaf, host
+                     f" lat=\"{SWITCH_ALPHA / 4:.6g}s\"")
         return Platform(
             name=f"{kind}-{n}", topology="flat", ppn=1, ranks=n,
             xml=_xml(_cluster(n, extra)),
             hosts=[f"node-{i}" for i in range(n)],
-            smpi_cfg=COMMON_CFG + [f"smpi/or:0:{SWITCH_ALPHA:.6g}:0"],
-            cost_flags=["--alpha",
-                        f"{SWITCH_ALPHA + hops * TORUS_HOP_LAT:.6g}",
+            smpi_cfg=list(COMMON_CFG),
+            cost_flags=["--alpha", f"{SWITCH_ALPHA:.6g}",
                         "--beta", f"{1 / TORUS_LINK_BW:.6g}"])
     raise ValueError(f"unknown platform '{spec}' (torus:AxB..., nodes:NxPPN,"
                      " flat:P, fattree:P)")

@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+"""Plans on simulated machines (SimGrid SMPI) give right results and times.
+
+  smpi_allreduce_test.py COLLPLAN DRIVER WORKDIR
+
+Oracles, none of them collplan's own output:
+  * every rank's result is the sum 1 + ... + P (the driver's --check);
+  * a hand-computed time from the platform's figures (SimGrid's CM02 model:
+    latency + bytes / bandwidth, SMPI's receive overhead per message);
+  * SMPI's own implementations of the same algorithms (its ring `lr`, its
+    recursive doubling `rdb`) take the same simulated time as the plan of
+    that algorithm run through collplan's executor and MPI transport.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "../../tools/evaluate"))
+import platforms  # noqa: E402
+
+COLLPLAN, DRIVER, WORK = sys.argv[1:4]
+os.makedirs(WORK, exist_ok=True)
+failures = []
+
+
+def check(ok, what):
+    print(("ok    " if ok else "FAIL  ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def files_for(platform):
+    xml = os.path.join(WORK, platform.name + ".xml")
+    hosts = os.path.join(WORK, platform.name + ".hosts")
+    with open(xml, "w") as f:
+        f.write(platform.xml)
+    with open(hosts, "w") as f:
+        f.write(platform.hostfile())
+    return xml, hosts
+
+
+def compile_plan(platform, algorithm, size, params=()):
+    path = os.path.join(WORK, f"{platform.name}-{algorithm}-{size}.cplan")
+    cmd = [COLLPLAN, "compile", "--algorithm", algorithm, "--topology",
+           platform.topology, "--ranks", str(platform.ranks), "--bytes",
+           str(size), "-o", path] + platform.cost_flags
+    for p in params:
+        cmd += ["--param", p]
+    subprocess.run(cmd, check=True, capture_output=True)
+    return path
+
+
+def simulate(platform, target, size, *flags, cfg=()):
+    xml, hosts = files_for(platform)
+    cfg = platform.smpi_cfg + ["smpi/simulate-computation:no"] + list(cfg)
+    cmd = ["smpirun", "-np", str(platform.ranks), "-platform", xml,
+           "-hostfile", hosts] + ["--cfg=" + c for c in cfg]
+    cmd += ["--log=root.thresh:error", DRIVER] + target + [str(size)]
+    cmd += list(flags)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    for line in r.stdout.splitlines():
+        if line.startswith("{"):
+            return json.loads(line)
+    print(r.stderr[-2000:], file=sys.stderr)
+    return None
+
+
+# 1. Results: families with different shapes of rounds, on a torus and on
+# nodes, at a count that is no multiple of the block count.
+SIZE = 4 * 100003
+for spec, algorithms in (
+        ("torus:4x4", [("ring", ()), ("swing", ("ports=all",)),
+                       ("swing", ("variant=latency",)), ("bucket", ()),
+                       ("rabenseifner", ()), ("permutation", ())]),
+        ("nodes:4x4", [("nap", ()), ("smp", ()), ("smp-rsag", ())]),
+        ("flat:6", [("recursive-doubling", ()), ("circulant", ())])):
+    platform = platforms.make(spec)
+    for algorithm, params in algorithms:
+        plan = compile_plan(platform, algorithm, SIZE, params)
+        out = simulate(platform, [plan], SIZE, "--check")
+        check(out is not None and out["checked"] and out["seconds"] > 0,
+              f"{spec} {algorithm} {' '.join(params)}: every rank holds the "
+              "sum")
+# The harness's check is real: SMPI's own allreduce passes it.
+out = simulate(platforms.make("torus:4x4"), ["--mpi"], SIZE, "--check")
+check(out is not None and out["checked"], "SMPI's MPI_Allreduce passes too")
+
+# 2. Time by hand: ring on two hosts of a switch is two rounds, each one
+# message of m/2 bytes each way (full duplex): the route's latency, then
+# m/2 bytes at the link rate.
+flat2 = platforms.make("flat:2")
+m = 1 << 20
+expected = 2 * (platforms.SWITCH_ALPHA + (m / 2) / platforms.TORUS_LINK_BW)
+# Ten calls: the ranks leave the barrier before them up to one latency
+# apart, which one call would count.
+out = simulate(flat2, [compile_plan(flat2, "ring", m)], m, "--iterations",
+               "10")
+check(out is not None and abs(out["seconds"] / expected - 1) < 0.01,
+      f"ring on flat:2 at 1 MiB takes {expected * 1e6:.2f} us "
+      f"(simulated {out and out['seconds'] * 1e6:.2f})")
+
+# 3. The same algorithm, SMPI's implementation and collplan's plan: the
+# same simulated time (within 2%) on a torus and on nodes.
+for spec in ("torus:4x4", "nodes:4x4"):
+    platform = platforms.make(spec)
+    # Recursive doubling only below the pieces of MpiTransport (512 KiB):
+    # above, its pieces share the node link differently from SMPI's single
+    # messages (a few per cent).
+    for ours, theirs, sizes in (("ring", "lr", (4096, 1 << 20)),
+                                ("recursive-doubling", "rdb", (4096,))):
+        for size in sizes:
+            a = simulate(platform, [compile_plan(platform, ours, size)], size,
+                         "--iterations", "10")
+            b = simulate(platform, ["--mpi"], size, "--iterations", "10",
+                         cfg=[f"smpi/allreduce:{theirs}"])
+            check(a is not None and b is not None and
+                  abs(a["seconds"] / b["seconds"] - 1) < 0.02,
+                  f"{spec} {size} B: collplan {ours} "
+                  f"{a and a['seconds'] * 1e6:.2f} us, SMPI {theirs} "
+                  f"{b and b['seconds'] * 1e6:.2f} us")
+
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)

@@ -33,7 +33,7 @@ public:
         Start(H.Ranks, 0.0), Sent(H.Ranks, 0.0), Received(H.Ranks, 0.0),
         InterSent(H.Ranks, 0) {
     if (Topo.kind() == TopologyKind::Torus)
-      Router.emplace(Topo);
+      Router.emplace(Topo, C.Ties);
   }
 
   CostReport run() {

@@ -5,6 +5,13 @@
 
 namespace collplan {
 
+/// Where a torus sends a message whose offset in a dimension is exactly half
+/// the ring (two minimal ways round).
+enum class TorusTies : unsigned char {
+  Split,   ///< half each way, as the Swing paper assumes (the default)
+  Positive ///< all the + way, as deterministic routers (SimGrid's) do
+};
+
 /// A message of m bytes costs Alpha + Beta * m; reducing m bytes costs
 /// Gamma * m (Hockney's model with a computation term). Node-aware models
 /// refine Alpha and Beta for messages that stay within a node, a torus adds
@@ -27,6 +34,8 @@ struct CostParams {
   /// Bienz, Olson and Gropp, §IV, Eq. 3, after Gropp, Olson and Samfass's
   /// max-rate model, EuroMPI'16). 0 turns the limit off.
   double InjectionBandwidth = 0;
+  /// Torus topologies only: how a tied route is taken (TorusRouting.h).
+  TorusTies Ties = TorusTies::Split;
 
   double alphaFor(bool SameNode) const {
     return SameNode && AlphaIntra >= 0 ? AlphaIntra : Alpha;

@@ -7,8 +7,9 @@
 
 namespace collplan {
 
-TorusRouter::TorusRouter(const Topology &T)
-    : Dims(T.dims().begin(), T.dims().end()), Stride(T.dims().size()) {
+TorusRouter::TorusRouter(const Topology &T, TorusTies Ties)
+    : Dims(T.dims().begin(), T.dims().end()), Ties(Ties),
+      Stride(T.dims().size()) {
   assert(T.kind() == TopologyKind::Torus && "routing needs a torus");
   uint32_t S = 1;
   for (size_t I = Dims.size(); I-- > 0;) {
@@ -46,7 +47,8 @@ void TorusRouter::route(uint32_t From, uint32_t To,
         C = Positive ? (C + 1) % D : (C + D - 1) % D;
       }
     };
-    if (D == 2 || Delta < D - Delta)
+    if (D == 2 || Delta < D - Delta ||
+        (Delta == D - Delta && Ties == TorusTies::Positive))
       Walk(true, Delta, 1.0);
     else if (D - Delta < Delta)
       Walk(false, D - Delta, 1.0);

@@ -13,10 +13,13 @@
 //     delta < d - delta, d - delta links in the - direction when
 //     d - delta < delta;
 //   * a tie (delta = d/2 with d even and d > 2) has two minimal ways round;
-//     the message is split 50/50 between them, as the Swing paper's footnote
-//     does for recursive doubling (§2.3.2). Each link of either way carries
-//     half of the message's bytes. Both halves meet again at the
-//     destination's coordinate, so later dimensions carry the whole message;
+//     by default the message is split 50/50 between them, as the Swing
+//     paper's footnote does for recursive doubling (§2.3.2). Each link of
+//     either way carries half of the message's bytes. Both halves meet
+//     again at the destination's coordinate, so later dimensions carry the
+//     whole message. TorusTies::Positive sends it all the + way instead, as
+//     a deterministic dimension-order router does (SimGrid's torus, which
+//     tools/evaluate simulates);
 //   * a dimension of size 2 is one cable between the two nodes: one directed
 //     link each way (the + link of the sender), no split (spec swing.md §7.9
 //     leaves the count to the topology description; this is our choice);
@@ -30,6 +33,7 @@
 #ifndef COLLPLAN_COST_TORUSROUTING_H
 #define COLLPLAN_COST_TORUSROUTING_H
 
+#include "compiler/cost/CostParams.h"
 #include "plan/ir/Topology.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -47,14 +51,15 @@ using LinkId = uint64_t;
 class TorusRouter {
 public:
   /// T must be a torus topology.
-  explicit TorusRouter(const Topology &T);
+  explicit TorusRouter(const Topology &T, TorusTies Ties = TorusTies::Split);
 
   /// Length of the minimal route from node From to node To.
   uint32_t hops(uint32_t From, uint32_t To) const;
 
   /// Calls Visit(Link, Share) once for every link of the route(s) from node
   /// From to node To, where Share is the fraction of the message's bytes on
-  /// that link: 1, or 1/2 on each way round a tied dimension.
+  /// that link: 1, or 1/2 on each way round a tied dimension when ties
+  /// split.
   void route(uint32_t From, uint32_t To,
              llvm::function_ref<void(LinkId, double)> Visit) const;
 
@@ -68,6 +73,7 @@ public:
 
 private:
   llvm::SmallVector<uint32_t, 4> Dims;
+  TorusTies Ties;
   /// Stride[i]: how far node indices move for one step along dimension i.
   llvm::SmallVector<uint32_t, 4> Stride;
 };

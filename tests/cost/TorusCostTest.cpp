@@ -243,6 +243,15 @@ TEST_CASE("minimal routes take the short way round, dimension 0 first") {
                                  {T.link(11, 0, false), 0.5},
                                  {T.link(7, 1, true), 1}});
 
+  // A deterministic router sends the tied dimension all the + way:
+  // (3,3) -> (0,3) -> (1,3), then the wrap link to (1,0).
+  TorusRouter Positive(Topology::torus({4, 4}, 1), TorusTies::Positive);
+  CHECK(Positive.hops(15, 4) == 3);
+  CHECK(routeOf(Positive, 15, 4) ==
+        std::map<LinkId, double>{{T.link(15, 0, true), 1},
+                                 {T.link(3, 0, true), 1},
+                                 {T.link(7, 1, true), 1}});
+
   // A dimension of size 2 is one cable: one link each way, no split.
   TorusRouter Two(Topology::torus({2, 4}, 1));
   CHECK(routeOf(Two, 0, 4) ==

@@ -150,6 +150,15 @@ void addCostOptions(CLI::App &Cmd, CostParams &Params) {
              "by its ranks sending between nodes (0 = unlimited)")
           ->capture_default_str()
           ->check(FiniteNonNegative);
+  Cmd.add_option("--torus-ties", Params.Ties,
+                 "torus only: a message half-way round a ring goes both "
+                 "ways, half its bytes each (split, the Swing paper's "
+                 "assumption) or all the + way (positive, a deterministic "
+                 "router's)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, TorusTies>{{"split", TorusTies::Split},
+                                           {"positive", TorusTies::Positive}}))
+      ->option_text("split|positive (default split)");
   // --params FILE: the file overrides the built-in defaults, explicit flags
   // override the file. Flags have been stored into Params by the time the
   // parse completes, so the file only sets the keys no flag gave.

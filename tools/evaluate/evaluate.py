@@ -180,6 +180,24 @@ def fidelity(rows):
             for (p, c), e in sorted(groups.items())]
 
 
+def write_outputs(out, rows):
+    """results.csv and fidelity.csv as they stand (after every platform, so
+    a long run that stops keeps what it measured)."""
+    fields = ["platform", "topology", "ranks", "bytes", "contender", "chosen",
+              "simulated_s", "predicted_s", "checked", "note"]
+    with open(os.path.join(out, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    fid = fidelity(rows)
+    with open(os.path.join(out, "fidelity.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(fid[0]) if fid else
+                           ["platform"])
+        w.writeheader()
+        w.writerows(fid)
+    return fid
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", choices=sorted(PRESETS), default="ci")
@@ -288,19 +306,8 @@ def main():
         if not args.no_plots:
             plot(rows, platform.name,
                  os.path.join(args.out, platform.name + ".svg"))
+        fid = write_outputs(args.out, rows)
 
-    fields = ["platform", "topology", "ranks", "bytes", "contender", "chosen",
-              "simulated_s", "predicted_s", "checked", "note"]
-    with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        w.writerows(rows)
-    fid = fidelity(rows)
-    with open(os.path.join(args.out, "fidelity.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(fid[0]) if fid else
-                           ["platform"])
-        w.writeheader()
-        w.writerows(fid)
     print("cost-model fidelity |predicted/simulated - 1|:")
     for g in fid:
         print(f"  {g['platform']:14} {g['contender']:30} runs {g['runs']:3}"

@@ -107,9 +107,11 @@ def make(spec):
             name="torus-" + arg, topology=spec, ppn=1, ranks=n, xml=xml,
             hosts=[f"node-{i}" for i in range(n)],
             smpi_cfg=list(COMMON_CFG),
+            # SimGrid routes a tie (half-way round) the + way.
             cost_flags=["--alpha", "0", "--alpha-hop",
                         f"{TORUS_HOP_LAT:.6g}", "--beta",
-                        f"{1 / TORUS_LINK_BW:.6g}"])
+                        f"{1 / TORUS_LINK_BW:.6g}", "--torus-ties",
+                        "positive"])
     if kind == "nodes":
         nodes, ppn = _dims(arg)
         xml = _xml(_cluster(

@@ -25,15 +25,23 @@
 // group that skips a step (one subgroup) simply idles in its rounds.
 //
 // Peers are computed as (node, local rank) and mapped to ranks through the
-// topology, so block and round-robin mappings give the same node-level
-// pattern. With one rank per node there is nothing to be node-aware about:
-// the plan is recursive doubling's.
+// topology, so block, round-robin and explicit mappings give the same
+// node-level pattern. With one rank per node there is nothing to be
+// node-aware about: the plan is recursive doubling's.
+//
+// Nodes of different sizes (a hostfile's irregular job): NAP runs on the q
+// lowest local ranks of every node, q the smallest node's size. Before it,
+// the other ranks fold in: in fold round j, local rank (j+1)q + g sends its
+// vector to local rank g, which adds it (one receive per round, as the IR
+// wants); after it they get the result back the same way, in rounds of
+// their own. ceil(largest / q) - 1 rounds each way.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/algorithms/NodeAwarePartition.h"
 #include "compiler/algorithms/PowerOfTwoFold.h"
+#include "plan/ir/Error.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -49,12 +57,6 @@ namespace {
 constexpr uint16_t ReceivedBuffer = 1; ///< T: what the node received.
 constexpr uint16_t ExchangeBuffer = 2; ///< Landing place of intra exchanges.
 
-/// The rank of local rank Local on Node: the inverse of nodeOf/localRankOf.
-uint32_t rankAt(const Topology &T, uint32_t Node, uint32_t Local) {
-  return T.mapping() == RankMapping::Block ? Node * T.ranksPerNode() + Local
-                                           : Local * T.numNodes() + Node;
-}
-
 /// Whether any of the local ranks [Lo, Hi) holds a contribution.
 using ContentFn = llvm::function_ref<bool(uint32_t Lo, uint32_t Hi)>;
 
@@ -64,18 +66,18 @@ uint32_t intraRounds(uint32_t PerNode) {
   return Fold.levels() + (Fold.folds() ? 2 : 0);
 }
 
-/// Local rank Local's part of an allreduce of buffer Acc among the ranks of
-/// Node, in rounds [First, First + intraRounds): recursive doubling with the
-/// fold, where a group holding no contribution (Content) sends nothing and a
-/// group receiving from one that holds nothing keeps its buffer as is.
-void addIntraAllreduce(Program &Prog, const Topology &T, uint32_t Node,
-                       uint32_t Local, uint32_t First, uint16_t Acc,
-                       ContentFn Content) {
-  uint32_t PerNode = T.ranksPerNode();
+/// Local rank Local's part of an allreduce of buffer Acc among local ranks
+/// [0, PerNode) of Node, in rounds [First, First + intraRounds): recursive
+/// doubling with the fold, where a group holding no contribution (Content)
+/// sends nothing and a group receiving from one that holds nothing keeps its
+/// buffer as is.
+void addIntraAllreduce(Program &Prog, const Topology &T, uint32_t PerNode,
+                       uint32_t Node, uint32_t Local, uint32_t First,
+                       uint16_t Acc, ContentFn Content) {
   PowerOfTwoFold Fold(PerNode);
   BlockSet All = BlockSet::single(0);
   uint32_t Last = First + intraRounds(PerNode) - 1;
-  auto RankOf = [&](uint32_t L) { return rankAt(T, Node, L); };
+  auto RankOf = [&](uint32_t L) { return T.rankAt(Node, L); };
   if (Fold.isPaired(Local)) {
     uint32_t Partner = Fold.pairPartner(Local);
     if (Fold.isIdle(Local)) {
@@ -117,6 +119,45 @@ void addIntraAllreduce(Program &Prog, const Topology &T, uint32_t Node,
     Prog.add(Last, Op::send(RankOf(Fold.pairPartner(Local)), All, Acc));
 }
 
+/// NAP among local ranks [0, PerNode) of every node, from round First:
+/// local rank Local of Node's part.
+void addNap(Program &Prog, const Topology &T, uint32_t PerNode, uint32_t Node,
+            uint32_t Local, uint32_t First) {
+  BlockSet All = BlockSet::single(0);
+  uint32_t R = intraRounds(PerNode);
+  llvm::SmallVector<NodeGroupSplit, 4> Splits =
+      napSplitsOf(Node, T.numNodes(), PerNode);
+  // One allocation for the rounds: at most R per intra-node allreduce and
+  // one per inter-node step.
+  Prog.Rounds.reserve(First + (Splits.size() + 1) * R + Splits.size());
+  addIntraAllreduce(Prog, T, PerNode, Node, Local, First, DataBuffer,
+                    [](uint32_t Lo, uint32_t Hi) { return Lo < Hi; });
+  for (uint32_t I = 0; I < Splits.size(); ++I) {
+    const NodeGroupSplit &S = Splits[I];
+    if (S.K == 1)
+      continue;
+    uint32_t InterRound = First + R + I * (R + 1);
+    NapStepRole Role = napRoleOf(S, Node, Local);
+    uint32_t Peer = T.rankAt(Role.PeerNode, Role.PeerLocal);
+    if (Role.Kind == NapRole::Exchange || Role.Kind == NapRole::ServerSend)
+      Prog.add(InterRound, Op::send(Peer, All, DataBuffer));
+    if (Role.receives())
+      Prog.add(InterRound,
+               Op::recv(Peer, All, Combine::Replace, ReceivedBuffer));
+    // Local ranks [0, K) other than the node's own subgroup J received a
+    // partial (by exchange or one way); the others hold nothing.
+    uint32_t K = S.K, J = S.subgroupOf(Node);
+    auto Received = [K, J](uint32_t Lo, uint32_t Hi) {
+      Hi = std::min(Hi, K);
+      return Lo < Hi && (Hi - Lo >= 2 || Lo != J);
+    };
+    addIntraAllreduce(Prog, T, PerNode, Node, Local, InterRound + 1,
+                      ReceivedBuffer, Received);
+    Prog.add(InterRound + R,
+             Op::local(ReceivedBuffer, DataBuffer, All, Combine::Reduce));
+  }
+}
+
 class NapAlgorithm final : public Algorithm {
 public:
   llvm::StringRef name() const override { return "nap"; }
@@ -132,7 +173,14 @@ public:
 
   llvm::Expected<PlanHeader>
   prepare(const CompileRequest &Request) const override {
-    if (Request.Topo.ranksPerNode() == 1) {
+    const Topology &T = Request.Topo;
+    if (!T.isRegular() && T.fewestRanksOnANode() == 1)
+      return makeError(ErrorKind::CannotCompile,
+                       "nap folds the ranks of larger nodes into the smallest "
+                       "node's count, and a node of this job holds a single "
+                       "rank: nothing would be node-aware (use "
+                       "recursive-doubling)");
+    if (T.ranksPerNode() == 1) {
       llvm::Expected<PlanHeader> H =
           recursiveDoublingAlgorithm().prepare(Request);
       if (H)
@@ -149,45 +197,31 @@ public:
 
   Program buildRank(const PlanHeader &H, uint32_t Rank) const override {
     const Topology &T = H.Topo;
-    uint32_t PerNode = T.ranksPerNode();
-    if (PerNode == 1)
+    if (T.ranksPerNode() == 1)
       return recursiveDoublingAlgorithm().buildRank(H, Rank);
-    uint32_t Nodes = T.numNodes();
+    // NAP proper runs on local ranks [0, Q) of every node; the others fold
+    // in before it and get the result after it.
+    uint32_t Q = T.fewestRanksOnANode();
+    uint32_t Folds = (T.ranksPerNode() + Q - 1) / Q - 1;
     uint32_t Node = T.nodeOf(Rank), Local = T.localRankOf(Rank);
+    uint32_t Size = T.ranksOn(Node);
+    uint32_t R = intraRounds(Q);
+    uint32_t End = Folds + R + napSteps(T.numNodes(), Q) * (R + 1);
     BlockSet All = BlockSet::single(0);
-    uint32_t R = intraRounds(PerNode);
-    llvm::SmallVector<NodeGroupSplit, 4> Splits =
-        napSplitsOf(Node, Nodes, PerNode);
     Program Prog;
-    // One allocation for the rounds: at most R per intra-node allreduce and
-    // one per inter-node step.
-    Prog.Rounds.reserve((Splits.size() + 1) * R + Splits.size());
-    addIntraAllreduce(Prog, T, Node, Local, 0, DataBuffer,
-                      [](uint32_t Lo, uint32_t Hi) { return Lo < Hi; });
-    for (uint32_t I = 0; I < Splits.size(); ++I) {
-      const NodeGroupSplit &S = Splits[I];
-      if (S.K == 1)
-        continue;
-      uint32_t InterRound = R + I * (R + 1);
-      NapStepRole Role = napRoleOf(S, Node, Local);
-      uint32_t Peer = rankAt(T, Role.PeerNode, Role.PeerLocal);
-      if (Role.Kind == NapRole::Exchange || Role.Kind == NapRole::ServerSend)
-        Prog.add(InterRound, Op::send(Peer, All, DataBuffer));
-      if (Role.receives())
-        Prog.add(InterRound,
-                 Op::recv(Peer, All, Combine::Replace, ReceivedBuffer));
-      // Local ranks [0, K) other than the node's own subgroup J received a
-      // partial (by exchange or one way); the others hold nothing.
-      uint32_t K = S.K, J = S.subgroupOf(Node);
-      auto Received = [K, J](uint32_t Lo, uint32_t Hi) {
-        Hi = std::min(Hi, K);
-        return Lo < Hi && (Hi - Lo >= 2 || Lo != J);
-      };
-      addIntraAllreduce(Prog, T, Node, Local, InterRound + 1, ReceivedBuffer,
-                        Received);
-      Prog.add(InterRound + R,
-               Op::local(ReceivedBuffer, DataBuffer, All, Combine::Reduce));
+    if (Local >= Q) {
+      uint32_t Fold = Local / Q - 1, Into = T.rankAt(Node, Local % Q);
+      Prog.add(Fold, Op::send(Into, All, DataBuffer));
+      Prog.add(End + Fold, Op::recv(Into, All, Combine::Replace, DataBuffer));
+      return Prog;
     }
+    for (uint32_t J = 0; J < Folds && (J + 1) * Q + Local < Size; ++J)
+      Prog.add(J, Op::recv(T.rankAt(Node, (J + 1) * Q + Local), All,
+                           Combine::Reduce, DataBuffer));
+    addNap(Prog, T, Q, Node, Local, Folds);
+    for (uint32_t J = 0; J < Folds && (J + 1) * Q + Local < Size; ++J)
+      Prog.add(End + J,
+               Op::send(T.rankAt(Node, (J + 1) * Q + Local), All, DataBuffer));
     return Prog;
   }
 
@@ -198,13 +232,20 @@ public:
       return "one rank per node: nothing is node-aware, so nap is recursive "
              "doubling over the " +
              std::to_string(H.Ranks) + " ranks";
-    uint32_t Nodes = T.numNodes(), PerNode = T.ranksPerNode();
+    uint32_t Nodes = T.numNodes(), PerNode = T.fewestRanksOnANode();
     uint32_t L = napSteps(Nodes, PerNode);
-    std::string Out = std::to_string(Nodes) + " nodes x " +
-                      std::to_string(PerNode) + " ranks: " + std::to_string(L) +
-                      " inter-node steps (ceil(log_ppn n)), " +
-                      std::to_string(L + 1) + " intra-node allreduces of " +
-                      std::to_string(intraRounds(PerNode)) + " rounds each";
+    std::string Out;
+    if (!T.isRegular())
+      Out = "nodes of " + std::to_string(PerNode) + " to " +
+            std::to_string(T.ranksPerNode()) + " ranks: the ranks past " +
+            std::to_string(PerNode) + " on a node fold in first (" +
+            std::to_string((T.ranksPerNode() + PerNode - 1) / PerNode - 1) +
+            " round(s)) and get the result last; ";
+    Out += std::to_string(Nodes) + " nodes x " + std::to_string(PerNode) +
+           " ranks: " + std::to_string(L) +
+           " inter-node steps (ceil(log_ppn n)), " + std::to_string(L + 1) +
+           " intra-node allreduces of " + std::to_string(intraRounds(PerNode)) +
+           " rounds each";
     if (L > 0) {
       NodeGroupSplit Top = napSplitsOf(0, Nodes, PerNode).back();
       Out += "; the last step merges " + std::to_string(Top.K) +

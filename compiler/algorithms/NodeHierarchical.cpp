@@ -26,14 +26,10 @@
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/algorithms/Hierarchical.h"
+#include "plan/ir/Error.h"
 
 namespace collplan {
 namespace {
-
-uint32_t rankAt(const Topology &T, uint32_t Node, uint32_t Local) {
-  return T.mapping() == RankMapping::Block ? Node * T.ranksPerNode() + Local
-                                           : Local * T.numNodes() + Node;
-}
 
 /// The nodes as a job of their own, one rank per node: a torus stays a torus.
 Topology nodesOf(const Topology &T) {
@@ -127,6 +123,14 @@ public:
 
   llvm::Expected<PlanHeader>
   prepare(const CompileRequest &Request) const override {
+    const Topology &T = Request.Topo;
+    if (!T.isRegular())
+      return makeError(ErrorKind::CannotCompile,
+                       "%s needs the same number of ranks on every node (this "
+                       "job's nodes hold %u to %u): use nap, which folds the "
+                       "extra ranks in first",
+                       name().str().c_str(), T.fewestRanksOnANode(),
+                       T.ranksPerNode());
     PlanHeader H = headerFor(*this, Request);
     llvm::Expected<Composition> C = compose(H, Request, /*Resolved=*/false);
     if (!C)
@@ -150,9 +154,9 @@ public:
     }
     const Topology &T = H.Topo;
     uint32_t Node = T.nodeOf(Rank), Local = T.localRankOf(Rank);
-    auto InNode = [&](uint32_t L) { return rankAt(T, Node, L); };
+    auto InNode = [&](uint32_t L) { return T.rankAt(Node, L); };
     auto SameLocal = [&](uint32_t M) {
-      return rankAt(T, M, Info.EveryLocalRank ? Local : 0);
+      return T.rankAt(M, Info.EveryLocalRank ? Local : 0);
     };
     Program Prog;
     C->append(Prog, FirstStage, Local, InNode);

@@ -4,6 +4,10 @@
 #include "plan/ir/Error.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <algorithm>
+#include <cassert>
 
 namespace collplan {
 
@@ -29,6 +33,54 @@ Topology Topology::torus(llvm::ArrayRef<uint32_t> Dims, uint32_t RanksPerNode,
     T.NumNodes *= D;
   T.RanksPerNode = RanksPerNode;
   T.Mapping = Mapping;
+  return T;
+}
+
+llvm::Error Topology::checkExplicitNodes(llvm::ArrayRef<uint32_t> NodeOfRank) {
+  if (NodeOfRank.empty())
+    return makeError(ErrorKind::Usage, "a rank -> node map needs a rank");
+  if (NodeOfRank.size() > MaxRanks)
+    return makeError(ErrorKind::Usage,
+                     "a rank -> node map has more than %llu ranks",
+                     (unsigned long long)MaxRanks);
+  std::vector<bool> Seen;
+  for (uint32_t Node : NodeOfRank) {
+    if (Node >= NodeOfRank.size())
+      return makeError(ErrorKind::Usage,
+                       "node %u of a %zu-rank map: nodes are numbered from 0 "
+                       "and each holds a rank",
+                       Node, NodeOfRank.size());
+    if (Seen.size() <= Node)
+      Seen.resize(Node + 1);
+    Seen[Node] = true;
+  }
+  for (size_t Node = 0; Node < Seen.size(); ++Node)
+    if (!Seen[Node])
+      return makeError(ErrorKind::Usage,
+                       "node %zu of a rank -> node map holds no rank", Node);
+  return llvm::Error::success();
+}
+
+Topology Topology::explicitNodes(std::vector<uint32_t> NodeOfRank) {
+  assert(!checkExplicitNodes(NodeOfRank) && "check the map first");
+  auto M = std::make_shared<ExplicitMap>();
+  uint32_t Nodes = *std::max_element(NodeOfRank.begin(), NodeOfRank.end()) + 1;
+  M->RanksOf.resize(Nodes);
+  M->LocalOf.resize(NodeOfRank.size());
+  for (uint32_t R = 0; R < NodeOfRank.size(); ++R) {
+    M->LocalOf[R] = uint32_t(M->RanksOf[NodeOfRank[R]].size());
+    M->RanksOf[NodeOfRank[R]].push_back(R);
+  }
+  size_t Largest = 0, Fewest = NodeOfRank.size();
+  for (const std::vector<uint32_t> &Ranks : M->RanksOf) {
+    Largest = std::max(Largest, Ranks.size());
+    Fewest = std::min(Fewest, Ranks.size());
+  }
+  M->Regular = Largest == Fewest;
+  M->Fewest = uint32_t(Fewest);
+  M->NodeOf = std::move(NodeOfRank);
+  Topology T = nodes(Nodes, uint32_t(Largest), RankMapping::Explicit);
+  T.Map = std::move(M);
   return T;
 }
 
@@ -62,6 +114,8 @@ llvm::Expected<Topology> Topology::parse(llvm::StringRef Text,
     return makeError(ErrorKind::Usage, "topology '%s': %s", Text.str().c_str(),
                      Why.c_str());
   };
+  if (Mapping == RankMapping::Explicit)
+    return Fail("an explicit rank -> node map comes from a hostfile");
   if (RanksPerNode && (*RanksPerNode == 0 || *RanksPerNode > MaxRanks))
     return Fail("--ppn must be between 1 and " + std::to_string(MaxRanks));
   uint64_t Ppn = RanksPerNode.value_or(1);
@@ -118,11 +172,22 @@ llvm::Expected<Topology> Topology::parse(llvm::StringRef Text,
 }
 
 uint32_t Topology::nodeOf(uint32_t Rank) const {
+  if (Map)
+    return Map->NodeOf[Rank];
   return Mapping == RankMapping::Block ? Rank / RanksPerNode : Rank % NumNodes;
 }
 
 uint32_t Topology::localRankOf(uint32_t Rank) const {
+  if (Map)
+    return Map->LocalOf[Rank];
   return Mapping == RankMapping::Block ? Rank % RanksPerNode : Rank / NumNodes;
+}
+
+uint32_t Topology::rankAt(uint32_t Node, uint32_t Local) const {
+  if (Map)
+    return Map->RanksOf[Node][Local];
+  return Mapping == RankMapping::Block ? Node * RanksPerNode + Local
+                                       : Local * NumNodes + Node;
 }
 
 llvm::SmallVector<uint32_t, 4> Topology::coordsOf(uint32_t Node) const {
@@ -137,6 +202,8 @@ llvm::SmallVector<uint32_t, 4> Topology::coordsOf(uint32_t Node) const {
 }
 
 std::string Topology::str() const {
+  if (Map)
+    return "hostfile:" + std::to_string(NumNodes);
   if (Kind == TopologyKind::Flat)
     return RanksPerNode == 1 ? "flat"
                              : "nodes:" + std::to_string(NumNodes) + "x" +
@@ -148,7 +215,15 @@ std::string Topology::str() const {
 }
 
 llvm::StringRef mappingName(RankMapping M) {
-  return M == RankMapping::Block ? "block" : "round-robin";
+  switch (M) {
+  case RankMapping::Block:
+    return "block";
+  case RankMapping::RoundRobin:
+    return "round-robin";
+  case RankMapping::Explicit:
+    return "explicit";
+  }
+  llvm_unreachable("unknown mapping");
 }
 
 std::optional<RankMapping> parseMapping(llvm::StringRef Name) {
@@ -156,6 +231,8 @@ std::optional<RankMapping> parseMapping(llvm::StringRef Name) {
     return RankMapping::Block;
   if (Name == "round-robin")
     return RankMapping::RoundRobin;
+  if (Name == "explicit")
+    return RankMapping::Explicit;
   return std::nullopt;
 }
 

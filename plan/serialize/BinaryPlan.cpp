@@ -9,7 +9,9 @@
 //   stamp         hasstamp [planhash (8 bytes) identical_results verifier]:
 //                 the verification stamp (Plan.h), outside the hash
 //   collective ranks
-//   topology: kind nodes ppn mapping [ndims dim...]      (dims for a torus)
+//   topology: kind nodes ppn mapping [ranks node...] [ndims dim...]
+//             (the node of every rank for an explicit mapping, dims for a
+//             torus)
 //   algorithm  nparams (name value)...  blocks  nweights weight...
 //   hasroot [root]  nbuffers name...  requires_commutative
 //   nprograms
@@ -115,7 +117,24 @@ Expected<Topology> decodeTopology(ByteReader &In, uint32_t Ranks) {
   COLLPLAN_TRY(Kind, In.uleb("topology.kind", 0, 1));
   COLLPLAN_TRY(Nodes, In.uleb("topology.nodes", 1, MaxRanks));
   COLLPLAN_TRY(Ppn, In.uleb("topology.ppn", 1, MaxRanks));
-  COLLPLAN_TRY(Mapping, In.uleb("topology.mapping", 0, 1));
+  COLLPLAN_TRY(Mapping, In.uleb("topology.mapping", 0, 2));
+  if (RankMapping(Mapping) == RankMapping::Explicit) {
+    if (TopologyKind(Kind) != TopologyKind::Flat)
+      return In.fail("topology.kind", "an explicit map's topology is flat");
+    COLLPLAN_TRY(Count, In.count("topology.node_of_rank", MaxRanks, 1));
+    std::vector<uint32_t> NodeOf;
+    NodeOf.reserve(Count);
+    for (uint64_t I = 0; I < Count; ++I) {
+      COLLPLAN_TRY(Node, In.uleb("topology.node_of_rank", 0, MaxRanks - 1));
+      NodeOf.push_back(uint32_t(Node));
+    }
+    if (Error E = Topology::checkExplicitNodes(NodeOf))
+      return In.fail("topology.node_of_rank", toString(std::move(E)));
+    Topology T = Topology::explicitNodes(std::move(NodeOf));
+    if (auto Problem = checkExplicitMatches(T, Nodes, Ppn, Ranks))
+      return In.fail("topology", *Problem);
+    return T;
+  }
   if (auto Problem = checkNodesMakeRanks(Nodes, Ppn, Ranks))
     return In.fail("topology", *Problem);
   if (TopologyKind(Kind) == TopologyKind::Flat)
@@ -519,6 +538,11 @@ std::string encodeBinaryPlan(const Plan &P) {
   W.uleb(H.Topo.numNodes());
   W.uleb(H.Topo.ranksPerNode());
   W.uleb(uint64_t(H.Topo.mapping()));
+  if (!H.Topo.explicitNodeOf().empty()) {
+    W.uleb(H.Topo.explicitNodeOf().size());
+    for (uint32_t Node : H.Topo.explicitNodeOf())
+      W.uleb(Node);
+  }
   if (H.Topo.kind() == TopologyKind::Torus) {
     W.uleb(H.Topo.dims().size());
     for (uint32_t D : H.Topo.dims())

@@ -40,6 +40,23 @@ checkNodesMakeRanks(uint64_t Nodes, uint64_t Ppn, uint64_t Ranks) {
          " ranks do not make the plan's " + std::to_string(Ranks) + " ranks";
 }
 
+/// Field "topology": an explicit map a reader decoded (T) must agree with
+/// the header's rank count and the stored node count and largest node.
+inline std::optional<std::string> checkExplicitMatches(const Topology &T,
+                                                       uint64_t Nodes,
+                                                       uint64_t Ppn,
+                                                       uint64_t Ranks) {
+  if (T.ranks() != Ranks)
+    return "the rank -> node map has " + std::to_string(T.ranks()) +
+           " ranks, not the plan's " + std::to_string(Ranks);
+  if (T.numNodes() != Nodes || T.ranksPerNode() != Ppn)
+    return "the rank -> node map has " + std::to_string(T.numNodes()) +
+           " nodes of at most " + std::to_string(T.ranksPerNode()) +
+           " ranks, not " + std::to_string(Nodes) + " of at most " +
+           std::to_string(Ppn);
+  return std::nullopt;
+}
+
 /// Field "topology.dims": Product is the dimensions' product (or any value
 /// past MaxRanks once it overflows that).
 inline std::optional<std::string> checkDimsMakeNodes(uint64_t Product,

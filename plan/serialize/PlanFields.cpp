@@ -38,7 +38,8 @@ namespace {
 Expected<Topology> readTopology(const TreeReader &In, const json::Value &V,
                                 uint32_t Ranks) {
   COLLPLAN_TRY(
-      O, In.map(V, "topology", {"kind", "nodes", "ppn", "mapping", "dims"}));
+      O, In.map(V, "topology",
+                {"kind", "nodes", "ppn", "mapping", "dims", "node_of_rank"}));
   COLLPLAN_TRY(Kind, In.string(*O, "kind"));
   COLLPLAN_TRY(Nodes, In.number(*O, "nodes", 1, MaxRanks));
   COLLPLAN_TRY(Ppn, In.number(*O, "ppn", 1, MaxRanks));
@@ -46,7 +47,30 @@ Expected<Topology> readTopology(const TreeReader &In, const json::Value &V,
   std::optional<RankMapping> Mapping = parseMapping(MappingText);
   if (!Mapping)
     return In.fail("topology.mapping",
-                   "expected block or round-robin, got '" + MappingText + "'");
+                   "expected block, round-robin or explicit, got '" +
+                       MappingText + "'");
+  if (*Mapping == RankMapping::Explicit) {
+    if (Kind != "flat")
+      return In.fail("topology.kind", "an explicit map's topology is flat");
+    COLLPLAN_TRY(List, In.list(*O, "node_of_rank"));
+    std::vector<uint32_t> NodeOf;
+    NodeOf.reserve(List->size());
+    for (size_t I = 0; I < List->size(); ++I) {
+      COLLPLAN_TRY(Node, In.number((*List)[I],
+                                   "topology.node_of_rank[" + Twine(I) + "]", 0,
+                                   MaxRanks - 1));
+      NodeOf.push_back(uint32_t(Node));
+    }
+    if (Error E = Topology::checkExplicitNodes(NodeOf))
+      return In.fail("topology.node_of_rank", toString(std::move(E)));
+    Topology T = Topology::explicitNodes(std::move(NodeOf));
+    if (auto Problem = checkExplicitMatches(T, Nodes, Ppn, Ranks))
+      return In.fail("topology", *Problem);
+    return T;
+  }
+  if (O->get("node_of_rank"))
+    return In.fail("topology.node_of_rank",
+                   "only an explicit mapping lists each rank's node");
   if (auto Problem = checkNodesMakeRanks(Nodes, Ppn, Ranks))
     return In.fail("topology", *Problem);
   if (Kind == "flat") {

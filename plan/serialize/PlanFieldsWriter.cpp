@@ -81,6 +81,13 @@ static void writeTopology(const Topology &T, FieldWriter &W) {
   W.value(uint64_t(T.ranksPerNode()));
   W.key("mapping");
   W.value(mappingName(T.mapping()));
+  if (!T.explicitNodeOf().empty()) {
+    W.key("node_of_rank");
+    W.beginList(Style::Flow);
+    for (uint32_t Node : T.explicitNodeOf())
+      W.value(uint64_t(Node));
+    W.endList();
+  }
   if (T.kind() == TopologyKind::Torus) {
     W.key("dims");
     W.beginList(Style::Flow);

@@ -242,5 +242,28 @@ expect 0 "list json" -- "$COLLPLAN" list --format json
 check "list names ring with its collectives" test \
   "$(json_get "$WORK/out" "'reduce-scatter' in [a for a in d if a['name']=='ring'][0]['collectives']")" = True
 
+# --hostfile: an irregular job (nodes of 4, 2 and 3 ranks), stored in the plan.
+printf 'a\na\na\na\nb # two on b\nb\n\nc slots=3\n' >"$WORK/hosts"
+expect 0 "nap on a hostfile" -- "$COLLPLAN" compile --hostfile "$WORK/hosts" \
+  --algorithm nap -o "$WORK/nap-hosts.cplan" -q
+expect 0 "the hostfile's plan verifies" -- "$COLLPLAN" verify "$WORK/nap-hosts.cplan"
+expect 0 "cost sees the hostfile's nodes" -- "$COLLPLAN" cost \
+  "$WORK/nap-hosts.cplan" --bytes 8 --format json
+check "3 nodes of 2 to 4 ranks" test "$(json_get "$WORK/out" \
+  "(d['ranks'], d['ranks_per_node'], d['fewest_ranks_per_node'])")" = "(9, 4, 2)"
+expect 0 "the hostfile's plan runs" -- "$COLLPLAN" run "$WORK/nap-hosts.cplan" --check
+expect 2 "--ranks contradicts the hostfile" -- "$COLLPLAN" compile \
+  --hostfile "$WORK/hosts" --ranks 8
+check "both counts are named" grep -q "lists 9 ranks, --ranks says 8" "$WORK/err"
+expect 2 "--hostfile with --ppn" -- "$COLLPLAN" compile --hostfile "$WORK/hosts" --ppn 2
+printf 'a\nb\nc d\n' >"$WORK/bad-hosts"
+expect 2 "a bad hostfile line" -- "$COLLPLAN" compile --hostfile "$WORK/bad-hosts"
+check "the bad line is named" grep -q "bad-hosts:3:" "$WORK/err"
+printf '# nobody\n' >"$WORK/empty-hosts"
+expect 2 "a hostfile with no rank" -- "$COLLPLAN" compile --hostfile "$WORK/empty-hosts"
+expect 3 "smp refuses nodes of different sizes" -- "$COLLPLAN" compile \
+  --hostfile "$WORK/hosts" --algorithm smp
+check "smp names nap" grep -q "use nap" "$WORK/err"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

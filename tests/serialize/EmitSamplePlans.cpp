@@ -60,6 +60,8 @@ int main(int Argc, char **Argv) {
       {"ring-reduce-scatter-torus", Collective::ReduceScatter,
        Topology::torus({2, 2}, 2)},
       {"ring-allreduce-1", Collective::Allreduce, Topology::flat(1)},
+      {"ring-allreduce-hostfile", Collective::Allreduce,
+       Topology::explicitNodes({0, 0, 1, 2, 2, 2})},
   };
   for (const Sample &S : Samples) {
     std::optional<Plan> P = compile("ring", S.Kind, S.Topo);

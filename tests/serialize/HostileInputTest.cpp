@@ -72,7 +72,12 @@ TEST_CASE("wrong types and missing fields are named, with their location") {
        "the first buffer must be 'data'"},
       {"buffers: [data]", "buffers: [data, data]", "declared twice"},
       {"kind: flat", "kind: mesh", "expected flat or torus"},
-      {"mapping: block", "mapping: blocked", "expected block or round-robin"},
+      {"mapping: block", "mapping: blocked",
+       "expected block, round-robin or explicit"},
+      {"mapping: block", "mapping: explicit",
+       "field 'node_of_rank': missing"},
+      {"mapping: block", "mapping: block, node_of_rank: [0, 0, 0, 0]",
+       "only an explicit mapping lists each rank's node"},
       {"{kind: send, peer: 3,", "{kind: send, peer: -1,",
        "rank 0, round 0, op 0: field 'peer': expected a non-negative "
        "integer, got -1"},

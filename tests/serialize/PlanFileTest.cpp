@@ -47,6 +47,19 @@ TEST_CASE("compiled ring plans survive all three formats") {
                         Topology::nodes(4, 3, RankMapping::RoundRobin));
   for (PlanFormat F : AllFormats)
     checkSamePlan(P, roundTrip(P, F));
+  // A hostfile's explicit map (nodes of 2, 3 and 1 ranks, interleaved) is
+  // stored in the plan, so every reader sees the same nodes.
+  Plan E = compiledPlan("ring", Collective::Allreduce,
+                        Topology::explicitNodes({1, 0, 1, 2, 1, 0}));
+  for (PlanFormat F : AllFormats) {
+    CAPTURE(formatName(F));
+    Plan Back = roundTrip(E, F);
+    checkSamePlan(E, Back);
+    CHECK(Back.Header.Topo.mapping() == RankMapping::Explicit);
+    CHECK(Back.Header.Topo.explicitNodeOf() ==
+          llvm::ArrayRef<uint32_t>({1, 0, 1, 2, 1, 0}));
+    CHECK(Back.Header.Topo.ranksOn(1) == 3);
+  }
 }
 
 TEST_CASE("encoding is deterministic") {

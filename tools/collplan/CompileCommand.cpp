@@ -10,6 +10,8 @@
 #include "compiler/cost/CostModel.h"
 #include "compiler/select/Tuner.h"
 #include "compiler/verify/Verifier.h"
+#include "plan/ir/Error.h"
+#include "plan/ir/Hostfile.h"
 #include "plan/serialize/PlanFile.h"
 #include "plan/serialize/TextPlanSize.h"
 #include "tools/collplan/Commands.h"
@@ -37,6 +39,7 @@ struct CompileOptions {
   std::string Topology = "flat";
   std::optional<uint64_t> Ppn;
   std::string Mapping = "block";
+  std::string Hostfile;
   std::optional<uint32_t> Root;
   ByteSizeOption Bytes;
   CostParams Cost;
@@ -69,31 +72,29 @@ double secondsSince(std::chrono::steady_clock::time_point Start) {
 constexpr uint64_t WeightsFileBytesPerRank = 24;
 constexpr uint64_t WeightsFileSlack = 4096;
 
-/// Reads at most Limit bytes of Path into Text; a longer file or stream
-/// (/dev/zero) is refused without reading on.
-std::optional<Failure> readWeightsFile(const std::string &Path, uint64_t Limit,
-                                       std::string &Text) {
-  std::FILE *F = std::fopen(Path.c_str(), "rb");
-  if (!F)
-    return Failure{ExitUsage, "cannot read --weights-file '" + Path +
-                                  "': " + std::strerror(errno)};
-  char Buf[1 << 16];
-  size_t N = 0;
-  while ((N = std::fread(Buf, 1, sizeof(Buf), F)) > 0) {
-    if (Text.size() + N > Limit) {
-      std::fclose(F);
-      return Failure{ExitUsage, "--weights-file '" + Path +
-                                    "' holds more than " +
-                                    std::to_string(Limit) +
-                                    " bytes, too many for one count per rank"};
-    }
-    Text.append(Buf, N);
-  }
-  bool Failed = std::ferror(F);
-  std::fclose(F);
-  if (Failed)
-    return Failure{ExitUsage, "cannot read --weights-file '" + Path + "'"};
-  return std::nullopt;
+/// At most this many bytes per rank in a hostfile: a long host name.
+constexpr uint64_t HostfileBytesPerRank = 256;
+
+/// The job --hostfile lists. It replaces --topology, --ppn and --mapping;
+/// --ranks, if given, must count its ranks.
+llvm::Expected<Topology> readHostfileTopology(const CompileOptions &O) {
+  if (O.Topology != "flat" || O.Ppn || O.Mapping != "block")
+    return makeError(ErrorKind::Usage,
+                     "--hostfile gives the nodes and the rank -> node map: "
+                     "it does not combine with --topology, --ppn or "
+                     "--mapping");
+  llvm::Expected<std::string> Text =
+      readInputFile("--hostfile", O.Hostfile, MaxRanks * HostfileBytesPerRank,
+                    "more than a host name per rank");
+  if (!Text)
+    return Text.takeError();
+  llvm::Expected<Topology> Topo = topologyFromHostfile(*Text, O.Hostfile);
+  if (Topo && O.Ranks && *O.Ranks != Topo->ranks())
+    return makeError(ErrorKind::Usage,
+                     "--hostfile '%s' lists %u ranks, --ranks says %llu",
+                     O.Hostfile.c_str(), Topo->ranks(),
+                     (unsigned long long)*O.Ranks);
+  return Topo;
 }
 
 /// "1,2,3", or a file of counts separated by commas and any whitespace (one
@@ -102,11 +103,13 @@ std::optional<Failure> parseWeights(const CompileOptions &O, uint64_t Ranks,
                                     std::vector<uint64_t> &Out) {
   std::string Text = O.Weights;
   if (!O.WeightsFile.empty()) {
-    Text.clear();
-    if (std::optional<Failure> F = readWeightsFile(
-            O.WeightsFile, Ranks * WeightsFileBytesPerRank + WeightsFileSlack,
-            Text))
-      return F;
+    llvm::Expected<std::string> File = readInputFile(
+        "--weights-file", O.WeightsFile,
+        Ranks * WeightsFileBytesPerRank + WeightsFileSlack,
+        "too many for one count per rank");
+    if (!File)
+      return Failure{ExitUsage, llvm::toString(File.takeError())};
+    Text = std::move(*File);
   }
   llvm::StringRef Rest(Text);
   const char *Separators = ", \t\n\v\f\r";
@@ -140,11 +143,13 @@ std::optional<Failure> buildRequest(const CompileOptions &O,
                                   "allgather, allgatherv, broadcast or reduce"};
   Request.Kind = *Kind;
   std::optional<RankMapping> Mapping = parseMapping(O.Mapping);
-  if (!Mapping)
+  if (!Mapping || *Mapping == RankMapping::Explicit)
     return Failure{ExitUsage, "unknown --mapping '" + O.Mapping +
-                                  "'; expected block or round-robin"};
+                                  "'; expected block or round-robin (an "
+                                  "explicit map comes from --hostfile)"};
   llvm::Expected<Topology> Topo =
-      Topology::parse(O.Topology, O.Ranks, O.Ppn, *Mapping);
+      O.Hostfile.empty() ? Topology::parse(O.Topology, O.Ranks, O.Ppn, *Mapping)
+                         : readHostfileTopology(O);
   if (!Topo) {
     ErrorReport R = takeErrorReport(Topo.takeError(), ErrorKind::Usage);
     return Failure{exitCodeFor(R.Kind), R.Message};
@@ -415,6 +420,10 @@ void addCompileCommand(CLI::App &App, int &Exit) {
   Cmd->add_option("--mapping", O->Mapping,
                   "rank to node mapping: block or round-robin")
       ->capture_default_str();
+  Cmd->add_option("--hostfile", O->Hostfile,
+                  "an irregular job's nodes: one host name per rank in rank "
+                  "order (or Open MPI's 'NAME slots=N' lines); replaces "
+                  "--topology, --ppn and --mapping");
   Cmd->add_option("--root", O->Root,
                   "root rank of broadcast and reduce "
                   "(default 0)");

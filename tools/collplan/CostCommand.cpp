@@ -33,6 +33,9 @@ void printJson(const CostOptions &O, const Plan &P, const CostReport &R) {
     J.attribute("ranks", int64_t(P.Header.Ranks));
     J.attribute("topology", P.Header.Topo.str());
     J.attribute("ranks_per_node", int64_t(P.Header.Topo.ranksPerNode()));
+    if (!P.Header.Topo.isRegular())
+      J.attribute("fewest_ranks_per_node",
+                  int64_t(P.Header.Topo.fewestRanksOnANode()));
     J.attribute("bytes", int64_t(O.Bytes.Value));
     J.attribute("predicted_time", R.Time);
     J.attribute("lower_bound", R.LowerBound);
@@ -88,8 +91,10 @@ void printText(const CostOptions &O, const Plan &P, const CostReport &R) {
   OS << "  bytes received  max " << formatBytes(R.MaxBytesRecv) << ", mean "
      << formatBytes(R.MeanBytesRecv) << " per rank\n";
   const Topology &T = P.Header.Topo;
-  OS << "  topology        " << T.str() << ", " << T.numNodes() << " nodes of "
-     << T.ranksPerNode() << " ranks\n";
+  OS << "  topology        " << T.str() << ", " << T.numNodes() << " nodes of ";
+  if (!T.isRegular())
+    OS << T.fewestRanksOnANode() << " to ";
+  OS << T.ranksPerNode() << " ranks\n";
   OS << "  messages        " << R.InterNodeMessages << " between nodes (max "
      << R.MaxInterNodePerRank << " from a rank, max "
      << R.MaxInterNodePerNodeRound << " from a node in one round), "

@@ -3,14 +3,17 @@
 #include "tools/collplan/Options.h"
 
 #include "compiler/cost/CostParamsFile.h"
+#include "plan/ir/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -155,9 +158,8 @@ void addCostOptions(CLI::App &Cmd, CostParams &Params) {
                  "ways, half its bytes each (split, the Swing paper's "
                  "assumption) or all the + way (positive, a deterministic "
                  "router's)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, TorusTies>{{"split", TorusTies::Split},
-                                           {"positive", TorusTies::Positive}}))
+      ->transform(CLI::CheckedTransformer(std::map<std::string, TorusTies>{
+          {"split", TorusTies::Split}, {"positive", TorusTies::Positive}}))
       ->option_text("split|positive (default split)");
   // --params FILE: the file overrides the built-in defaults, explicit flags
   // override the file. Flags have been stored into Params by the time the
@@ -204,6 +206,32 @@ CLI::Option *addVerifyModeOption(CLI::App &Cmd, const std::string &Name,
                                             {"exact", VerifyMode::Exact},
                                             {"hashed", VerifyMode::Hashed}}))
       ->option_text("auto|exact|hashed (default auto)");
+}
+
+llvm::Expected<std::string> readInputFile(const std::string &Option,
+                                          const std::string &Path,
+                                          uint64_t Limit,
+                                          const std::string &TooLarge) {
+  auto Fail = [&](const std::string &Why) {
+    return makeError(ErrorKind::Usage, "%s '%s': %s", Option.c_str(),
+                     Path.c_str(), Why.c_str());
+  };
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> F(
+      std::fopen(Path.c_str(), "rb"), &std::fclose);
+  if (!F)
+    return Fail(std::string("cannot read it: ") + std::strerror(errno));
+  std::string Text;
+  char Buf[1 << 16];
+  size_t N = 0;
+  while ((N = std::fread(Buf, 1, sizeof(Buf), F.get())) > 0) {
+    if (Text.size() + N > Limit)
+      return Fail("holds more than " + std::to_string(Limit) + " bytes, " +
+                  TooLarge);
+    Text.append(Buf, N);
+  }
+  if (std::ferror(F.get()))
+    return Fail("cannot read it");
+  return Text;
 }
 
 std::function<void(uint64_t, uint64_t)> progressReporter(std::string What) {

@@ -46,6 +46,14 @@ CLI::Option *addVerifyModeOption(CLI::App &Cmd, const std::string &Name,
 std::function<void(uint64_t Done, uint64_t Total)>
 progressReporter(std::string What);
 
+/// The contents of Path, given as Option; a file (or stream: /dev/zero)
+/// longer than Limit bytes is refused, saying why (TooLarge), without
+/// reading on. Errors are usage errors naming the option and the path.
+llvm::Expected<std::string> readInputFile(const std::string &Option,
+                                          const std::string &Path,
+                                          uint64_t Limit,
+                                          const std::string &TooLarge);
+
 /// Seconds in engineering units: "12.3 us", "4.56 ms".
 std::string formatSeconds(double Seconds);
 /// Bytes in binary units: "1.00 MiB".

@@ -45,6 +45,8 @@ void addCostCommand(CLI::App &App, int &Exit);
 void addShowCommand(CLI::App &App, int &Exit);
 void addRunCommand(CLI::App &App, int &Exit);
 void addCalibrateCommand(CLI::App &App, int &Exit);
+void addSelectCommand(CLI::App &App, int &Exit);
+void addTuneCommand(CLI::App &App, int &Exit);
 
 } // namespace collplan::cli
 

@@ -63,6 +63,8 @@ int main(int Argc, char **Argv) {
   addShowCommand(App, Exit);
   addRunCommand(App, Exit);
   addCalibrateCommand(App, Exit);
+  addSelectCommand(App, Exit);
+  addTuneCommand(App, Exit);
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::CallForHelp &E) {

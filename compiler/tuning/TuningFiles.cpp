@@ -1,0 +1,358 @@
+//===- TuningFiles.cpp - Decision tables as MPI libraries' tuning files --===//
+
+#include "compiler/tuning/TuningFiles.h"
+
+#include "plan/ir/Error.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <climits>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace collplan {
+
+namespace {
+
+/// One row of the map from a collplan family to a library's algorithm.
+struct Counterpart {
+  Collective Kind;
+  const char *Family;
+  int OpenMpiId; ///< 0: none in Open MPI.
+  const char *OpenMpiName;
+  const char *MpichName; ///< nullptr: none in MPICH.
+};
+
+// Open MPI 4.1.4 (Debian), from `ompi_info --param coll tuned --level 9
+// --all`; MPICH 4's algorithm names. Only algorithms that do what the
+// collplan family does (the same messages between the same ranks on a flat
+// machine) are listed: a library's file then says what the cost model chose
+// among the library's own algorithms.
+constexpr Counterpart Counterparts[] = {
+    {Collective::Allreduce, "recursive-doubling", 3, "recursive_doubling",
+     "MPIR_Allreduce_intra_recursive_doubling"},
+    {Collective::Allreduce, "ring", 4, "ring", "MPIR_Allreduce_intra_ring"},
+    {Collective::Allreduce, "rabenseifner", 6, "rabenseifner",
+     "MPIR_Allreduce_intra_reduce_scatter_allgather"},
+    {Collective::Allreduce, "smp", 0, nullptr, "MPIR_Allreduce_intra_smp"},
+    {Collective::Allgather, "recursive-doubling", 3, "recursive_doubling",
+     "MPIR_Allgather_intra_recursive_doubling"},
+    {Collective::Allgather, "ring", 4, "ring", "MPIR_Allgather_intra_ring"},
+    {Collective::Broadcast, "binomial", 6, "binomial",
+     "MPIR_Bcast_intra_binomial"},
+    {Collective::Reduce, "binomial", 5, "binomial",
+     "MPIR_Reduce_intra_binomial"},
+};
+
+const Counterpart *counterpart(Collective Kind, llvm::StringRef Family) {
+  for (const Counterpart &C : Counterparts)
+    if (C.Kind == Kind && Family == C.Family)
+      return &C;
+  return nullptr;
+}
+
+std::string bytesText(uint64_t Bytes) {
+  static const char *Units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  unsigned U = 0;
+  uint64_t V = Bytes;
+  while (U + 1 < std::size(Units) && V >= 1024 && V % 1024 == 0) {
+    V /= 1024;
+    ++U;
+  }
+  return std::to_string(V) + " " + Units[U];
+}
+
+std::string timeText(double Seconds) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  if (Seconds >= 1)
+    OS << llvm::format("%.3f s", Seconds);
+  else if (Seconds >= 1e-3)
+    OS << llvm::format("%.3f ms", Seconds * 1e3);
+  else
+    OS << llvm::format("%.3f us", Seconds * 1e6);
+  return Out;
+}
+
+std::string paramText(const std::map<std::string, std::string> &Params) {
+  std::string Out;
+  for (const auto &[K, V] : Params)
+    Out += " " + K + "=" + V;
+  return Out;
+}
+
+std::string rangeText(const DecisionRange &R) {
+  return bytesText(R.MinBytes) + " .. " +
+         (R.MaxBytes == UINT64_MAX ? std::string("inf")
+                                   : bytesText(R.MaxBytes));
+}
+
+/// Why the range runs what it runs, in one line.
+std::string whyText(const DecisionRange &R) {
+  std::string Why = "fastest predicted at " + bytesText(R.FirstSize);
+  if (R.LastSize != R.FirstSize)
+    Why += " .. " + bytesText(R.LastSize);
+  // Times are known where a plan was built (not for the libraries' files).
+  if (R.FirstTime > 0) {
+    Why += " (" + timeText(R.FirstTime);
+    if (R.LastSize != R.FirstSize)
+      Why += " .. " + timeText(R.LastTime);
+    Why += ")";
+  }
+  return Why;
+}
+
+/// A YAML double-quoted scalar.
+std::string quoted(llvm::StringRef S) {
+  std::string Out = "\"";
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      Out += '\\';
+    if (C == '\n') {
+      Out += "\\n";
+      continue;
+    }
+    Out += C;
+  }
+  return Out + "\"";
+}
+
+void commentLines(llvm::raw_ostream &OS, llvm::StringRef Text) {
+  llvm::SmallVector<llvm::StringRef, 8> Lines;
+  Text.split(Lines, '\n');
+  for (llvm::StringRef L : Lines)
+    if (!L.empty())
+      OS << "# " << L << "\n";
+}
+
+} // namespace
+
+std::vector<std::string> libraryFamilies(MpiLibrary Library, Collective Kind) {
+  std::vector<std::string> Out;
+  for (const Counterpart &C : Counterparts)
+    if (C.Kind == Kind &&
+        (Library == MpiLibrary::OpenMpi ? C.OpenMpiId != 0
+                                        : C.MpichName != nullptr))
+      Out.push_back(C.Family);
+  return Out;
+}
+
+std::optional<OpenMpiAlgorithm> openMpiAlgorithm(Collective Kind,
+                                                 llvm::StringRef Family) {
+  const Counterpart *C = counterpart(Kind, Family);
+  if (!C || !C->OpenMpiId)
+    return std::nullopt;
+  return OpenMpiAlgorithm{C->OpenMpiId, C->OpenMpiName};
+}
+
+std::optional<int> openMpiCollectiveId(Collective Kind) {
+  // COLLTYPE_T in ompi/mca/coll/base/coll_base_functions.h.
+  switch (Kind) {
+  case Collective::Allgather:
+    return 0;
+  case Collective::Allreduce:
+    return 2;
+  case Collective::Broadcast:
+    return 7;
+  case Collective::Reduce:
+    return 11;
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<std::string> mpichAlgorithm(Collective Kind,
+                                          llvm::StringRef Family) {
+  const Counterpart *C = counterpart(Kind, Family);
+  if (!C || !C->MpichName)
+    return std::nullopt;
+  return std::string(C->MpichName);
+}
+
+std::string openMpiRulesFile(llvm::ArrayRef<DecisionTable> Tables,
+                             llvm::StringRef Preamble) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "# Open MPI coll_tuned dynamic rules, written by collplan tune.\n";
+  commentLines(OS, Preamble);
+  OS << R"(#
+# Use: mpirun --mca coll_tuned_use_dynamic_rules 1 \
+#             --mca coll_tuned_dynamic_rules_filename THIS_FILE ...
+#
+# Format (Open MPI 4.1): the number of collectives; for each, its id and
+# the number of communicator sizes; for each size, the size and the number
+# of message-size rules; each rule: the least message size in bytes it
+# applies to, the algorithm, the fan in/out (0: Open MPI's default) and the
+# segment size (0: unsegmented). A rule holds up to the next rule's size;
+# the first starts at 0; a communicator takes the rules of the largest size
+# not above its own. Message size: the whole vector (count x type size) for
+# allreduce, bcast and reduce; the gathered total for allgather.
+#
+# Collective ids (COLLTYPE_T): 0 allgather, 2 allreduce, 7 bcast, 11 reduce.
+# Algorithm numbers (Open MPI 4.1.4, ompi_info --param coll tuned --level 9):
+#   allreduce: 1 basic_linear, 2 nonoverlapping, 3 recursive_doubling,
+#              4 ring, 5 segmented_ring, 6 rabenseifner
+#   allgather: 1 linear, 2 bruck, 3 recursive_doubling, 4 ring,
+#              5 neighbor, 6 two_proc
+#   bcast:     1 basic_linear, 2 chain, 3 pipeline, 4 split_binary_tree,
+#              5 binary_tree, 6 binomial, 7 knomial, 8 scatter_allgather,
+#              9 scatter_allgather_ring
+#   reduce:    1 linear, 2 chain, 3 pipeline, 4 binary, 5 binomial,
+#              6 in-order_binary, 7 rabenseifner
+# Each range was chosen by collplan's cost model among the collplan
+# families that do what an Open MPI algorithm does: recursive-doubling (3),
+# ring (4), rabenseifner (6) for allreduce; recursive-doubling (3), ring (4)
+# for allgather; binomial for bcast (6) and reduce (5).
+)";
+  std::vector<const DecisionTable *> Written;
+  for (const DecisionTable &T : Tables) {
+    if (!openMpiCollectiveId(T.Kind) || T.Ranges.empty()) {
+      OS << "# " << collectiveName(T.Kind)
+         << ": no rules (no Open MPI counterpart of its families); Open "
+            "MPI's fixed decision applies\n";
+      continue;
+    }
+    Written.push_back(&T);
+  }
+  OS << "#\n" << Written.size() << "   # collectives\n";
+  for (const DecisionTable *T : Written) {
+    OS << *openMpiCollectiveId(T->Kind) << "   # " << collectiveName(T->Kind)
+       << "\n1   # communicator sizes\n"
+       << T->Ranks << "   # ranks\n"
+       << T->Ranges.size() << "   # message sizes\n";
+    for (const DecisionRange &R : T->Ranges) {
+      std::optional<OpenMpiAlgorithm> A = openMpiAlgorithm(T->Kind, R.Family);
+      // libraryFamilies() limited the choice, so every family maps.
+      OS << R.MinBytes << " " << (A ? A->Id : 0) << " 0 0   # " << rangeText(R)
+         << ": " << (A ? A->Name : "ignore") << " (collplan " << R.Family
+         << paramText(R.Params) << "; " << whyText(R) << ")\n";
+    }
+  }
+  return Out;
+}
+
+std::string mpichSelectionJson(llvm::ArrayRef<DecisionTable> Tables) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  llvm::json::OStream J(OS, 2);
+  J.object([&] {
+    for (const DecisionTable &T : Tables) {
+      if (T.Ranges.empty())
+        continue;
+      bool Total = T.Kind == Collective::Allgather;
+      const char *Name = T.Kind == Collective::Broadcast   ? "bcast"
+                         : T.Kind == Collective::Allgather ? "allgather"
+                         : T.Kind == Collective::Reduce    ? "reduce"
+                         : T.Kind == Collective::Allreduce ? "allreduce"
+                                                           : nullptr;
+      if (!Name)
+        continue;
+      const char *Size = Total ? "total_msg_size" : "avg_msg_size";
+      J.attributeObject(std::string("collective=") + Name, [&] {
+        J.attributeObject("comm_type=intra", [&] {
+          for (size_t I = 0; I < T.Ranges.size(); ++I) {
+            const DecisionRange &R = T.Ranges[I];
+            std::optional<std::string> A = mpichAlgorithm(T.Kind, R.Family);
+            // MPICH reads the bound with atoi: past INT_MAX, "any".
+            bool Last =
+                I + 1 == T.Ranges.size() || R.MaxBytes - 1 > uint64_t(INT_MAX);
+            std::string Key =
+                std::string(Size) +
+                (Last ? "=any" : "<=" + std::to_string(R.MaxBytes - 1));
+            J.attributeObject(Key, [&] {
+              J.attributeObject("algorithm=" + A.value_or("auto"), [] {});
+            });
+            if (Last)
+              break;
+          }
+        });
+      });
+    }
+  });
+  OS << "\n";
+  return Out;
+}
+
+std::string planIndexYaml(llvm::ArrayRef<DecisionTable> Tables,
+                          llvm::StringRef Preamble,
+                          const std::map<std::string, std::string> &Context) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "# The plans of this directory: which serves which calls, and why.\n";
+  commentLines(OS, Preamble);
+  OS << "# A range [min_bytes, max_bytes) counts the call's whole vector; "
+        "max_bytes inf: no bound.\n";
+  for (const auto &[K, V] : Context)
+    OS << K << ": " << quoted(V) << "\n";
+  OS << "collectives:\n";
+  for (const DecisionTable &T : Tables) {
+    OS << "  - collective: " << collectiveName(T.Kind) << "\n"
+       << "    ranks: " << T.Ranks << "\n"
+       << "    ranges:\n";
+    for (const DecisionRange &R : T.Ranges) {
+      OS << "      - min_bytes: " << R.MinBytes << "\n        max_bytes: "
+         << (R.MaxBytes == UINT64_MAX ? std::string("inf")
+                                      : std::to_string(R.MaxBytes))
+         << "\n        plan: " << quoted(R.PlanFile)
+         << "\n        algorithm: " << R.Family << "\n        params: {";
+      bool First = true;
+      for (const auto &[K, V] : R.Params) {
+        OS << (First ? "" : ", ") << K << ": " << quoted(V);
+        First = false;
+      }
+      OS << "}\n        why: " << quoted(whyText(R)) << "\n";
+    }
+  }
+  return Out;
+}
+
+static std::error_code writeAll(int FD, llvm::StringRef Bytes) {
+  while (!Bytes.empty()) {
+    ssize_t N = ::write(FD, Bytes.data(), Bytes.size());
+    if (N < 0) {
+      if (errno == EINTR)
+        continue;
+      return std::error_code(errno, std::generic_category());
+    }
+    Bytes = Bytes.drop_front(size_t(N));
+  }
+  return {};
+}
+
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes) {
+  llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
+  if (Dir.empty())
+    Dir = ".";
+  // The temporary lives beside the target so that rename() is atomic.
+  llvm::SmallString<256> Model(Dir);
+  llvm::sys::path::append(Model, "." + llvm::sys::path::filename(Path) +
+                                     ".tmp-%%%%%%%%");
+  int FD = -1;
+  llvm::SmallString<256> Temp;
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
+    return makeError(ErrorKind::Io, "cannot write '" + Path +
+                                        "': cannot create a temporary file "
+                                        "in '" +
+                                        Dir + "': " + EC.message());
+  std::error_code EC = writeAll(FD, Bytes);
+  if (!EC && ::fsync(FD) != 0)
+    EC = std::error_code(errno, std::generic_category());
+  if (::close(FD) != 0 && !EC)
+    EC = std::error_code(errno, std::generic_category());
+  if (!EC)
+    EC = llvm::sys::fs::rename(Temp, Path);
+  if (EC) {
+    llvm::sys::fs::remove(Temp);
+    return makeError(ErrorKind::Io,
+                     "cannot write '" + Path + "': " + EC.message());
+  }
+  return llvm::Error::success();
+}
+
+} // namespace collplan

@@ -1,0 +1,93 @@
+//===- TuningFiles.h - Decision tables as MPI libraries' tuning files ----===//
+//
+// `collplan tune` turns the tuner's choice by message size into files other
+// programs read: the index of a plan directory (which plan serves which byte
+// range, and why), an Open MPI coll_tuned dynamic rules file and an MPICH
+// JSON selection file (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE). A
+// library's file may name only that library's own algorithms, so its table
+// is chosen among the collplan families that have a counterpart there
+// (libraryFamilies) and mapped by name; the numbering is Open MPI 4.1's.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_TUNING_TUNINGFILES_H
+#define COLLPLAN_TUNING_TUNINGFILES_H
+
+#include "plan/ir/Collective.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collplan {
+
+/// Calls of [MinBytes, MaxBytes) bytes (the whole vector, as the interposer
+/// counts them) run Family with Params.
+struct DecisionRange {
+  uint64_t MinBytes = 0;
+  uint64_t MaxBytes = UINT64_MAX; ///< Exclusive; UINT64_MAX: no bound.
+  std::string Family;
+  std::map<std::string, std::string> Params;
+  /// The sizes priced that chose it (inclusive) and the predicted times
+  /// there: the "why" of the index.
+  uint64_t FirstSize = 0, LastSize = 0;
+  double FirstTime = 0, LastTime = 0;
+  /// The plan file serving the range (plan directory index only).
+  std::string PlanFile;
+};
+
+/// One collective's decision table for communicators of Ranks ranks.
+struct DecisionTable {
+  Collective Kind = Collective::Allreduce;
+  uint32_t Ranks = 0;
+  std::vector<DecisionRange> Ranges;
+};
+
+enum class MpiLibrary { OpenMpi, Mpich };
+
+/// The collplan families with a counterpart among Library's algorithms for
+/// Kind (empty: none, the file has no rules for Kind).
+std::vector<std::string> libraryFamilies(MpiLibrary Library, Collective Kind);
+
+/// Open MPI 4.1's coll_tuned number and name of the algorithm standing for
+/// Family, if any (`ompi_info --param coll tuned --level 9 --all`).
+struct OpenMpiAlgorithm {
+  int Id;
+  const char *Name;
+};
+std::optional<OpenMpiAlgorithm> openMpiAlgorithm(Collective Kind,
+                                                 llvm::StringRef Family);
+/// Open MPI's collective id (COLLTYPE_T) of Kind, if the rules file may
+/// hold rules for it.
+std::optional<int> openMpiCollectiveId(Collective Kind);
+/// MPICH's algorithm name ("MPIR_Allreduce_intra_ring") for Family.
+std::optional<std::string> mpichAlgorithm(Collective Kind,
+                                          llvm::StringRef Family);
+
+/// The rules file: comments (the numbering, where each range came from),
+/// then the table Open MPI 4.1 reads. Tables of collectives Open MPI has no
+/// rule for are listed in the comments only. Preamble is put in comments at
+/// the top (the command that made it).
+std::string openMpiRulesFile(llvm::ArrayRef<DecisionTable> Tables,
+                             llvm::StringRef Preamble);
+/// The MPICH JSON selection tree for Tables (intracommunicators).
+std::string mpichSelectionJson(llvm::ArrayRef<DecisionTable> Tables);
+/// The plan directory's index (YAML): per collective, the ranges, each
+/// with its plan file, family, parameters and why.
+std::string planIndexYaml(llvm::ArrayRef<DecisionTable> Tables,
+                          llvm::StringRef Preamble,
+                          const std::map<std::string, std::string> &Context);
+
+/// Writes Bytes to Path whole or not at all (a temporary beside it,
+/// renamed into place); an error of kind Io says why.
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes);
+
+} // namespace collplan
+
+#endif // COLLPLAN_TUNING_TUNINGFILES_H

@@ -1,0 +1,377 @@
+//===- TuneCommand.cpp - collplan tune ------------------------------------===//
+//
+// tune = the tuner's choice by message size (choiceBySize), deployed: a plan
+// directory the interposer reads (one verified, stamped plan per range of
+// sizes, named as runtime/interposer/PlanDirectory.h expects, and an index
+// saying why), and optionally an Open MPI rules file and an MPICH selection
+// file, each chosen among the families that library has (TuningFiles.h).
+//
+// Ranges: the sizes priced are the powers of two between the two bounds
+// (and the bounds). A choice holds from the first size that chose it up to
+// the first size of the next choice; the first range starts at 0 and the
+// last has no end, so every call of the collective and P has a plan.
+// Parameters the families derive from the message size (circulant's block
+// count) are chosen at the middle size (geometric) of the range asked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/cost/CostModel.h"
+#include "compiler/select/Tuner.h"
+#include "compiler/tuning/TuningFiles.h"
+#include "plan/serialize/PlanFile.h"
+#include "tools/collplan/Commands.h"
+#include "tools/collplan/Options.h"
+#include "tools/collplan/PlanOutput.h"
+#include "tools/collplan/SelectOptions.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+
+namespace collplan::cli {
+
+namespace {
+
+struct TuneOptions {
+  SelectRequestOptions Request;
+  std::vector<std::string> Collectives;
+  std::string Bytes = "8:1GiB";
+  std::string Dir;
+  std::string OpenMpiRules;
+  std::string MpichJson;
+  std::string PlanExtension = "cplan";
+  VerifyMode Mode = VerifyMode::Auto;
+  bool Quiet = false;
+};
+
+/// The index's file name: not a plan extension, so the interposer, which
+/// reads the same directory, does not take it for a misnamed plan.
+constexpr const char *IndexName = "tune.index";
+
+/// "8:1GiB" -> 8, 16, ..., 1 GiB: the bounds and the powers of two between.
+std::optional<RequestProblem> parseSizes(const std::string &Text,
+                                         std::vector<uint64_t> &Sizes) {
+  auto [Lo, Hi] = llvm::StringRef(Text).split(':');
+  if (Lo.empty() || Hi.empty())
+    return RequestProblem{ExitUsage, "--bytes '" + Text +
+                                         "': expected MIN:MAX, e.g. 8:1GiB"};
+  llvm::Expected<uint64_t> Min = parseByteSize(Lo.str());
+  if (!Min)
+    return RequestProblem{ExitUsage, "--bytes '" + Text + "': " +
+                                         llvm::toString(Min.takeError())};
+  llvm::Expected<uint64_t> Max = parseByteSize(Hi.str());
+  if (!Max)
+    return RequestProblem{ExitUsage, "--bytes '" + Text + "': " +
+                                         llvm::toString(Max.takeError())};
+  if (*Min == 0 || *Min > *Max)
+    return RequestProblem{ExitUsage,
+                          "--bytes '" + Text + "': expected 0 < MIN <= MAX"};
+  Sizes.push_back(*Min);
+  uint64_t P = 1;
+  while (P <= *Min)
+    P *= 2;
+  for (; P < *Max; P *= 2)
+    Sizes.push_back(P);
+  if (*Max != *Min)
+    Sizes.push_back(*Max);
+  return std::nullopt;
+}
+
+/// The power of two nearest the geometric middle of the sizes.
+uint64_t middleSize(llvm::ArrayRef<uint64_t> Sizes) {
+  double Mid =
+      (std::log2(double(Sizes.front())) + std::log2(double(Sizes.back()))) / 2;
+  return uint64_t(1) << uint64_t(std::llround(Mid));
+}
+
+std::string planFileName(Collective Kind, uint32_t Ranks, uint64_t Min,
+                         uint64_t Max, const std::string &Ext) {
+  return (collectiveName(Kind) + "-p" + llvm::Twine(Ranks) + "-" +
+          llvm::Twine(Min) + "-" +
+          (Max == UINT64_MAX ? llvm::Twine("inf") : llvm::Twine(Max)) + "." +
+          Ext)
+      .str();
+}
+
+/// Plan files in Dir for (Kind, Ranks) that this run would not write: the
+/// interposer would mix them with ours (it takes the narrowest range).
+std::vector<std::string> stalePlans(const std::string &Dir, Collective Kind,
+                                    uint32_t Ranks,
+                                    const std::vector<std::string> &Ours) {
+  std::vector<std::string> Out;
+  std::error_code EC;
+  std::string Prefix =
+      (collectiveName(Kind) + "-p" + llvm::Twine(Ranks) + "-").str();
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; !EC && It != End;
+       It.increment(EC)) {
+    llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    llvm::StringRef Ext = llvm::sys::path::extension(Name);
+    bool PlanExt =
+        Ext == ".cplan" || Ext == ".yaml" || Ext == ".yml" || Ext == ".json";
+    if (PlanExt && Name.startswith(Prefix) &&
+        llvm::find(Ours, Name.str()) == Ours.end())
+      Out.push_back(It->path());
+  }
+  llvm::sort(Out);
+  return Out;
+}
+
+void say(const TuneOptions &O, const llvm::Twine &Line) {
+  if (!O.Quiet)
+    llvm::errs() << "collplan: tune: " << Line << "\n";
+}
+
+/// The decision table over Sizes among Families (every family when empty).
+llvm::Expected<DecisionTable> decide(const TuneOptions &O,
+                                     const CompileRequest &Request,
+                                     llvm::ArrayRef<const Algorithm *> Families,
+                                     llvm::ArrayRef<uint64_t> Sizes,
+                                     const std::string &What) {
+  auto Report = progressReporter("pricing " + What);
+  llvm::Expected<std::vector<SizeRange>> Ranges = choiceBySize(
+      Request, Families, Sizes, [&](uint32_t Done, uint32_t Total) {
+        if (!O.Quiet)
+          Report(Done, Total);
+      });
+  if (!Ranges)
+    return Ranges.takeError();
+  if (Ranges->empty())
+    return makeError(
+        ErrorKind::CannotCompile, "no candidate for %s on P = %u at any size",
+        collectiveName(Request.Kind).str().c_str(), Request.ranks());
+  DecisionTable T;
+  T.Kind = Request.Kind;
+  T.Ranks = Request.ranks();
+  for (size_t I = 0; I < Ranges->size(); ++I) {
+    const SizeRange &R = (*Ranges)[I];
+    DecisionRange D;
+    D.MinBytes = I == 0 ? 0 : R.From;
+    D.MaxBytes = I + 1 == Ranges->size() ? UINT64_MAX : (*Ranges)[I + 1].From;
+    D.Family = R.Algo->name().str();
+    D.Params = R.Params;
+    D.FirstSize = R.From;
+    D.LastSize = R.To;
+    T.Ranges.push_back(std::move(D));
+  }
+  return T;
+}
+
+std::string costText(const CostParams &C) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << llvm::format("alpha %g s, beta %g s/B, gamma %g s/B", C.Alpha, C.Beta,
+                     C.Gamma);
+  if (C.AlphaIntra >= 0 || C.BetaIntra >= 0)
+    OS << llvm::format(", alpha_intra %g s, beta_intra %g s/B",
+                       C.alphaFor(true), C.betaFor(true));
+  return Out;
+}
+
+int runTune(const TuneOptions &O) {
+  std::vector<uint64_t> Sizes;
+  if (std::optional<RequestProblem> F = parseSizes(O.Bytes, Sizes)) {
+    printError(F->Message);
+    return F->Code;
+  }
+  std::optional<PlanFormat> Format = formatForPath("x." + O.PlanExtension);
+  if (!Format) {
+    printError("--plan-format '" + O.PlanExtension +
+               "': expected cplan, yaml or json");
+    return ExitUsage;
+  }
+  std::vector<std::string> Kinds = O.Collectives;
+  if (Kinds.empty())
+    Kinds.push_back(O.Request.Collective);
+  uint64_t Anchor = middleSize(Sizes);
+
+  // Every request is checked before anything is priced or written.
+  std::vector<CompileRequest> Requests(Kinds.size());
+  std::vector<std::vector<const Algorithm *>> Families(Kinds.size());
+  for (size_t I = 0; I < Kinds.size(); ++I)
+    if (std::optional<RequestProblem> F = buildSelectRequest(
+            O.Request, Kinds[I], Anchor, Requests[I], Families[I])) {
+      printError(F->Message);
+      return F->Code;
+    }
+  if (std::error_code EC = llvm::sys::fs::create_directories(O.Dir)) {
+    printError("cannot create the plan directory '" + O.Dir +
+               "': " + EC.message());
+    return ExitIoError;
+  }
+
+  auto Start = std::chrono::steady_clock::now();
+  std::string Preamble =
+      llvm::formatv("{0} on P = {1} ({2}); sizes {3} .. {4} ({5} sizes); {6}",
+                    llvm::join(Kinds, ", "), Requests[0].ranks(),
+                    Requests[0].Topo.str(), formatBytes(double(Sizes.front())),
+                    formatBytes(double(Sizes.back())), Sizes.size(),
+                    costText(Requests[0].Cost))
+          .str();
+  std::vector<DecisionTable> Tables, OpenMpi, Mpich;
+  for (size_t I = 0; I < Kinds.size(); ++I) {
+    const CompileRequest &Request = Requests[I];
+    std::string Name = collectiveName(Request.Kind).str();
+    say(O, llvm::formatv("{0} on P = {1}: pricing every candidate at {2} "
+                         "sizes, {3} .. {4}",
+                         Name, Request.ranks(), Sizes.size(),
+                         formatBytes(double(Sizes.front())),
+                         formatBytes(double(Sizes.back()))));
+    llvm::Expected<DecisionTable> T =
+        decide(O, Request, Families[I], Sizes, Name + " candidates");
+    if (!T)
+      return reportError(T.takeError(), ErrorKind::CannotCompile);
+
+    std::vector<std::string> Names;
+    for (DecisionRange &R : T->Ranges) {
+      R.PlanFile = planFileName(T->Kind, T->Ranks, R.MinBytes, R.MaxBytes,
+                                O.PlanExtension);
+      Names.push_back(R.PlanFile);
+    }
+    std::vector<std::string> Stale =
+        stalePlans(O.Dir, T->Kind, T->Ranks, Names);
+    if (!Stale.empty()) {
+      printError("the plan directory holds other " + Name +
+                 " plans for P = " + std::to_string(T->Ranks) +
+                 ", which the interposer would mix with these: " +
+                 llvm::join(Stale, ", ") +
+                 "; remove them or tune into another directory");
+      return ExitUsage;
+    }
+    for (size_t K = 0; K < T->Ranges.size(); ++K) {
+      DecisionRange &R = T->Ranges[K];
+      say(O, llvm::formatv(
+                 "{0}: plan {1}/{2}: {3} for {4} .. {5}", Name, K + 1,
+                 T->Ranges.size(), R.Family, formatBytes(double(R.MinBytes)),
+                 R.MaxBytes == UINT64_MAX ? std::string("inf")
+                                          : formatBytes(double(R.MaxBytes))));
+      CompileRequest Own = Request;
+      Own.Params = R.Params;
+      llvm::Expected<Compilation> C = compile(Own, {findAlgorithm(R.Family)});
+      if (!C)
+        return reportError(C.takeError(), ErrorKind::CannotCompile);
+      R.FirstTime = evaluateCost(C->Best, R.FirstSize, Request.Cost).Time;
+      R.LastTime = evaluateCost(C->Best, R.LastSize, Request.Cost).Time;
+      llvm::SmallString<256> Path(O.Dir);
+      llvm::sys::path::append(Path, R.PlanFile);
+      if (int Code = writeVerifiedPlan(C->Best, Path.str().str(), *Format,
+                                       O.Mode, O.Quiet))
+        return Code;
+    }
+    Tables.push_back(std::move(*T));
+
+    // The libraries' files: the same question among their own algorithms.
+    for (auto [Library, Path, Out] :
+         {std::tuple(MpiLibrary::OpenMpi, &O.OpenMpiRules, &OpenMpi),
+          std::tuple(MpiLibrary::Mpich, &O.MpichJson, &Mpich)}) {
+      if (Path->empty())
+        continue;
+      std::vector<const Algorithm *> Own;
+      for (const std::string &F : libraryFamilies(Library, Request.Kind))
+        if (const Algorithm *A = findAlgorithm(F);
+            A && (Families[I].empty() || llvm::is_contained(Families[I], A)))
+          Own.push_back(A);
+      if (Own.empty())
+        continue;
+      const char *Lib = Library == MpiLibrary::OpenMpi ? "Open MPI" : "MPICH";
+      say(O, llvm::formatv("{0}: choosing among {1}'s algorithms", Name, Lib));
+      llvm::Expected<DecisionTable> L =
+          decide(O, Request, Own, Sizes, Name + " (" + Lib + "'s algorithms)");
+      if (!L) {
+        // None of the library's algorithms fits (e.g. a root they lack).
+        llvm::consumeError(L.takeError());
+        continue;
+      }
+      Out->push_back(std::move(*L));
+    }
+  }
+
+  std::map<std::string, std::string> Context = {
+      {"topology", Requests[0].Topo.str()},
+      {"cost", costText(Requests[0].Cost)},
+      {"sizes", formatBytes(double(Sizes.front())) + " .. " +
+                    formatBytes(double(Sizes.back()))}};
+  llvm::SmallString<256> Index(O.Dir);
+  llvm::sys::path::append(Index, IndexName);
+  if (llvm::Error E =
+          writeFileAtomically(Index, planIndexYaml(Tables, Preamble, Context)))
+    return reportError(std::move(E), ErrorKind::Io);
+  if (!O.OpenMpiRules.empty())
+    if (llvm::Error E = writeFileAtomically(
+            O.OpenMpiRules, openMpiRulesFile(OpenMpi, Preamble)))
+      return reportError(std::move(E), ErrorKind::Io);
+  if (!O.MpichJson.empty())
+    if (llvm::Error E =
+            writeFileAtomically(O.MpichJson, mpichSelectionJson(Mpich)))
+      return reportError(std::move(E), ErrorKind::Io);
+
+  if (O.Quiet)
+    return ExitSuccess;
+  llvm::raw_ostream &OS = llvm::outs();
+  for (const DecisionTable &T : Tables) {
+    OS << collectiveName(T.Kind) << " on P = " << T.Ranks << ":\n";
+    for (const DecisionRange &R : T.Ranges) {
+      OS << "  " << llvm::right_justify(formatBytes(double(R.MinBytes)), 10)
+         << " .. "
+         << llvm::left_justify(R.MaxBytes == UINT64_MAX
+                                   ? std::string("inf")
+                                   : formatBytes(double(R.MaxBytes)),
+                               10)
+         << "  " << R.Family;
+      for (const auto &[K, V] : R.Params)
+        OS << " " << K << "=" << V;
+      OS << "  -> " << R.PlanFile << "\n";
+    }
+  }
+  OS << "wrote " << Index;
+  if (!O.OpenMpiRules.empty())
+    OS << ", " << O.OpenMpiRules;
+  if (!O.MpichJson.empty())
+    OS << ", " << O.MpichJson;
+  OS << " in "
+     << formatSeconds(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - Start)
+                          .count())
+     << "\n";
+  return ExitSuccess;
+}
+
+} // namespace
+
+void addTuneCommand(CLI::App &App, int &Exit) {
+  auto O = std::make_shared<TuneOptions>();
+  CLI::App *Cmd = App.add_subcommand(
+      "tune", "The best plan for every message size: a plan directory for "
+              "the interposer, and Open MPI / MPICH tuning files");
+  addSelectRequestOptions(*Cmd, O->Request);
+  Cmd->add_option("--collectives", O->Collectives,
+                  "several collectives, comma separated (instead of "
+                  "--collective)")
+      ->delimiter(',');
+  Cmd->add_option("--bytes", O->Bytes,
+                  "sizes MIN:MAX: the powers of two between them are "
+                  "priced")
+      ->capture_default_str();
+  Cmd->add_option("-o,--output", O->Dir,
+                  "plan directory to write (COLLPLAN_PLANS for the "
+                  "interposer); created if missing")
+      ->required();
+  Cmd->add_option("--openmpi-rules", O->OpenMpiRules,
+                  "also write an Open MPI coll_tuned dynamic rules file");
+  Cmd->add_option("--mpich-json", O->MpichJson,
+                  "also write an MPICH JSON selection file "
+                  "(MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)");
+  Cmd->add_option("--plan-format", O->PlanExtension,
+                  "cplan (default), yaml or json");
+  addVerifyModeOption(*Cmd, "--verify-mode", O->Mode);
+  Cmd->add_flag("--quiet,-q", O->Quiet,
+                "no progress lines and no summary on success");
+  Cmd->callback([O, &Exit] { Exit = runTune(*O); });
+}
+
+} // namespace collplan::cli

@@ -11,6 +11,7 @@ PACKAGES=(
   python3 python3-jsonschema python3-yaml
   libgloo-dev
   libsimgrid-dev python3-matplotlib
+  libtinyxml2-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -3,6 +3,7 @@
 #include "plan/serialize/PlanFile.h"
 #include "plan/ir/Error.h"
 #include "plan/serialize/BinaryLayout.h"
+#include "plan/serialize/MscclXml.h"
 #include "plan/serialize/PlanCodecs.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -113,6 +114,9 @@ Error structureError(StringRef Name, const std::vector<Diagnostic> &Problems) {
 }
 
 Expected<Plan> readPlanFile(StringRef Path) {
+  // MSCCL XML algorithms are imported (MscclXml.h), already checked.
+  if (isMscclXmlPath(Path))
+    return readMscclXmlFile(Path);
   COLLPLAN_TRY(Buffer, openPlanFile(Path));
   Expected<Plan> P = decodePlan(Buffer->getBuffer(), Path);
   if (!P)

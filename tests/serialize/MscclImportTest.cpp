@@ -1,0 +1,260 @@
+//===- MscclImportTest.cpp - MSCCL XML files from RCCL and MSCCLang -------===//
+//
+// Oracles: the fixtures are real algorithms that nobody on this project
+// wrote (tests/fixtures/msccl/README.md); the verifier and the executor on
+// threads against the brute-force oracle judge the imported plans.
+// Mutations of a fixture (one step dropped, an offset or a peer changed, a
+// dependency cycle) must be refused, by the import or by the verifier.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../runtime/ThreadRun.h"
+
+#include "compiler/verify/Verifier.h"
+#include "plan/ir/Error.h"
+#include "plan/serialize/MscclXml.h"
+#include "plan/serialize/PlanFile.h"
+
+#include <doctest/doctest.h>
+#include <tinyxml2.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace collplan;
+
+namespace {
+
+const std::string FixtureDir = COLLPLAN_SOURCE_DIR "/tests/fixtures/msccl/";
+
+const char *const Fixtures[] = {
+    "allgather-8n-0-1kb.xml",
+    "allgather-allpairs-8n-ll.xml",
+    "allgather-simplering-4r-1i-Simple.xml",
+    "allreduce-1step-4n-ll-1pass.xml",
+    "allreduce-allpairs-8n-Simple-1pass.xml",
+    "allreduce-hier-2x4-1i-Simple-auto.xml",
+    "allreduce-ring-4r-1ch-1i-Simple.xml",
+    "allreduce_1step_mccl_8_2_2048_LL.xml",
+};
+
+std::string runOnThreads(const Plan &P) {
+  using namespace collplan::runtime;
+  using namespace collplan::runtime::test;
+  for (uint64_t PerBlock : {1, 3})
+    for (bool InPlace : {false, true}) {
+      Case C{Datatype::Int32, ReduceOp::Sum, P.Header.Blocks * PerBlock,
+             InPlace};
+      std::string F = runCase(P, C);
+      if (!F.empty())
+        return F + (InPlace ? " (in place)" : " (out of place)");
+    }
+  return "";
+}
+
+/// Import + verify: "" when accepted, else the reason.
+std::string rejection(const std::string &Xml) {
+  llvm::Expected<Plan> P = decodeMscclXml(Xml, "mutant.xml");
+  if (!P)
+    return takeErrorReport(P.takeError(), ErrorKind::Usage).Message;
+  VerifyResult R = verifyPlan(*P);
+  if (!R.Valid)
+    return "verifier: " + R.Errors.front().str();
+  std::string F = runOnThreads(*P);
+  return F.empty() ? "" : "executor: " + F;
+}
+
+std::string print(tinyxml2::XMLDocument &Doc) {
+  tinyxml2::XMLPrinter Printer;
+  Doc.Print(&Printer);
+  return Printer.CStr();
+}
+
+std::vector<tinyxml2::XMLElement *> elements(tinyxml2::XMLElement *Parent,
+                                             const char *Name) {
+  std::vector<tinyxml2::XMLElement *> Out;
+  for (auto *E = Parent->FirstChildElement(Name); E;
+       E = E->NextSiblingElement(Name))
+    Out.push_back(E);
+  return Out;
+}
+
+/// Every step of the file, with its threadblock and gpu.
+struct StepRef {
+  tinyxml2::XMLElement *Gpu, *Tb, *Step;
+};
+std::vector<StepRef> steps(tinyxml2::XMLDocument &Doc) {
+  std::vector<StepRef> Out;
+  for (auto *G : elements(Doc.RootElement(), "gpu"))
+    for (auto *T : elements(G, "tb"))
+      for (auto *S : elements(T, "step"))
+        Out.push_back({G, T, S});
+  return Out;
+}
+
+/// Applies Mutate to the I-th step of a fresh copy of Xml.
+std::string
+mutated(const std::string &Xml, size_t I,
+        const std::function<void(tinyxml2::XMLDocument &, StepRef)> &Mutate) {
+  tinyxml2::XMLDocument Doc;
+  REQUIRE(Doc.Parse(Xml.c_str()) == tinyxml2::XML_SUCCESS);
+  std::vector<StepRef> All = steps(Doc);
+  Mutate(Doc, All[I % All.size()]);
+  return print(Doc);
+}
+
+std::string readFixture(const char *Name) {
+  auto B = llvm::MemoryBuffer::getFile(FixtureDir + Name);
+  REQUIRE(B);
+  return (*B)->getBuffer().str();
+}
+
+bool isNop(const StepRef &S) {
+  return std::string(S.Step->Attribute("type")) == "nop";
+}
+
+} // namespace
+
+TEST_CASE("every MSCCL fixture imports, verifies and runs on threads") {
+  for (const char *F : Fixtures) {
+    INFO(std::string(F));
+    auto Start = std::chrono::steady_clock::now();
+    llvm::Expected<Plan> P = readPlanFile(FixtureDir + F);
+    REQUIRE_MESSAGE(bool(P), llvm::toString(P.takeError()));
+    VerifyResult R = verifyPlan(*P);
+    double Seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+            .count();
+    MESSAGE(std::string(F)
+            << ": P=" << P->Header.Ranks << " blocks=" << P->Header.Blocks
+            << " buffers=" << P->Header.Buffers.size() << " rounds="
+            << (P->Programs.empty() ? 0 : P->Programs[0].Rounds.size())
+            << " import+verify " << Seconds * 1000 << " ms");
+    CHECK_MESSAGE(R.Valid, (R.Errors.empty() ? "" : R.Errors.front().str()));
+    CHECK_MESSAGE(runOnThreads(*P) == "", runOnThreads(*P));
+  }
+}
+
+TEST_CASE("alltoall is refused with CannotCompile") {
+  llvm::Expected<Plan> P = readPlanFile(FixtureDir + "alltoall-8n-0-1kb.xml");
+  REQUIRE(!P);
+  ErrorReport R = takeErrorReport(P.takeError(), ErrorKind::Usage);
+  CHECK(R.Kind == ErrorKind::CannotCompile);
+  CHECK(R.Message.find("alltoall") != std::string::npos);
+}
+
+TEST_CASE("malformed XML and unknown step types name the line") {
+  ErrorReport R = takeErrorReport(
+      decodeMscclXml("<algo name=\"x\"\n proto=\"LL\" <gpu>", "bad.xml")
+          .takeError(),
+      ErrorKind::Invalid);
+  CHECK(R.Kind == ErrorKind::Usage);
+  CHECK(R.Message.find("bad.xml:1: malformed XML") != std::string::npos);
+
+  std::string Xml = readFixture("allreduce-ring-4r-1ch-1i-Simple.xml");
+  std::string Unknown = mutated(
+      Xml, 2, [](auto &, StepRef S) { S.Step->SetAttribute("type", "rre"); });
+  R = takeErrorReport(decodeMscclXml(Unknown, "u.xml").takeError(),
+                      ErrorKind::Invalid);
+  CHECK(R.Kind == ErrorKind::CannotCompile);
+  CHECK(R.Message.find("rre") != std::string::npos);
+}
+
+TEST_CASE("a dependency cycle and an unmatched receive are deadlocks") {
+  std::string Xml = readFixture("allgather-simplering-4r-1i-Simple.xml");
+  // gpu 0: threadblock 0's copy waits for threadblock 2's send, which
+  // already waits for the copy.
+  tinyxml2::XMLDocument Doc;
+  REQUIRE(Doc.Parse(Xml.c_str()) == tinyxml2::XML_SUCCESS);
+  auto *Gpu0 = Doc.RootElement()->FirstChildElement("gpu");
+  auto *Copy = Gpu0->FirstChildElement("tb")->FirstChildElement("step");
+  Copy->SetAttribute("depid", 2);
+  Copy->SetAttribute("deps", 0);
+  ErrorReport R = takeErrorReport(
+      decodeMscclXml(print(Doc), "cycle.xml").takeError(), ErrorKind::Usage);
+  CHECK(R.Kind == ErrorKind::Invalid);
+  CHECK(R.Message.find("deadlock") != std::string::npos);
+  CHECK(R.Message.find("gpu 0, threadblock 0, step 0") != std::string::npos);
+
+  // A receive on a channel nobody sends on.
+  std::string Lonely =
+      mutated(Xml, 1, [](auto &, StepRef S) { S.Tb->SetAttribute("chan", 3); });
+  R = takeErrorReport(decodeMscclXml(Lonely, "lonely.xml").takeError(),
+                      ErrorKind::Usage);
+  CHECK(R.Kind == ErrorKind::Invalid);
+  CHECK(R.Message.find("no send provides") != std::string::npos);
+}
+
+TEST_CASE("single-step mutations of every fixture are refused") {
+  size_t Tried = 0;
+  std::map<std::string, size_t> ByReason;
+  std::vector<std::string> Samples;
+  for (const char *F : Fixtures) {
+    std::string Xml = readFixture(F);
+    tinyxml2::XMLDocument Doc;
+    REQUIRE(Doc.Parse(Xml.c_str()) == tinyxml2::XML_SUCCESS);
+    size_t Steps = steps(Doc).size();
+    // A handful of positions spread over the file.
+    for (size_t K = 0; K < 6; ++K) {
+      size_t I = (K * 7919 + 13) % Steps;
+      std::vector<std::pair<const char *, std::string>> Mutants;
+      if (isNop(steps(Doc)[I]))
+        continue;
+      Mutants.push_back({"drop", mutated(Xml, I, [](auto &, StepRef S) {
+                           // Later steps move up; dependencies on them keep
+                           // their numbers, so renumber the steps.
+                           S.Tb->DeleteChild(S.Step);
+                           int N = 0;
+                           for (auto *St : elements(S.Tb, "step"))
+                             St->SetAttribute("s", N++);
+                         })});
+      Mutants.push_back({"offset", mutated(Xml, I, [](auto &, StepRef S) {
+                           std::string T = S.Step->Attribute("type");
+                           const char *A = (T == "s" || T == "re" ||
+                                            T == "cpy" || T == "rrs")
+                                               ? "srcoff"
+                                               : "dstoff";
+                           int64_t Off = S.Step->Int64Attribute(A);
+                           S.Step->SetAttribute(A, Off > 0 ? Off - 1 : Off + 1);
+                         })});
+      Mutants.push_back({"peer", mutated(Xml, I, [](auto &Doc, StepRef S) {
+                           int64_t Gpus =
+                               Doc.RootElement()->Int64Attribute("ngpus");
+                           const char *A = S.Tb->Int64Attribute("send") >= 0
+                                               ? "send"
+                                               : "recv";
+                           int64_t Me = S.Gpu->Int64Attribute("id");
+                           int64_t Peer = S.Tb->Int64Attribute(A);
+                           if (Peer < 0)
+                             return;
+                           int64_t New = (Peer + 1) % Gpus;
+                           if (New == Me)
+                             New = (New + 1) % Gpus;
+                           S.Tb->SetAttribute(A, New);
+                         })});
+      for (auto &[Kind, Text] : Mutants) {
+        if (Text == print(Doc))
+          continue; // The mutation did not apply here.
+        ++Tried;
+        INFO(std::string(F) << ": " << Kind << " at step " << I);
+        std::string Why = rejection(Text);
+        CHECK(Why != "");
+        ++ByReason[Why.rfind("verifier", 0) == 0   ? "verifier"
+                   : Why.rfind("executor", 0) == 0 ? "executor"
+                                                   : "import"];
+        if (Samples.size() < 8 && Tried % 17 == 0)
+          Samples.push_back(std::string(Kind) + ": " + Why.substr(0, 160));
+      }
+    }
+  }
+  MESSAGE(Tried << " mutants refused: " << ByReason["import"]
+                << " by the import, " << ByReason["verifier"]
+                << " by the verifier, " << ByReason["executor"]
+                << " by the executor only");
+  for (const std::string &S : Samples)
+    MESSAGE(S);
+  CHECK(Tried > 20);
+}

@@ -47,6 +47,7 @@ void addRunCommand(CLI::App &App, int &Exit);
 void addCalibrateCommand(CLI::App &App, int &Exit);
 void addSelectCommand(CLI::App &App, int &Exit);
 void addTuneCommand(CLI::App &App, int &Exit);
+void addImportCommand(CLI::App &App, int &Exit);
 
 } // namespace collplan::cli
 

@@ -65,6 +65,7 @@ int main(int Argc, char **Argv) {
   addCalibrateCommand(App, Exit);
   addSelectCommand(App, Exit);
   addTuneCommand(App, Exit);
+  addImportCommand(App, Exit);
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::CallForHelp &E) {

@@ -276,8 +276,14 @@ int runTune(const TuneOptions &O) {
         if (const Algorithm *A = findAlgorithm(F);
             A && (Families[I].empty() || llvm::is_contained(Families[I], A)))
           Own.push_back(A);
-      if (Own.empty())
+      // No counterpart: an empty table, which the file notes as such.
+      DecisionTable None;
+      None.Kind = Request.Kind;
+      None.Ranks = Request.ranks();
+      if (Own.empty()) {
+        Out->push_back(std::move(None));
         continue;
+      }
       const char *Lib = Library == MpiLibrary::OpenMpi ? "Open MPI" : "MPICH";
       say(O, llvm::formatv("{0}: choosing among {1}'s algorithms", Name, Lib));
       llvm::Expected<DecisionTable> L =
@@ -285,6 +291,7 @@ int runTune(const TuneOptions &O) {
       if (!L) {
         // None of the library's algorithms fits (e.g. a root they lack).
         llvm::consumeError(L.takeError());
+        Out->push_back(std::move(None));
         continue;
       }
       Out->push_back(std::move(*L));

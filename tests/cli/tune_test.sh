@@ -1,0 +1,127 @@
+#!/bin/sh
+# tune_test.sh COLLPLAN
+# `collplan tune` end to end, against oracles outside it: every plan in the
+# directory verifies and carries a valid stamp; the index covers [0, inf)
+# without gaps and names exactly the plan files written; at every size
+# priced, the plan serving it is the cheapest of the directory's plans by
+# `collplan cost`; the Open MPI file holds only Open MPI's algorithm
+# numbers; the MPICH file is JSON naming MPICH algorithms; the output is
+# deterministic; refusals have their exit codes.
+set -eu
+C=$1
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$C" tune --collectives allreduce,allgather,reduce-scatter,broadcast -P 8 \
+  --bytes 8:1GiB -o "$W/plans" --openmpi-rules "$W/rules" \
+  --mpich-json "$W/mpich.json" >"$W/out" 2>"$W/err" ||
+  { cat "$W/out" "$W/err"; fail "tune failed"; }
+cat "$W/out"
+grep -q "^collplan: tune: allreduce on P = 8: pricing every candidate at 28 sizes" \
+  "$W/err" || { cat "$W/err"; fail "no progress lines on stderr"; }
+
+# Every plan verifies, with a valid stamp.
+for F in "$W"/plans/*.cplan; do
+  "$C" verify "$F" --format json >"$W/v.json" || fail "$F does not verify"
+  grep -q '"stamp": "valid"' "$W/v.json" || fail "$F has no valid stamp"
+done
+
+# The index: contiguous ranges from 0 to inf, exactly the files written.
+python3 - "$W/plans" >"$W/ranges" <<'PY' || fail "index"
+import os, sys, yaml
+d = sys.argv[1]
+index = yaml.safe_load(open(os.path.join(d, "tune.index")))
+named = set()
+for c in index["collectives"]:
+    rs = c["ranges"]
+    assert rs[0]["min_bytes"] == 0, rs[0]
+    assert rs[-1]["max_bytes"] == "inf", rs[-1]
+    for a, b in zip(rs, rs[1:]):
+        assert a["max_bytes"] == b["min_bytes"], (a, b)
+    for r in rs:
+        assert r["plan"] == "%s-p%d-%d-%s.cplan" % (
+            c["collective"], c["ranks"], r["min_bytes"], r["max_bytes"]), r
+        assert r["why"].startswith("fastest predicted at"), r
+        named.add(r["plan"])
+        if c["collective"] == "allreduce":
+            print(r["min_bytes"], r["max_bytes"], r["plan"], r["algorithm"])
+files = {f for f in os.listdir(d) if f.endswith(".cplan")}
+assert files == named, (files ^ named)
+PY
+cat "$W/ranges"
+
+# At every size priced (powers of two, 8 B .. 1 GiB), the allreduce plan
+# serving it costs least among the directory's allreduce plans.
+S=8
+while [ "$S" -le 1073741824 ]; do
+  BEST= BESTT=
+  for F in "$W"/plans/allreduce-*.cplan; do
+    T=$("$C" cost "$F" --bytes "$S" --no-verify --format json |
+      python3 -c 'import json,sys; print(repr(json.load(sys.stdin)["predicted_time"]))')
+    echo "$S $T $(basename "$F")"
+  done >"$W/costs.$S"
+  SERVED=$(awk -v s="$S" '$1 <= s && ($2 == "inf" || s < $2) { print $3 }' "$W/ranges")
+  python3 - "$W/costs.$S" "$SERVED" <<'PY' || fail "size $S"
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+served = [float(t) for s, t, f in rows if f == sys.argv[2]][0]
+best = min(float(t) for s, t, f in rows)
+if served > best * (1 + 1e-9):
+    sys.exit("%s costs %r, another plan %r" % (sys.argv[2], served, best))
+PY
+  S=$((S * 2))
+done
+echo "each size's plan is the cheapest of the directory's"
+
+# Open MPI: only its own numbers, each collective's rules starting at 0.
+sed 's/#.*//' "$W/rules" | awk 'NF == 4' >"$W/table"
+[ -s "$W/table" ] || fail "no Open MPI rules"
+awk '$2 < 1 || $2 > 9 || $3 != 0 || $4 != 0 { exit 1 }' "$W/table" ||
+  fail "a rule outside Open MPI's numbering"
+grep -q "^# *allreduce: 1 basic_linear, 2 nonoverlapping, 3 recursive_doubling," \
+  "$W/rules" || fail "the numbering is not documented in the file"
+grep -q "^# reduce-scatter: no rules" "$W/rules" ||
+  fail "reduce-scatter not said to have no rules"
+
+# MPICH: JSON whose leaves are MPICH algorithms, each table ending in "any".
+python3 - "$W/mpich.json" <<'PY' || fail "MPICH JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(d) == {"collective=allreduce", "collective=allgather",
+                  "collective=bcast"}, list(d)
+for coll, tree in d.items():
+    rules = tree["comm_type=intra"]
+    keys = list(rules)
+    assert keys[-1].endswith("=any"), keys
+    for k, leaf in rules.items():
+        (alg,) = leaf.keys()
+        assert alg.startswith("algorithm=MPIR_"), alg
+PY
+
+# Deterministic: the same request writes the same bytes.
+"$C" tune --collectives allreduce,allgather,reduce-scatter,broadcast -P 8 \
+  --bytes 8:1GiB -o "$W/again" --openmpi-rules "$W/rules2" \
+  --mpich-json "$W/mpich2.json" -q
+for F in "$W"/plans/*; do
+  cmp -s "$F" "$W/again/$(basename "$F")" || fail "$(basename "$F") differs"
+done
+cmp -s "$W/rules" "$W/rules2" && cmp -s "$W/mpich.json" "$W/mpich2.json" ||
+  fail "the tuning files differ between two runs"
+
+# Refusals: another tune's plans in the directory (2), bad sizes (2), a
+# directory that cannot be created (4).
+set +e
+"$C" compile -c allreduce -a ring -P 8 -q -o "$W/plans/allreduce-p8-0-100.cplan"
+"$C" tune -c allreduce -P 8 -o "$W/plans" -q 2>"$W/stale.err"
+[ $? -eq 2 ] || fail "foreign plans in the directory were not refused"
+grep -q "allreduce-p8-0-100.cplan" "$W/stale.err" || fail "the foreign plan not named"
+"$C" tune -c allreduce -P 8 --bytes 1GiB:8 -o "$W/x" -q 2>/dev/null
+[ $? -eq 2 ] || fail "MIN > MAX accepted"
+"$C" tune -c allreduce -P 8 --bytes 8 -o "$W/x" -q 2>/dev/null
+[ $? -eq 2 ] || fail "--bytes without a range accepted"
+touch "$W/file"
+"$C" tune -c allreduce -P 8 -o "$W/file/sub" -q 2>/dev/null
+[ $? -eq 4 ] || fail "an impossible directory was not exit 4"
+set -e
+echo "tune: OK"

@@ -48,6 +48,7 @@ void addCalibrateCommand(CLI::App &App, int &Exit);
 void addSelectCommand(CLI::App &App, int &Exit);
 void addTuneCommand(CLI::App &App, int &Exit);
 void addImportCommand(CLI::App &App, int &Exit);
+void addExportCommand(CLI::App &App, int &Exit);
 
 } // namespace collplan::cli
 

@@ -66,6 +66,7 @@ int main(int Argc, char **Argv) {
   addSelectCommand(App, Exit);
   addTuneCommand(App, Exit);
   addImportCommand(App, Exit);
+  addExportCommand(App, Exit);
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::CallForHelp &E) {

@@ -13,9 +13,9 @@
 #include "plan/ir/Error.h"
 #include "plan/ir/Hostfile.h"
 #include "plan/serialize/PlanFile.h"
-#include "plan/serialize/TextPlanSize.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
+#include "tools/collplan/PlanOutput.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -351,39 +351,15 @@ int runCompile(const CompileOptions &O) {
 
   // Before verifying and writing: a text plan over the readers' limit could
   // never be read back.
-  if (OutFormat && *OutFormat != PlanFormat::Binary) {
-    uint64_t Floor = textPlanBytesAtLeast(P, *OutFormat);
-    if (Floor > MaxPlanFileBytes) {
-      printError("the plan as " + formatName(*OutFormat).upper() +
-                 " would take at least " + formatBytes(double(Floor)) +
-                 ", past the " + formatBytes(double(MaxPlanFileBytes)) +
-                 " plan files may have; nothing was written. Write it as "
-                 ".cplan (binary), which is far smaller");
-      return ExitUsage;
-    }
-  }
+  if (OutFormat)
+    if (int Code = checkPlanFileSize(P, *OutFormat))
+      return Code;
 
   std::optional<VerifyResult> Verified;
   double VerifySeconds = 0;
-  if (!O.NoVerify) {
-    VerifyOptions VO;
-    VO.Mode = O.Mode;
-    if (!O.Quiet)
-      VO.Progress = progressReporter("verifying");
-    auto VerifyStart = std::chrono::steady_clock::now();
-    Verified = verifyPlan(P, VO);
-    VerifySeconds = secondsSince(VerifyStart);
-    if (!Verified->Valid) {
-      printError("the " + P.Header.Algorithm +
-                 " plan failed verification; nothing was written:");
-      for (const Diagnostic &D : Verified->Errors)
-        llvm::errs() << "  " << D.str() << "\n";
-      return ExitInvalid;
-    }
-    // The runtime runs only plans that carry this stamp.
-    P.Header.Stamp =
-        stampFor(P, Verified->IdenticalResults, "collplan " COLLPLAN_VERSION);
-  }
+  if (!O.NoVerify)
+    if (int Code = verifyAndStamp(P, O.Mode, O.Quiet, Verified, VerifySeconds))
+      return Code;
 
   CostReport Cost = evaluateCost(P, Request.Bytes, Request.Cost);
   if (!O.Output.empty())

@@ -111,6 +111,17 @@ private:
   bool canRun(uint32_t G, size_t T);
   Error exec(uint32_t G, size_t T);
   Error deadlock();
+  /// Whether gpu From has steps not yet run that send to To on Channel.
+  bool sendsLeft(uint32_t From, uint32_t To, int64_t Channel) const {
+    const Gpu &G = A.GpuList[From];
+    for (size_t T = 0; T < G.Tbs.size(); ++T)
+      if (G.Tbs[T].SendPeer == To && G.Tbs[T].Channel == Channel)
+        for (size_t St = Pc[From][T]; St < G.Tbs[T].Steps.size(); ++St)
+          if (hasSend(G.Tbs[T].Steps[St].Type))
+            return true;
+    return false;
+  }
+  bool TooManyBuffers = false;
 };
 
 uint64_t accessKey(uint32_t G, uint16_t Buf, uint64_t Block) {
@@ -147,6 +158,11 @@ uint16_t Importer::buffer(uint32_t G, Loc L, uint64_t Block) {
   auto [It, New] = ScratchOf.try_emplace({G, L.Sp, L.Index, Block}, 0);
   if (New) {
     uint16_t &Count = ScratchCount[{G, Block}];
+    // Past this the buffer index would not fit; refused after the run.
+    if (Count >= 0xff00) {
+      TooManyBuffers = true;
+      return FirstScratch;
+    }
     It->second = FirstScratch + Count++;
     ScratchBuffers = std::max(ScratchBuffers, Count);
   }
@@ -258,6 +274,14 @@ Error Importer::setUp() {
     H.Root = Roots[0];
   }
   size_t G = A.GpuList.size();
+  // Bounds the simulation's memory: a location table per gpu.
+  uint64_t Locations = 0;
+  for (const Gpu &Gp : A.GpuList)
+    Locations += 2 * N + uint64_t(Gp.ScratchChunks);
+  if (Locations > (uint64_t(1) << 27))
+    return makeError(ErrorKind::CannotCompile,
+                     Name + ": too large to import: " + llvm::Twine(Locations) +
+                         " chunk locations over all gpus (at most 2^27)");
   Holds.resize(G);
   LastPhase.resize(G);
   StepPhase.resize(G);
@@ -470,6 +494,9 @@ Error Importer::deadlock() {
          << ") waits for ";
       if (St.DepTb >= 0 && Pc[G][TbIndex[G][St.DepTb]] <= size_t(St.DepStep))
         OS << "threadblock " << St.DepTb << " step " << St.DepStep;
+      else if (sendsLeft(uint32_t(Tb.RecvPeer), G, Tb.Channel))
+        OS << "a message from gpu " << Tb.RecvPeer << " on channel "
+           << Tb.Channel << ", which has yet to send it (it is blocked too)";
       else
         OS << "a message from gpu " << Tb.RecvPeer << " on channel "
            << Tb.Channel << " that no send provides in FIFO order";
@@ -508,6 +535,10 @@ Expected<Schedule> Importer::run() {
                            " on channel " + llvm::Twine(std::get<2>(Key)) +
                            " but no receive takes the message");
     }
+  if (TooManyBuffers)
+    return makeError(ErrorKind::CannotCompile,
+                     Name + ": more than 65280 scratch locations hold one "
+                            "block on one gpu; the plan IR has fewer buffers");
   for (uint16_t I = 0; I < ScratchBuffers; ++I)
     S.Header.Buffers.push_back("scratch" + std::to_string(I + 1));
   return std::move(S);

@@ -109,6 +109,11 @@ done
 cmp -s "$W/rules" "$W/rules2" && cmp -s "$W/mpich.json" "$W/mpich2.json" ||
   fail "the tuning files differ between two runs"
 
+# Without -o only the libraries' files, the same as with it.
+"$C" tune --collectives allreduce,allgather,reduce-scatter,broadcast -P 8 \
+  --bytes 8:1GiB --openmpi-rules "$W/rules3" -q
+cmp -s "$W/rules" "$W/rules3" || fail "the rules differ without -o"
+
 # Refusals: another tune's plans in the directory (2), bad sizes (2), a
 # directory that cannot be created (4).
 set +e
@@ -120,6 +125,8 @@ grep -q "allreduce-p8-0-100.cplan" "$W/stale.err" || fail "the foreign plan not 
 [ $? -eq 2 ] || fail "MIN > MAX accepted"
 "$C" tune -c allreduce -P 8 --bytes 8 -o "$W/x" -q 2>/dev/null
 [ $? -eq 2 ] || fail "--bytes without a range accepted"
+"$C" tune -c allreduce -P 8 -q 2>/dev/null
+[ $? -eq 2 ] || fail "nothing to write accepted"
 touch "$W/file"
 "$C" tune -c allreduce -P 8 -o "$W/file/sub" -q 2>/dev/null
 [ $? -eq 4 ] || fail "an impossible directory was not exit 4"

@@ -199,11 +199,18 @@ int runTune(const TuneOptions &O) {
       printError(F->Message);
       return F->Code;
     }
-  if (std::error_code EC = llvm::sys::fs::create_directories(O.Dir)) {
-    printError("cannot create the plan directory '" + O.Dir +
-               "': " + EC.message());
-    return ExitIoError;
+  bool WritePlans = !O.Dir.empty();
+  if (!WritePlans && O.OpenMpiRules.empty() && O.MpichJson.empty()) {
+    printError("nothing to write: give -o DIR (a plan directory), "
+               "--openmpi-rules FILE or --mpich-json FILE");
+    return ExitUsage;
   }
+  if (WritePlans)
+    if (std::error_code EC = llvm::sys::fs::create_directories(O.Dir)) {
+      printError("cannot create the plan directory '" + O.Dir +
+                 "': " + EC.message());
+      return ExitIoError;
+    }
 
   auto Start = std::chrono::steady_clock::now();
   std::string Preamble =
@@ -217,53 +224,22 @@ int runTune(const TuneOptions &O) {
   for (size_t I = 0; I < Kinds.size(); ++I) {
     const CompileRequest &Request = Requests[I];
     std::string Name = collectiveName(Request.Kind).str();
-    say(O, llvm::formatv("{0} on P = {1}: pricing every candidate at {2} "
-                         "sizes, {3} .. {4}",
-                         Name, Request.ranks(), Sizes.size(),
-                         formatBytes(double(Sizes.front())),
-                         formatBytes(double(Sizes.back()))));
-    llvm::Expected<DecisionTable> T =
-        decide(O, Request, Families[I], Sizes, Name + " candidates");
-    if (!T)
-      return reportError(T.takeError(), ErrorKind::CannotCompile);
-
-    std::vector<std::string> Names;
-    for (DecisionRange &R : T->Ranges) {
-      R.PlanFile = planFileName(T->Kind, T->Ranks, R.MinBytes, R.MaxBytes,
-                                O.PlanExtension);
-      Names.push_back(R.PlanFile);
+    // Every family's choice is needed for the plan directory only.
+    if (WritePlans) {
+      say(O, llvm::formatv("{0} on P = {1}: pricing every candidate at {2} "
+                           "sizes, {3} .. {4}",
+                           Name, Request.ranks(), Sizes.size(),
+                           formatBytes(double(Sizes.front())),
+                           formatBytes(double(Sizes.back()))));
+      llvm::Expected<DecisionTable> T =
+          decide(O, Request, Families[I], Sizes, Name + " candidates");
+      if (!T)
+        return reportError(T.takeError(), ErrorKind::CannotCompile);
+      for (DecisionRange &R : T->Ranges)
+        R.PlanFile = planFileName(T->Kind, T->Ranks, R.MinBytes, R.MaxBytes,
+                                  O.PlanExtension);
+      Tables.push_back(std::move(*T));
     }
-    std::vector<std::string> Stale =
-        stalePlans(O.Dir, T->Kind, T->Ranks, Names);
-    if (!Stale.empty()) {
-      printError("the plan directory holds other " + Name +
-                 " plans for P = " + std::to_string(T->Ranks) +
-                 ", which the interposer would mix with these: " +
-                 llvm::join(Stale, ", ") +
-                 "; remove them or tune into another directory");
-      return ExitUsage;
-    }
-    for (size_t K = 0; K < T->Ranges.size(); ++K) {
-      DecisionRange &R = T->Ranges[K];
-      say(O, llvm::formatv(
-                 "{0}: plan {1}/{2}: {3} for {4} .. {5}", Name, K + 1,
-                 T->Ranges.size(), R.Family, formatBytes(double(R.MinBytes)),
-                 R.MaxBytes == UINT64_MAX ? std::string("inf")
-                                          : formatBytes(double(R.MaxBytes))));
-      CompileRequest Own = Request;
-      Own.Params = R.Params;
-      llvm::Expected<Compilation> C = compile(Own, {findAlgorithm(R.Family)});
-      if (!C)
-        return reportError(C.takeError(), ErrorKind::CannotCompile);
-      R.FirstTime = evaluateCost(C->Best, R.FirstSize, Request.Cost).Time;
-      R.LastTime = evaluateCost(C->Best, R.LastSize, Request.Cost).Time;
-      llvm::SmallString<256> Path(O.Dir);
-      llvm::sys::path::append(Path, R.PlanFile);
-      if (int Code = writeVerifiedPlan(C->Best, Path.str().str(), *Format,
-                                       O.Mode, O.Quiet))
-        return Code;
-    }
-    Tables.push_back(std::move(*T));
 
     // The libraries' files: the same question among their own algorithms.
     for (auto [Library, Path, Out] :
@@ -298,6 +274,49 @@ int runTune(const TuneOptions &O) {
     }
   }
 
+  // Every range is known before anything is written: another run's plans
+  // in the directory are refused before ours join them.
+  for (const DecisionTable &T :
+       WritePlans ? Tables : std::vector<DecisionTable>()) {
+    std::vector<std::string> Names;
+    for (const DecisionRange &R : T.Ranges)
+      Names.push_back(R.PlanFile);
+    std::vector<std::string> Stale = stalePlans(O.Dir, T.Kind, T.Ranks, Names);
+    if (!Stale.empty()) {
+      printError("the plan directory holds other " +
+                 collectiveName(T.Kind).str() +
+                 " plans for P = " + std::to_string(T.Ranks) +
+                 ", which the interposer would mix with these: " +
+                 llvm::join(Stale, ", ") +
+                 "; remove them or tune into another directory");
+      return ExitUsage;
+    }
+  }
+  for (size_t I = 0; WritePlans && I < Tables.size(); ++I) {
+    DecisionTable &T = Tables[I];
+    std::string Name = collectiveName(T.Kind).str();
+    for (size_t K = 0; K < T.Ranges.size(); ++K) {
+      DecisionRange &R = T.Ranges[K];
+      say(O, llvm::formatv(
+                 "{0}: plan {1}/{2}: {3} for {4} .. {5}", Name, K + 1,
+                 T.Ranges.size(), R.Family, formatBytes(double(R.MinBytes)),
+                 R.MaxBytes == UINT64_MAX ? std::string("inf")
+                                          : formatBytes(double(R.MaxBytes))));
+      CompileRequest Own = Requests[I];
+      Own.Params = R.Params;
+      llvm::Expected<Compilation> C = compile(Own, {findAlgorithm(R.Family)});
+      if (!C)
+        return reportError(C.takeError(), ErrorKind::CannotCompile);
+      R.FirstTime = evaluateCost(C->Best, R.FirstSize, Own.Cost).Time;
+      R.LastTime = evaluateCost(C->Best, R.LastSize, Own.Cost).Time;
+      llvm::SmallString<256> Path(O.Dir);
+      llvm::sys::path::append(Path, R.PlanFile);
+      if (int Code = writeVerifiedPlan(C->Best, Path.str().str(), *Format,
+                                       O.Mode, O.Quiet))
+        return Code;
+    }
+  }
+
   std::map<std::string, std::string> Context = {
       {"topology", Requests[0].Topo.str()},
       {"cost", costText(Requests[0].Cost)},
@@ -305,9 +324,10 @@ int runTune(const TuneOptions &O) {
                     formatBytes(double(Sizes.back()))}};
   llvm::SmallString<256> Index(O.Dir);
   llvm::sys::path::append(Index, IndexName);
-  if (llvm::Error E =
-          writeFileAtomically(Index, planIndexYaml(Tables, Preamble, Context)))
-    return reportError(std::move(E), ErrorKind::Io);
+  if (WritePlans)
+    if (llvm::Error E = writeFileAtomically(
+            Index, planIndexYaml(Tables, Preamble, Context)))
+      return reportError(std::move(E), ErrorKind::Io);
   if (!O.OpenMpiRules.empty())
     if (llvm::Error E = writeFileAtomically(
             O.OpenMpiRules, openMpiRulesFile(OpenMpi, Preamble)))
@@ -320,8 +340,18 @@ int runTune(const TuneOptions &O) {
   if (O.Quiet)
     return ExitSuccess;
   llvm::raw_ostream &OS = llvm::outs();
-  for (const DecisionTable &T : Tables) {
-    OS << collectiveName(T.Kind) << " on P = " << T.Ranks << ":\n";
+  std::vector<std::pair<std::string, const DecisionTable *>> Shown;
+  for (const DecisionTable &T : Tables)
+    Shown.push_back({"", &T});
+  for (const DecisionTable &T : OpenMpi)
+    Shown.push_back({" (Open MPI's algorithms)", &T});
+  for (const DecisionTable &T : Mpich)
+    Shown.push_back({" (MPICH's algorithms)", &T});
+  for (const auto &[Label, Table] : Shown) {
+    const DecisionTable &T = *Table;
+    if (T.Ranges.empty())
+      continue;
+    OS << collectiveName(T.Kind) << " on P = " << T.Ranks << Label << ":\n";
     for (const DecisionRange &R : T.Ranges) {
       OS << "  " << llvm::right_justify(formatBytes(double(R.MinBytes)), 10)
          << " .. "
@@ -332,14 +362,18 @@ int runTune(const TuneOptions &O) {
          << "  " << R.Family;
       for (const auto &[K, V] : R.Params)
         OS << " " << K << "=" << V;
-      OS << "  -> " << R.PlanFile << "\n";
+      if (!R.PlanFile.empty())
+        OS << "  -> " << R.PlanFile;
+      OS << "\n";
     }
   }
-  OS << "wrote " << Index;
-  if (!O.OpenMpiRules.empty())
-    OS << ", " << O.OpenMpiRules;
-  if (!O.MpichJson.empty())
-    OS << ", " << O.MpichJson;
+  std::vector<std::string> Written;
+  if (WritePlans)
+    Written.push_back(Index.str().str());
+  for (const std::string *F : {&O.OpenMpiRules, &O.MpichJson})
+    if (!F->empty())
+      Written.push_back(*F);
+  OS << "wrote " << llvm::join(Written, ", ");
   OS << " in "
      << formatSeconds(std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - Start)
@@ -366,8 +400,8 @@ void addTuneCommand(CLI::App &App, int &Exit) {
       ->capture_default_str();
   Cmd->add_option("-o,--output", O->Dir,
                   "plan directory to write (COLLPLAN_PLANS for the "
-                  "interposer); created if missing")
-      ->required();
+                  "interposer); created if missing. Without it only the "
+                  "libraries' files are written (no plan is built)");
   Cmd->add_option("--openmpi-rules", O->OpenMpiRules,
                   "also write an Open MPI coll_tuned dynamic rules file");
   Cmd->add_option("--mpich-json", O->MpichJson,

@@ -68,6 +68,21 @@ private:
   llvm::DenseMap<uint64_t, Access> Accesses;
 
   uint32_t tbFor(int64_t Peer, int64_t Channel);
+  /// The buffer of the K-th operation of kind Kind with this rank at Peer
+  /// in round Index: the other end of this rank's K-th send or receive
+  /// (Plan.h's matching).
+  uint16_t peerBuffer(uint32_t Index, uint32_t Peer, size_t K,
+                      OpKind Kind) const {
+    const std::vector<Round> &Rounds = P.Programs[Peer].Rounds;
+    auto It = std::lower_bound(
+        Rounds.begin(), Rounds.end(), Index,
+        [](const Round &Rd, uint32_t I) { return Rd.Index < I; });
+    if (It != Rounds.end() && It->Index == Index)
+      for (const Op &Operation : It->Ops)
+        if (Operation.Kind == Kind && Operation.Peer == Rank && K-- == 0)
+          return Operation.Buffer;
+    return DataBuffer;
+  }
   char bufferOf(uint16_t Buffer) const;
   int64_t offsetOf(uint16_t Buffer, uint64_t Block) const {
     return Buffer == DataBuffer
@@ -168,7 +183,9 @@ llvm::Error RankWriter::run() {
         Out.push_back({B, std::min<uint64_t>(R.End, B + O.Limits.MaxCount)});
     return Out;
   };
-  for (const Round &Rd : P.Programs[Rank].Rounds)
+  for (const Round &Rd : P.Programs[Rank].Rounds) {
+    // This round's sends and receives so far, per peer.
+    std::map<uint32_t, std::pair<size_t, size_t>> Nth;
     for (int Pass = 0; Pass < 3; ++Pass)
       for (const Op &Operation : Rd.Ops) {
         // A round's sends read first, then receives land, then local
@@ -201,22 +218,39 @@ llvm::Error RankWriter::run() {
           char Buf = bufferOf(Operation.Buffer);
           int64_t Off = offsetOf(Operation.Buffer, R.Begin);
           if (IsSend) {
-            S.SrcBuf = S.DstBuf = Buf;
-            S.SrcOff = S.DstOff = Off;
+            // dstbuf/dstoff say where the receiver puts it.
+            uint16_t Dst = peerBuffer(Rd.Index, Operation.Peer,
+                                      Nth[Operation.Peer].first, OpKind::Recv);
+            S.SrcBuf = Buf;
+            S.SrcOff = Off;
+            S.DstBuf = bufferOf(Dst);
+            S.DstOff = offsetOf(Dst, R.Begin);
             emit(Tb, S, {{Operation.Buffer, R}}, {});
             continue;
           }
           // A receive that reduces: rrc with the destination as its source.
           bool Reduce = Operation.Mode == Combine::Reduce;
           S.Type = Reduce ? "rrc" : "r";
-          S.SrcBuf = S.DstBuf = Buf;
-          S.SrcOff = S.DstOff = Off;
+          S.DstBuf = Buf;
+          S.DstOff = Off;
+          // An rrc's source is its destination; an r's is the sender's.
+          uint16_t Src =
+              Reduce ? Operation.Buffer
+                     : peerBuffer(Rd.Index, Operation.Peer,
+                                  Nth[Operation.Peer].second, OpKind::Send);
+          S.SrcBuf = bufferOf(Src);
+          S.SrcOff = offsetOf(Src, R.Begin);
           std::vector<std::pair<uint16_t, BlockRange>> Reads;
           if (Reduce)
             Reads.push_back({Operation.Buffer, R});
           emit(Tb, S, Reads, {{Operation.Buffer, R}});
         }
+        if (Operation.Kind == OpKind::Send)
+          ++Nth[Operation.Peer].first;
+        if (Operation.Kind == OpKind::Recv)
+          ++Nth[Operation.Peer].second;
       }
+  }
   // A threadblock names only the connections it uses.
   for (XmlTb &Tb : Tbs) {
     bool Sends = false, Receives = false;

@@ -332,3 +332,37 @@ TEST_CASE("both reduce-scatter dialects, out of place, with and without "
       ErrorKind::Invalid);
   CHECK(R.Kind == ErrorKind::Usage);
 }
+
+TEST_CASE("malformed attributes are usage errors naming the line") {
+  std::string Xml = readFixture("allreduce-ring-4r-1ch-1i-Simple.xml");
+  struct Bad {
+    const char *What;
+    std::function<void(tinyxml2::XMLDocument &, StepRef)> Mutate;
+  };
+  const Bad Cases[] = {
+      {"missing attribute 'cnt'",
+       [](auto &, StepRef S) { S.Step->DeleteAttribute("cnt"); }},
+      {"is not a buffer",
+       [](auto &, StepRef S) { S.Step->SetAttribute("srcbuf", "x"); }},
+      {"outside its 4 chunks",
+       [](auto &, StepRef S) { S.Step->SetAttribute("srcoff", 9); }},
+      {"does not exist",
+       [](auto &, StepRef S) {
+         S.Step->SetAttribute("depid", 7);
+         S.Step->SetAttribute("deps", 0);
+       }},
+      {"out of order", [](auto &, StepRef S) { S.Step->SetAttribute("s", 5); }},
+      {"not an integer",
+       [](auto &, StepRef S) { S.Step->SetAttribute("cnt", "two"); }},
+      {"past ngpus", [](auto &, StepRef S) { S.Tb->SetAttribute("send", 4); }},
+  };
+  for (const Bad &B : Cases) {
+    INFO(B.What);
+    llvm::Expected<Plan> P = decodeMscclXml(mutated(Xml, 2, B.Mutate), "m.xml");
+    REQUIRE(!P);
+    ErrorReport R = takeErrorReport(P.takeError(), ErrorKind::Invalid);
+    CHECK(R.Kind == ErrorKind::Usage);
+    CHECK_MESSAGE(R.Message.find(B.What) != std::string::npos, R.Message);
+    CHECK_MESSAGE(R.Message.find("m.xml:") == 0, R.Message);
+  }
+}

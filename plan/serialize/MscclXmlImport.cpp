@@ -17,6 +17,7 @@
 
 #include "plan/serialize/MscclXml.h"
 #include "plan/serialize/MscclXmlModel.h"
+#include "plan/serialize/MscclXmlRaces.h"
 #include "plan/serialize/MscclXmlSchedule.h"
 #include "plan/serialize/PlanFile.h"
 
@@ -56,16 +57,18 @@ struct PendingMessage {
   uint32_t Id;
   uint32_t Gpu, Tb, Step; ///< The sender's step, for messages.
   std::vector<Piece> Chunks;
+  Clock SentAt; ///< The sender's clock (MscclXmlRaces.h).
 };
 
 class Importer {
 public:
-  Importer(const Algorithm &A, StringRef Name) : A(A), Name(Name) {}
+  Importer(const Algorithm &A, StringRef Name) : A(A), Name(Name), Races(A) {}
   Expected<Schedule> run();
 
 private:
   const Algorithm &A;
   StringRef Name;
+  RaceDetector Races;
   Schedule S;
   uint64_t N = 1, K = 1; ///< Blocks; chunks per rank (allgather, RS).
   uint16_t FirstScratch = 1;
@@ -350,6 +353,16 @@ Error Importer::exec(uint32_t G, size_t T) {
   };
   // What the send part of the step sends: one piece per chunk.
   std::vector<Piece> Out;
+  const Clock *Received = nullptr;
+  if (hasRecv(Ty))
+    Received = &Queues[{Tb.RecvPeer, int64_t(G), Tb.Channel}].front().SentAt;
+  Races.begin(G, T, St, Received);
+  auto Touch = [&](Loc L, bool Write) -> Error {
+    if (L.Sp != TempSpace)
+      if (std::optional<std::string> Race = Races.access(L.Sp, L.Index, Write))
+        return Fail(ErrorKind::Invalid, *Race);
+    return Error::success();
+  };
 
   if (Ty == StepType::Nop) {
     newPhase(PhaseKind::Nop, G, T, St);
@@ -357,6 +370,8 @@ Error Importer::exec(uint32_t G, size_t T) {
     uint32_t P = newPhase(PhaseKind::Send, G, T, St);
     for (int64_t J = 0; J < Stp.Count; ++J) {
       COLLPLAN_TRY(L, Src(J));
+      if (Error E = Touch(L, false))
+        return E;
       int64_t B = holds(G, L);
       if (B < 0)
         return Fail(ErrorKind::Invalid, "sends scratch chunk " +
@@ -370,6 +385,10 @@ Error Importer::exec(uint32_t G, size_t T) {
     for (int64_t J = 0; J < Stp.Count; ++J) {
       COLLPLAN_TRY(SL, Src(J));
       COLLPLAN_TRY(DL, Dst(J));
+      if (Error E = Touch(SL, false))
+        return E;
+      if (Error E = Touch(DL, true))
+        return E;
       int64_t B = holds(G, SL);
       if (B < 0)
         return Fail(ErrorKind::Invalid, "reads scratch chunk " +
@@ -420,6 +439,8 @@ Error Importer::exec(uint32_t G, size_t T) {
       uint16_t SrcB = 0;
       if (Reduces) {
         COLLPLAN_TRY(SL, Src(J));
+        if (Error E = Touch(SL, false))
+          return E;
         if (holds(G, SL) != int64_t(B))
           return Fail(ErrorKind::Invalid,
                       "combines the incoming block " + llvm::Twine(B) +
@@ -435,6 +456,8 @@ Error Importer::exec(uint32_t G, size_t T) {
       if (Ty != StepType::RecvReduceSend) {
         COLLPLAN_TRY(L, Dst(J));
         DL = L;
+        if (Error E = Touch(DL, true))
+          return E;
       }
       uint16_t DstB = buffer(G, DL, B);
       bool InPlaceReduce = Reduces && SrcB == DstB;
@@ -471,8 +494,10 @@ Error Importer::exec(uint32_t G, size_t T) {
     S.Messages.push_back({Last, 0});
     S.Phases[Last].Msg = Id;
     Queues[{int64_t(G), Tb.SendPeer, Tb.Channel}].push_back(
-        {Id, G, uint32_t(Tb.Id), uint32_t(St), std::move(Out)});
+        {Id, G, uint32_t(Tb.Id), uint32_t(St), std::move(Out),
+         Races.current()});
   }
+  Races.end();
   ++Pc[G][T];
   return Error::success();
 }

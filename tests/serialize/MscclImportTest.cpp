@@ -366,3 +366,25 @@ TEST_CASE("malformed attributes are usage errors naming the line") {
     CHECK_MESSAGE(R.Message.find("m.xml:") == 0, R.Message);
   }
 }
+
+TEST_CASE("a missing dependency is a race, named with both steps") {
+  // gpu 0's first reduction waits (depid 2, deps 1) for the receive that
+  // fills the scratch chunk it reads; without it the two race.
+  std::string Xml = readFixture("allreduce-1step-4n-ll-1pass.xml");
+  tinyxml2::XMLDocument Doc;
+  REQUIRE(Doc.Parse(Xml.c_str()) == tinyxml2::XML_SUCCESS);
+  auto *Tb0 =
+      Doc.RootElement()->FirstChildElement("gpu")->FirstChildElement("tb");
+  tinyxml2::XMLElement *Re = elements(Tb0, "step")[4];
+  REQUIRE(std::string(Re->Attribute("type")) == "re");
+  REQUIRE(Re->Int64Attribute("depid") == 2);
+  Re->SetAttribute("depid", -1);
+  Re->SetAttribute("deps", -1);
+  ErrorReport R = takeErrorReport(
+      decodeMscclXml(print(Doc), "race.xml").takeError(), ErrorKind::Usage);
+  CHECK(R.Kind == ErrorKind::Invalid);
+  CHECK_MESSAGE(R.Message.find("gpu 0, threadblock 0, step 4 (re): races "
+                               "with threadblock 2 step 1 (r") !=
+                    std::string::npos,
+                R.Message);
+}

@@ -585,6 +585,12 @@ Expected<Plan> decodeMscclXml(StringRef Bytes, StringRef Name) {
 
 Expected<Plan> readMscclXmlFile(StringRef Path) {
   COLLPLAN_TRY(Buffer, openPlanFile(Path));
+  // The XML tree takes several times the file's size in memory.
+  constexpr uint64_t MaxXmlBytes = uint64_t(256) << 20;
+  if (Buffer->getBufferSize() > MaxXmlBytes)
+    return makeError(ErrorKind::Usage,
+                     Path + ": an MSCCL XML file larger than 256 MiB is "
+                            "refused (the largest real ones take a few MB)");
   return decodeMscclXml(Buffer->getBuffer(), Path);
 }
 

@@ -90,6 +90,31 @@ TEST_CASE("every algorithm's plan round-trips through MSCCL XML") {
   CHECK(Exported > 100);
 }
 
+TEST_CASE("the two dialects name reduce-scatter differently") {
+  const Algorithm *Ring = findAlgorithm("ring");
+  REQUIRE(Ring);
+  llvm::Expected<Plan> P =
+      compilePlan(*Ring, requestFor(Collective::ReduceScatter, 4, 0));
+  REQUIRE(bool(P));
+  MscclExportOptions O;
+  O.Dialect = "msccl";
+  O.Protocol = "LL128";
+  llvm::Expected<std::string> Old = encodeMscclXml(*P, O);
+  REQUIRE(bool(Old));
+  CHECK(Old->find("coll=\"reduce_scatter\"") != std::string::npos);
+  CHECK(Old->find("minBytes") == std::string::npos);
+  CHECK(Old->find("proto=\"LL128\"") != std::string::npos);
+  O.Dialect = "rccl";
+  llvm::Expected<std::string> New = encodeMscclXml(*P, O);
+  REQUIRE(bool(New));
+  CHECK(New->find("coll=\"reducescatter\"") != std::string::npos);
+  CHECK(New->find("outofplace=\"0\" minBytes=\"0\"") != std::string::npos);
+  O.Dialect = "nccl";
+  ErrorReport R =
+      takeErrorReport(encodeMscclXml(*P, O).takeError(), ErrorKind::Invalid);
+  CHECK(R.Kind == ErrorKind::Usage);
+}
+
 TEST_CASE("limits are checked and named") {
   const Algorithm *Ring = findAlgorithm("ring");
   REQUIRE(Ring);

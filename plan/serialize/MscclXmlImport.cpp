@@ -367,7 +367,7 @@ Error Importer::exec(uint32_t G, size_t T) {
   if (Ty == StepType::Nop) {
     newPhase(PhaseKind::Nop, G, T, St);
   } else if (Ty == StepType::Send) {
-    uint32_t P = newPhase(PhaseKind::Send, G, T, St);
+    newPhase(PhaseKind::Send, G, T, St);
     for (int64_t J = 0; J < Stp.Count; ++J) {
       COLLPLAN_TRY(L, Src(J));
       if (Error E = Touch(L, false))
@@ -379,7 +379,6 @@ Error Importer::exec(uint32_t G, size_t T) {
                                             ", which was never written");
       Out.push_back({buffer(G, L, uint64_t(B)), uint64_t(B)});
     }
-    (void)P;
   } else if (Ty == StepType::Reduce || Ty == StepType::Copy) {
     uint32_t P = newPhase(PhaseKind::Local, G, T, St);
     for (int64_t J = 0; J < Stp.Count; ++J) {
@@ -478,10 +477,8 @@ Error Importer::exec(uint32_t G, size_t T) {
       if (hasSend(Ty))
         Out.push_back({DstB, B});
     }
-    if (hasSend(Ty)) {
-      uint32_t SP = newPhase(PhaseKind::Send, G, T, St);
-      (void)SP;
-    }
+    if (hasSend(Ty))
+      newPhase(PhaseKind::Send, G, T, St);
   }
 
   uint32_t Last = uint32_t(LastPhase[G][T]);

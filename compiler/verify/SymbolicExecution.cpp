@@ -155,9 +155,12 @@ public:
   /// threads split them. Done counts the chunks finished by every thread;
   /// Progress, if any, is called with it after each chunk.
   void run(uint64_t First, uint64_t Stride, std::atomic<uint64_t> &Done,
-           const std::function<void(uint64_t, uint64_t)> *Progress) {
+           const std::function<void(uint64_t, uint64_t)> *Progress,
+           std::atomic<bool> *StopAtDifferentOrders) {
     uint64_t Total = X.ChunkBegin.size() - 1;
     for (uint64_t Chunk = First; Chunk < Total; Chunk += Stride) {
+      if (StopAtDifferentOrders && *StopAtDifferentOrders)
+        break;
       C0 = Chunk * CB;
       N = std::min(CB, H.Blocks - C0);
       ChunkErrors = 0;
@@ -167,6 +170,8 @@ public:
         step(X.Steps[X.Entries[E]]);
       checkEndState();
       compareTrees();
+      if (StopAtDifferentOrders && !DifferentTrees.empty())
+        *StopAtDifferentOrders = true;
       uint64_t Finished = ++Done;
       if (Progress)
         (*Progress)(Finished, Total);
@@ -415,13 +420,15 @@ void replayWith(const PlanHeader &H, const ReplayIndex &X,
   std::vector<std::vector<Diagnostic>> Found(Threads);
   std::vector<std::string> Trees(Threads);
   std::atomic<uint64_t> Done{0};
+  std::atomic<bool> Stop{false};
   auto Work = [&](unsigned T) {
     auto S = MakeStore();
     // Only the calling thread reports progress.
     const auto *Progress =
         T == 0 && Options.Progress ? &Options.Progress : nullptr;
     Replay<decltype(S)>(H, X, Options.MaxErrors, S, Found[T], Trees[T])
-        .run(T, Threads, Done, Progress);
+        .run(T, Threads, Done, Progress,
+             Options.StopAtDifferentOrders ? &Stop : nullptr);
   };
   std::vector<std::thread> Pool;
   for (unsigned T = 1; T < Threads; ++T)

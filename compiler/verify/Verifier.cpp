@@ -59,7 +59,9 @@ VerifyResult verifyPlan(const Plan &P, const VerifyOptions &Options) {
                               Result.Errors, Result.DifferentOrders);
   Result.IdenticalResults = Result.DifferentOrders.empty();
   verify::sortDiagnostics(Result.Errors, MaxErrors);
-  Result.Valid = Result.Errors.empty();
+  // A replay stopped at the first difference checked only part of the plan.
+  bool Stopped = Options.StopAtDifferentOrders && !Result.IdenticalResults;
+  Result.Valid = Result.Errors.empty() && !Stopped;
   return Result;
 }
 

@@ -38,6 +38,12 @@ struct VerifyOptions {
   /// If set, told now and then how many of the symbolic replay's chunks of
   /// blocks are done, from the calling thread: long runs show progress.
   std::function<void(uint64_t Done, uint64_t Total)> Progress;
+  /// Stop the replay at the first block some ranks combine in different
+  /// orders: the caller (the tuner, passing over such plans) only wants
+  /// IdenticalResults, and a rank-dependent plan usually shows it in its
+  /// first chunk of blocks. A stopped run is not Valid: it checked only part
+  /// of the plan.
+  bool StopAtDifferentOrders = false;
 };
 
 struct VerifyStats {

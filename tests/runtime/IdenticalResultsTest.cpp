@@ -116,6 +116,13 @@ TEST_CASE("the verifier's identical-results verdict matches float sums") {
     }
     CHECK(Same == V.IdenticalResults);
     (V.IdenticalResults ? Identical : Different)++;
+    // Stopping at the first difference (the tuner's check) gives the same
+    // verdict, and claims validity only when it replayed the whole plan.
+    VerifyOptions Stop;
+    Stop.StopAtDifferentOrders = true;
+    VerifyResult Early = verifyPlan(*Pl, Stop);
+    CHECK(Early.IdenticalResults == V.IdenticalResults);
+    CHECK(Early.Valid == V.IdenticalResults);
   }
   // Both verdicts occur (circulant and permutation r >= 1 at P not a power
   // of two combine rank-dependently; ring does not).

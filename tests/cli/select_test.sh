@@ -65,6 +65,20 @@ check_ranking torus 64KiB -c allreduce -t torus:4x4
 check_ranking nodes 4KiB -c allreduce -t nodes:4x4
 check_ranking allgather 256KiB -c allgather -P 10
 
+# A plan too large to build just to price it is priced from rank 0 and says
+# so (ring at P = 3000: 36 M operations, over the tuner's 20 M); at 8 bytes
+# recursive doubling, which is built, is ahead of it.
+"$C" select -P 3000 -a ring,recursive-doubling --bytes 8 --format json \
+  >"$W/big.json"
+python3 - "$W/big.json" <<'PY' || fail "rank 0 pricing"
+import json, sys
+c = {x["algorithm"]: x for x in json.load(open(sys.argv[1]))["candidates"]}
+assert c["ring"]["priced_from_rank0"] is True, c["ring"]
+assert c["recursive-doubling"]["priced_from_rank0"] is False
+assert c["recursive-doubling"]["rank"] == 1 and c["ring"]["rank"] == 2, c
+assert c["ring"]["rank0_bytes_sent"] > 0
+PY
+
 # The text table: a header with the bound, ranked rows, the best.
 "$C" select -c allreduce -P 12 --bytes 1MiB >"$W/table.txt"
 grep -q "lower bound" "$W/table.txt" || fail "no lower bound in the table"

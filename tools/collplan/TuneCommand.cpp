@@ -3,8 +3,10 @@
 // tune = the tuner's choice by message size (choiceBySize), deployed: a plan
 // directory the interposer reads (one verified, stamped plan per range of
 // sizes, named as runtime/interposer/PlanDirectory.h expects, and an index
-// saying why), and optionally an Open MPI rules file and an MPICH selection
-// file, each chosen among the families that library has (TuningFiles.h).
+// saying why), and/or an Open MPI rules file and an MPICH selection file,
+// each chosen among the families that library has (TuningFiles.h). Without
+// a plan directory no plan is built and only the libraries' families are
+// priced: at large P building and verifying the plans is most of the time.
 //
 // Ranges: the sizes priced are the powers of two between the two bounds
 // (and the bounds). A choice holds from the first size that chose it up to

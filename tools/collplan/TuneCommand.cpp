@@ -334,10 +334,16 @@ int runTune(const TuneOptions &O) {
     if (llvm::Error E = writeFileAtomically(
             O.OpenMpiRules, openMpiRulesFile(OpenMpi, Preamble)))
       return reportError(std::move(E), ErrorKind::Io);
-  if (!O.MpichJson.empty())
+  if (!O.MpichJson.empty()) {
     if (llvm::Error E =
             writeFileAtomically(O.MpichJson, mpichSelectionJson(Mpich)))
       return reportError(std::move(E), ErrorKind::Io);
+    // MPICH replaces its whole tree with the file and asserts on a
+    // collective without a rule, so the file alone would stop a program.
+    say(O, O.MpichJson + " holds the tuned collectives only: merge its "
+                         "entries into a copy of MPICH's own selection "
+                         "tree (generic.json) before using it");
+  }
 
   if (O.Quiet)
     return ExitSuccess;

@@ -120,6 +120,17 @@ LinkFit fitAlphaBeta(llvm::ArrayRef<PingPongSample> Samples) {
     return F;
   F.Alpha = (S2 * T0 - S1 * T1) / Det;
   F.Beta = (S0 * T1 - S1 * T0) / Det;
+  // Noise (a loaded machine delaying small messages more than large ones)
+  // can tilt the line below zero at one end. Neither cost can be negative:
+  // the constrained optimum then lies on that boundary, where the other
+  // coefficient has a closed form.
+  if (F.Beta < 0) {
+    F.Beta = 0;
+    F.Alpha = T0 / S0;
+  } else if (F.Alpha < 0) {
+    F.Alpha = 0;
+    F.Beta = T1 / S2;
+  }
   double Mean = 0;
   for (const PingPongSample &X : Samples)
     Mean += X.Seconds / double(Samples.size());

@@ -47,7 +47,8 @@ struct LinkFit {
 
 /// The weighted least-squares fit minimising the sum of squared relative
 /// residuals ((Alpha + Beta m - t) / t)^2: an unweighted fit would let the
-/// megabyte sizes decide alpha, which small messages measure.
+/// megabyte sizes decide alpha, which small messages measure. Alpha and
+/// Beta are constrained to be non-negative.
 LinkFit fitAlphaBeta(llvm::ArrayRef<PingPongSample> Samples);
 
 struct Calibration {

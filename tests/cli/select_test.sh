@@ -36,7 +36,9 @@ PY
     "$C" compile "$@" -a "$ALGO" $PARAMS --bytes "$BYTES" \
       --allow-rank-dependent-rounding -q -o "$W/c.cplan" ||
       fail "$NAME: compile -a $ALGO $PARAMS"
-    "$C" cost "$W/c.cplan" --bytes "$BYTES" --format json >"$W/cost.json"
+    # shellcheck disable=SC2086  # COST_ARGS: the cost flags, if any
+    "$C" cost "$W/c.cplan" --bytes "$BYTES" --format json ${COST_ARGS:-} \
+      >"$W/cost.json"
     python3 - "$RANK" "$TIME" "$W/cost.json" "$ALGO $PARAMS" \
       >>"$W/$NAME.oracle" <<'PY' || fail "$NAME: $ALGO $PARAMS"
 import json, sys
@@ -64,6 +66,10 @@ check_ranking flat12 1MiB -c allreduce -P 12
 check_ranking torus 64KiB -c allreduce -t torus:4x4
 check_ranking nodes 4KiB -c allreduce -t nodes:4x4
 check_ranking allgather 256KiB -c allgather -P 10
+# Cost parameters from a file (--params), as calibrate writes them.
+printf 'alpha: 1.5e-05\nbeta: 8e-10\ngamma: 3e-10\n' >"$W/p.yaml"
+COST_ARGS="--params $W/p.yaml" check_ranking params 64KiB -c allreduce -P 12 \
+  --params "$W/p.yaml"
 
 # A plan too large to build just to price it is priced from rank 0 and says
 # so (ring at P = 3000: 36 M operations, over the tuner's 20 M); at 8 bytes

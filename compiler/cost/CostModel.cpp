@@ -28,10 +28,10 @@ struct RankRound {
 class Evaluation {
 public:
   Evaluation(const Plan &P, uint64_t Bytes, const CostParams &C)
-      : P(P), H(P.Header), Topo(H.Topo), C(C), Bytes(Bytes), Layout(H, Bytes),
-        OnePerNode(Topo.ranksPerNode() == 1), Clock(H.Ranks, 0.0),
-        Start(H.Ranks, 0.0), Sent(H.Ranks, 0.0), Received(H.Ranks, 0.0),
-        InterSent(H.Ranks, 0) {
+      : P(P), H(P.Header), Topo(H.Topo), C(C), Bytes(Bytes),
+        Size(H, Bytes, C.ElementBytes), OnePerNode(Topo.ranksPerNode() == 1),
+        Clock(H.Ranks, 0.0), Start(H.Ranks, 0.0), Sent(H.Ranks, 0.0),
+        Received(H.Ranks, 0.0), InterSent(H.Ranks, 0) {
     if (Topo.kind() == TopologyKind::Torus)
       Router.emplace(Topo, C.Ties);
   }
@@ -85,7 +85,7 @@ private:
         }
         ++Out;
         if (Router) {
-          double B = double(Layout.size(O.Blocks));
+          double B = Size.of(O.Blocks);
           Router->route(Node, PeerNode,
                         [&](LinkId L, double Share) { Load[L] += Share * B; });
         }
@@ -146,14 +146,15 @@ private:
       uint32_t R = RR.Rank;
       double Done = Start[R], Reduced = 0, SentNow = 0;
       for (const Op &O : RR.Ops->Ops) {
-        double B = double(Layout.size(O.Blocks));
+        double B = Size.of(O.Blocks);
         if (O.Kind == OpKind::Send) {
           SentNow += B;
           continue;
         }
         if (O.Mode == Combine::Reduce)
           Reduced += B;
-        if (O.Kind == OpKind::Local)
+        // An empty transfer is skipped by both sides (CostModel.h).
+        if (O.Kind == OpKind::Local || B == 0)
           continue;
         // A message leaves once both ends have reached this round; the
         // sender is busy until it is delivered too.
@@ -211,7 +212,7 @@ private:
   const Topology &Topo;
   const CostParams &C;
   uint64_t Bytes;
-  BlockLayout Layout;
+  MessageBytes Size;
   std::optional<TorusRouter> Router;
   const bool OnePerNode;
   std::vector<double> Clock, Start, Sent, Received;

@@ -7,7 +7,11 @@
 // local operations have run. The predicted time is the latest clock: a
 // critical path, not a sum of per-algorithm guesses.
 //
-// What one message of B bytes from rank s to rank r in round k costs:
+// A message's B bytes are its blocks' whole elements (CostParams::
+// ElementBytes). A message of no element costs nothing: the runtime skips
+// an empty transfer on both sides, so it neither takes time nor makes one
+// rank wait for the other. What one message of B > 0 bytes from rank s to
+// rank r in round k costs:
 //
 //   * s and r on one node: AlphaIntra + BetaIntra * B. No link, no NIC.
 //   * otherwise Alpha + h * AlphaHop + max(Wire, Nic), where
@@ -63,8 +67,10 @@
 #define COLLPLAN_COST_COSTMODEL_H
 
 #include "compiler/cost/CostParams.h"
+#include "plan/ir/BlockLayout.h"
 #include "plan/ir/Plan.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -104,6 +110,22 @@ struct CostReport {
 
 /// Evaluates P for a vector of Bytes bytes.
 CostReport evaluateCost(const Plan &P, uint64_t Bytes, const CostParams &C);
+
+/// The bytes of a set of blocks of a Bytes-byte vector of ElementBytes-byte
+/// elements, as the runtime splits it.
+class MessageBytes {
+public:
+  MessageBytes(const PlanHeader &H, uint64_t Bytes, uint32_t ElementBytes)
+      : Layout(H, Bytes / std::max<uint32_t>(ElementBytes, 1)),
+        ElementBytes(std::max<uint32_t>(ElementBytes, 1)) {}
+  double of(const BlockSet &Blocks) const {
+    return double(Layout.size(Blocks)) * ElementBytes;
+  }
+
+private:
+  BlockLayout Layout;
+  uint32_t ElementBytes;
+};
 
 /// The classic lower bound for the collective on P ranks: ceil(log2 P) alpha
 /// plus the contract's bandwidth term (CollectiveContract::bandwidthShare),

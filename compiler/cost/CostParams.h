@@ -3,6 +3,8 @@
 #ifndef COLLPLAN_COST_COSTPARAMS_H
 #define COLLPLAN_COST_COSTPARAMS_H
 
+#include <cstdint>
+
 namespace collplan {
 
 /// Where a torus sends a message whose offset in a dimension is exactly half
@@ -36,6 +38,10 @@ struct CostParams {
   double InjectionBandwidth = 0;
   /// Torus topologies only: how a tied route is taken (TorusRouting.h).
   TorusTies Ties = TorusTies::Split;
+  /// Bytes per element of the call (4 for MPI_FLOAT): blocks hold whole
+  /// elements, so a vector of few elements leaves blocks empty, and the
+  /// runtime skips an empty transfer on both sides. 1 prices bytes.
+  uint32_t ElementBytes = 1;
 
   double alphaFor(bool SameNode) const {
     return SameNode && AlphaIntra >= 0 ? AlphaIntra : Alpha;

@@ -4,7 +4,6 @@
 
 #include "compiler/cost/CostModel.h"
 #include "compiler/verify/Verifier.h"
-#include "plan/ir/BlockLayout.h"
 #include "plan/ir/Error.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -23,18 +22,20 @@ namespace {} // namespace
 double rankZeroTime(const PlanHeader &H, const Program &Rank0,
                     const CompileRequest &Request) {
   const CostParams &C = Request.Cost;
-  BlockLayout Layout(H, Request.Bytes);
+  MessageBytes Size(H, Request.Bytes, C.ElementBytes);
   double Time = 0;
   for (const Round &Rd : Rank0.Rounds) {
     double Received = 0, Sent = 0, Reduced = 0;
     for (const Op &O : Rd.Ops) {
-      double Message = C.Alpha + C.Beta * double(Layout.size(O.Blocks));
+      double B = Size.of(O.Blocks);
+      // An empty transfer is skipped by both sides (CostModel.h).
+      double Message = B > 0 ? C.Alpha + C.Beta * B : 0;
       if (O.Kind == OpKind::Send)
         Sent = std::max(Sent, Message);
       else if (O.Kind == OpKind::Recv)
         Received = std::max(Received, Message);
       if (O.Kind != OpKind::Send && O.Mode == Combine::Reduce)
-        Reduced += double(Layout.size(O.Blocks));
+        Reduced += B;
     }
     Time += std::max(Received + C.Gamma * Reduced, Sent);
   }

@@ -147,3 +147,42 @@ TEST_CASE("intra-node parameters apply to messages within a node") {
   P.Header.Topo = Topology::nodes(1, 4);
   CHECK(evaluateCost(P, 4, C).Time == doctest::Approx(3.0));
 }
+
+TEST_CASE("blocks hold whole elements; an empty transfer costs nothing") {
+  CostParams C;
+  C.Alpha = 1e-6;
+  C.Beta = 1e-9;
+  C.Gamma = 0;
+  // Four rounds of one message each along a chain of ranks, one block.
+  Plan Chain;
+  Chain.Header.Kind = Collective::Allreduce;
+  Chain.Header.Ranks = 5;
+  Chain.Header.Topo = Topology::flat(5);
+  Chain.Header.Blocks = 1;
+  Chain.Programs.resize(5);
+  for (uint32_t K = 0; K < 4; ++K) {
+    Chain.Programs[K].add(K, Op::send(K + 1, BlockSet::single(0)));
+    Chain.Programs[K + 1].add(
+        K, Op::recv(K, BlockSet::single(0), Combine::Replace));
+  }
+  // 8 bytes of 4-byte elements: two elements, 8 bytes a message.
+  C.ElementBytes = 4;
+  CHECK(evaluateCost(Chain, 8, C).Time ==
+        doctest::Approx(4 * (C.Alpha + 8 * C.Beta)));
+  // 2 bytes of 4-byte elements: no element, nothing is sent.
+  CHECK(evaluateCost(Chain, 2, C).Time == 0);
+  // 2 bytes priced as bytes (the default): two bytes a message.
+  C.ElementBytes = 1;
+  CHECK(evaluateCost(Chain, 2, C).Time ==
+        doctest::Approx(4 * (C.Alpha + 2 * C.Beta)));
+  // Ring allreduce of P = 4 on one float: only block 3 holds an element.
+  // Its reduce-scatter goes 3 -> 0 -> 1 -> 2 and its allgather 2 -> 3 ->
+  // 0 -> 1: one chain of six 4-byte messages, every other transfer empty.
+  C.ElementBytes = 4;
+  CompileRequest Req;
+  Req.Topo = Topology::flat(4);
+  llvm::Expected<Plan> Ring = compilePlan(*findAlgorithm("ring"), Req);
+  REQUIRE(bool(Ring));
+  CHECK(evaluateCost(*Ring, 4, C).Time ==
+        doctest::Approx(6 * (C.Alpha + 4 * C.Beta)));
+}

@@ -153,6 +153,11 @@ void addCostOptions(CLI::App &Cmd, CostParams &Params) {
              "by its ranks sending between nodes (0 = unlimited)")
           ->capture_default_str()
           ->check(FiniteNonNegative);
+  Cmd.add_option("--element-size", Params.ElementBytes,
+                 "bytes per element of the call (4 for float): a vector of "
+                 "few elements leaves blocks empty, and empty transfers cost "
+                 "nothing (default 1: bytes)")
+      ->check(CLI::Range(1u, 1u << 16));
   Cmd.add_option("--torus-ties", Params.Ties,
                  "torus only: a message half-way round a ring goes both "
                  "ways, half its bytes each (split, the Swing paper's "

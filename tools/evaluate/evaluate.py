@@ -90,7 +90,8 @@ def compile_plan(collplan, platform, gamma, algorithm, size, path):
     cmd = [collplan, "compile", "--collective", "allreduce",
            "--algorithm", algorithm, "--topology", platform.topology,
            "--ranks", str(platform.ranks), "--bytes", str(size),
-           "--gamma", f"{gamma:.6g}", "--format", "json", "-o", path]
+           "--gamma", f"{gamma:.6g}", "--element-size", "4",
+           "--format", "json", "-o", path]
     cmd += platform.cost_flags
     if platform.ppn > 1 and platform.topology.startswith("torus"):
         cmd += ["--ppn", str(platform.ppn)]

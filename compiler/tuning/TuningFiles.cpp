@@ -4,17 +4,11 @@
 
 #include "plan/ir/Error.h"
 
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cerrno>
 #include <climits>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace collplan {
 
@@ -310,49 +304,6 @@ std::string planIndexYaml(llvm::ArrayRef<DecisionTable> Tables,
     }
   }
   return Out;
-}
-
-static std::error_code writeAll(int FD, llvm::StringRef Bytes) {
-  while (!Bytes.empty()) {
-    ssize_t N = ::write(FD, Bytes.data(), Bytes.size());
-    if (N < 0) {
-      if (errno == EINTR)
-        continue;
-      return std::error_code(errno, std::generic_category());
-    }
-    Bytes = Bytes.drop_front(size_t(N));
-  }
-  return {};
-}
-
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes) {
-  llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
-  if (Dir.empty())
-    Dir = ".";
-  // The temporary lives beside the target so that rename() is atomic.
-  llvm::SmallString<256> Model(Dir);
-  llvm::sys::path::append(Model, "." + llvm::sys::path::filename(Path) +
-                                     ".tmp-%%%%%%%%");
-  int FD = -1;
-  llvm::SmallString<256> Temp;
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
-    return makeError(ErrorKind::Io, "cannot write '" + Path +
-                                        "': cannot create a temporary file "
-                                        "in '" +
-                                        Dir + "': " + EC.message());
-  std::error_code EC = writeAll(FD, Bytes);
-  if (!EC && ::fsync(FD) != 0)
-    EC = std::error_code(errno, std::generic_category());
-  if (::close(FD) != 0 && !EC)
-    EC = std::error_code(errno, std::generic_category());
-  if (!EC)
-    EC = llvm::sys::fs::rename(Temp, Path);
-  if (EC) {
-    llvm::sys::fs::remove(Temp);
-    return makeError(ErrorKind::Io,
-                     "cannot write '" + Path + "': " + EC.message());
-  }
-  return llvm::Error::success();
 }
 
 } // namespace collplan

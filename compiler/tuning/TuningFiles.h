@@ -84,10 +84,6 @@ std::string planIndexYaml(llvm::ArrayRef<DecisionTable> Tables,
                           llvm::StringRef Preamble,
                           const std::map<std::string, std::string> &Context);
 
-/// Writes Bytes to Path whole or not at all (a temporary beside it,
-/// renamed into place); an error of kind Io says why.
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes);
-
 } // namespace collplan
 
 #endif // COLLPLAN_TUNING_TUNINGFILES_H

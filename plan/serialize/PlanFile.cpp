@@ -149,8 +149,7 @@ static void syncDirectory(StringRef Dir) {
   ::close(FD);
 }
 
-Error writePlanFile(const Plan &P, StringRef Path, PlanFormat F) {
-  std::string Bytes = encodePlan(P, F);
+Error writeFileAtomically(StringRef Path, StringRef Bytes, StringRef What) {
   StringRef Dir = llvm::sys::path::parent_path(Path);
   if (Dir.empty())
     Dir = ".";
@@ -161,7 +160,7 @@ Error writePlanFile(const Plan &P, StringRef Path, PlanFormat F) {
   int FD = -1;
   llvm::SmallString<256> TempPath;
   if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, TempPath))
-    return failWrite("cannot write plan file '" + Path +
+    return failWrite("cannot write " + What + " '" + Path +
                      "': cannot create a temporary file in '" + Dir +
                      "': " + EC.message());
 
@@ -174,10 +173,15 @@ Error writePlanFile(const Plan &P, StringRef Path, PlanFormat F) {
     EC = llvm::sys::fs::rename(TempPath, Path);
   if (EC) {
     llvm::sys::fs::remove(TempPath);
-    return failWrite("cannot write plan file '" + Path + "': " + EC.message());
+    return failWrite("cannot write " + What + " '" + Path +
+                     "': " + EC.message());
   }
   syncDirectory(Dir);
   return Error::success();
+}
+
+Error writePlanFile(const Plan &P, StringRef Path, PlanFormat F) {
+  return writeFileAtomically(Path, encodePlan(P, F), "plan file");
 }
 
 uint64_t planHash(const Plan &P) {

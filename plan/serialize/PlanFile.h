@@ -64,6 +64,10 @@ llvm::Error structureError(llvm::StringRef Name,
 /// Writes the whole file or nothing: a temporary file in the same directory,
 /// renamed into place once complete.
 llvm::Error writePlanFile(const Plan &P, llvm::StringRef Path, PlanFormat F);
+/// The same for any file's Bytes (an exported MSCCL file, a tuning file);
+/// an error of kind Io names What and Path.
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes,
+                                llvm::StringRef What = "file");
 
 /// A 64-bit hash of the plan's canonical (binary) encoding, the one a .cplan
 /// file stores: ranks compare it at start-up to be sure they run the same

@@ -9,7 +9,6 @@
 
 #include "tools/collplan/Commands.h"
 
-#include "compiler/tuning/TuningFiles.h"
 #include "plan/serialize/MscclXml.h"
 #include "plan/serialize/PlanFile.h"
 

@@ -289,10 +289,17 @@ def main():
                        if row["simulated_s"] != "" else row["note"]))
             for name in builtins:
                 done += 1
-                sim, why, checked = simulate(driver, platform, files,
-                                             ["--mpi"], size,
-                                             compute_cfg +
-                                             ["smpi/allreduce:" + name])
+                if name == "rab1" and size // 4 < platform.ranks:
+                    # SMPI 3.32's rab1 never finished with fewer elements
+                    # than ranks (256 ranks at 32 B and 1 KiB ran into the
+                    # 900 s timeout); its selectors do not pick it there.
+                    sim, why, checked = None, "skipped: fewer elements " \
+                        "than ranks", False
+                else:
+                    sim, why, checked = simulate(driver, platform, files,
+                                                 ["--mpi"], size,
+                                                 compute_cfg +
+                                                 ["smpi/allreduce:" + name])
                 rows.append({"platform": platform.name, "topology": spec,
                              "ranks": platform.ranks, "bytes": size,
                              "contender": "smpi:" + name, "chosen": "",

@@ -26,15 +26,21 @@ rm -rf "$WORK" && mkdir -p "$PLANS"
 # broadcast from rank 0 falls back to MPI's own.
 "$COLLPLAN" compile -c broadcast -a binomial -P 4 --root 0 --no-verify -o "$PLANS/broadcast-p4-0-1000.cplan" >/dev/null
 
-# A hang is a failure: bound the run (generously; the machine may be busy).
-timeout -k 10 90 mpirun --oversubscribe -n 4 -x LD_PRELOAD="$LIB" \
-  -x COLLPLAN_PLANS="$PLANS" -x COLLPLAN_VERBOSE=1 "$APP" \
-  2>"$WORK/log" >"$WORK/out" || {
-  cat "$WORK/out" "$WORK/log"; echo "FAIL: the program failed or hung"; exit 1; }
-cat "$WORK/out"
-fail() { cat "$WORK/log"; echo "FAIL: $1"; exit 1; }
+# run LOG [VAR=VALUE]: the app under the interposer; a hang is a failure,
+# so the run is bounded (generously; the machine may be busy).
+run() {
+  LOG=$1
+  shift
+  timeout -k 10 90 mpirun --oversubscribe -n 4 -x LD_PRELOAD="$LIB" \
+    -x COLLPLAN_PLANS="$PLANS" -x COLLPLAN_VERBOSE=1 "$@" "$APP" \
+    2>"$LOG" >"$WORK/out" || {
+    cat "$WORK/out" "$LOG"; echo "FAIL: the program failed or hung"; exit 1; }
+  cat "$WORK/out"
+}
+run "$WORK/log"
+fail() { cat "$LOG"; echo "FAIL: $1"; exit 1; }
 expect_plan() { # FUNCTION FILE MINIMUM-LINES
-  N=$(grep -c "rank [0-9]*: $1 of .*plan $PLANS/$2 " "$WORK/log" || true)
+  N=$(grep -c "rank [0-9]*: $1 of .*plan $PLANS/$2 " "$LOG" || true)
   [ "$N" -ge "$3" ] || fail "$1 did not run from $2 ($N lines)"
 }
 expect_plan MPI_Allreduce allreduce-p4-0-4096.cplan 4
@@ -52,5 +58,13 @@ grep -q "MPI_Bcast of 800 bytes on 4 ranks: no plan fits" "$WORK/log" ||
   fail "the broadcast from rank 0 did not fall back"
 if grep -q "MPI_Allgatherv of .* on 3 ranks: plan" "$WORK/log"; then
   fail "a plan served an intercommunicator"
+fi
+# COLLPLAN_TRUST_UNVERIFIED=1: the unstamped plan serves that broadcast on
+# every rank (the app checks its results).
+export COLLPLAN_TRUST_UNVERIFIED=1
+run "$WORK/log-trusted" -x COLLPLAN_TRUST_UNVERIFIED
+expect_plan MPI_Bcast broadcast-p4-0-1000.cplan 4
+if grep -q "ignoring $PLANS/broadcast-p4-0-1000.cplan" "$LOG"; then
+  fail "the trusted unverified plan was still skipped"
 fi
 echo "interposer edge cases: all checks passed"

@@ -128,12 +128,10 @@ Expected<Topology> decodeTopology(ByteReader &In, uint32_t Ranks) {
       COLLPLAN_TRY(Node, In.uleb("topology.node_of_rank", 0, MaxRanks - 1));
       NodeOf.push_back(uint32_t(Node));
     }
-    if (Error E = Topology::checkExplicitNodes(NodeOf))
-      return In.fail("topology.node_of_rank", toString(std::move(E)));
-    Topology T = Topology::explicitNodes(std::move(NodeOf));
-    if (auto Problem = checkExplicitMatches(T, Nodes, Ppn, Ranks))
-      return In.fail("topology", *Problem);
-    return T;
+    auto T = explicitTopology(std::move(NodeOf), Nodes, Ppn, Ranks);
+    if (const FieldProblem *Bad = std::get_if<FieldProblem>(&T))
+      return In.fail(Bad->Field, Bad->Why);
+    return std::get<Topology>(std::move(T));
   }
   if (auto Problem = checkNodesMakeRanks(Nodes, Ppn, Ranks))
     return In.fail("topology", *Problem);

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 namespace collplan {
 
@@ -55,6 +57,27 @@ inline std::optional<std::string> checkExplicitMatches(const Topology &T,
            " ranks, not " + std::to_string(Nodes) + " of at most " +
            std::to_string(Ppn);
   return std::nullopt;
+}
+
+/// A field a reader names in its error, and what is wrong with it.
+struct FieldProblem {
+  std::string Field, Why;
+};
+
+/// The explicit topology a reader decoded (each rank's node, the stored node
+/// count, largest node and the header's rank count), or what is wrong: the
+/// map itself ("topology.node_of_rank") or its agreement with the header
+/// ("topology").
+inline std::variant<Topology, FieldProblem>
+explicitTopology(std::vector<uint32_t> NodeOf, uint64_t Nodes, uint64_t Ppn,
+                 uint64_t Ranks) {
+  if (llvm::Error E = Topology::checkExplicitNodes(NodeOf))
+    return FieldProblem{"topology.node_of_rank", llvm::toString(std::move(E))};
+  Topology T = Topology::explicitNodes(std::move(NodeOf));
+  if (std::optional<std::string> Why =
+          checkExplicitMatches(T, Nodes, Ppn, Ranks))
+    return FieldProblem{"topology", *Why};
+  return T;
 }
 
 /// Field "topology.dims": Product is the dimensions' product (or any value

@@ -200,6 +200,14 @@ expect 0 "cost --no-verify prices it anyway" -- "$COLLPLAN" cost \
   "$WORK/broken.json" --no-verify
 expect 2 "unreadable beats invalid" -- "$COLLPLAN" verify "$WORK/broken.json" \
   "$WORK/missing.yaml"
+# An MSCCL file that parses but cannot work (its first send made a receive)
+# is invalid, not unreadable.
+sed '0,/type="s"/s//type="r"/' \
+  "$(dirname "$0")/../fixtures/msccl/allreduce-ring-4r-1ch-1i-Simple.xml" \
+  >"$WORK/broken-msccl.xml"
+expect 1 "verify a broken MSCCL file" -- "$COLLPLAN" verify "$WORK/broken-msccl.xml"
+check "the broken MSCCL file is invalid" grep -q "broken-msccl.xml: INVALID" "$WORK/out"
+check "the step is named" grep -q "gpu 0, threadblock 0, step 1" "$WORK/out"
 
 # Files are written whole or not at all.
 expect 4 "unwritable directory" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \

@@ -123,9 +123,13 @@ int runVerify(const VerifyCommandOptions &O) {
     llvm::Expected<Plan> P = readPlanFile(File);
     if (!P) {
       ErrorReport R = takeErrorReport(P.takeError(), ErrorKind::Usage);
-      V.Readable = false;
+      // A reader that parsed the file but found what it describes cannot
+      // work (an MSCCL file that deadlocks) reports it as invalid, not as
+      // unreadable; an unreadable file still decides the exit code.
+      V.Readable = R.Kind == ErrorKind::Invalid;
       V.Result.Errors.push_back({{}, R.Message});
-      Exit = exitCodeFor(R.Kind);
+      if (!V.Readable || Exit == ExitSuccess)
+        Exit = exitCodeFor(R.Kind);
     } else {
       VO.Progress = progressReporter("verifying " + File);
       V.Result = verifyPlan(*P, VO);

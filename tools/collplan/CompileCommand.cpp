@@ -11,11 +11,11 @@
 #include "compiler/select/Tuner.h"
 #include "compiler/verify/Verifier.h"
 #include "plan/ir/Error.h"
-#include "plan/ir/Hostfile.h"
 #include "plan/serialize/PlanFile.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 #include "tools/collplan/PlanOutput.h"
+#include "tools/collplan/RequestOptions.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -33,34 +33,21 @@ namespace collplan::cli {
 namespace {
 
 struct CompileOptions {
-  std::string Collective = "allreduce";
+  RequestOptions Job;
   std::string Algorithm = "auto";
-  std::optional<uint64_t> Ranks;
-  std::string Topology = "flat";
-  std::optional<uint64_t> Ppn;
-  std::string Mapping = "block";
-  std::string Hostfile;
-  std::optional<uint32_t> Root;
   ByteSizeOption Bytes;
-  CostParams Cost;
-  std::vector<std::string> Params;
   std::string Weights;
   std::string WeightsFile;
   std::string Output;
   bool NoVerify = false;
   VerifyMode Mode = VerifyMode::Auto;
   bool Explain = false;
-  bool NonCommutative = false;
-  bool AllowRankDependentRounding = false;
   bool Quiet = false;
   OutputFormat Format = OutputFormat::Text;
 };
 
 /// A failure with the exit code it maps to.
-struct Failure {
-  int Code;
-  std::string Message;
-};
+using Failure = RequestProblem;
 
 double secondsSince(std::chrono::steady_clock::time_point Start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
@@ -72,41 +59,16 @@ double secondsSince(std::chrono::steady_clock::time_point Start) {
 constexpr uint64_t WeightsFileBytesPerRank = 24;
 constexpr uint64_t WeightsFileSlack = 4096;
 
-/// At most this many bytes per rank in a hostfile: a long host name.
-constexpr uint64_t HostfileBytesPerRank = 256;
-
-/// The job --hostfile lists. It replaces --topology, --ppn and --mapping;
-/// --ranks, if given, must count its ranks.
-llvm::Expected<Topology> readHostfileTopology(const CompileOptions &O) {
-  if (O.Topology != "flat" || O.Ppn || O.Mapping != "block")
-    return makeError(ErrorKind::Usage,
-                     "--hostfile gives the nodes and the rank -> node map: "
-                     "it does not combine with --topology, --ppn or "
-                     "--mapping");
-  llvm::Expected<std::string> Text =
-      readInputFile("--hostfile", O.Hostfile, MaxRanks * HostfileBytesPerRank,
-                    "more than a host name per rank");
-  if (!Text)
-    return Text.takeError();
-  llvm::Expected<Topology> Topo = topologyFromHostfile(*Text, O.Hostfile);
-  if (Topo && O.Ranks && *O.Ranks != Topo->ranks())
-    return makeError(ErrorKind::Usage,
-                     "--hostfile '%s' lists %u ranks, --ranks says %llu",
-                     O.Hostfile.c_str(), Topo->ranks(),
-                     (unsigned long long)*O.Ranks);
-  return Topo;
-}
-
 /// "1,2,3", or a file of counts separated by commas and any whitespace (one
 /// per line, or several per line). Ranks bounds the file's size.
 std::optional<Failure> parseWeights(const CompileOptions &O, uint64_t Ranks,
                                     std::vector<uint64_t> &Out) {
   std::string Text = O.Weights;
   if (!O.WeightsFile.empty()) {
-    llvm::Expected<std::string> File = readInputFile(
-        "--weights-file", O.WeightsFile,
-        Ranks * WeightsFileBytesPerRank + WeightsFileSlack,
-        "too many for one count per rank");
+    llvm::Expected<std::string> File =
+        readInputFile("--weights-file", O.WeightsFile,
+                      Ranks * WeightsFileBytesPerRank + WeightsFileSlack,
+                      "too many for one count per rank");
     if (!File)
       return Failure{ExitUsage, llvm::toString(File.takeError())};
     Text = std::move(*File);
@@ -136,39 +98,9 @@ std::optional<Failure> parseWeights(const CompileOptions &O, uint64_t Ranks,
 
 std::optional<Failure> buildRequest(const CompileOptions &O,
                                     CompileRequest &Request) {
-  std::optional<Collective> Kind = parseCollective(O.Collective);
-  if (!Kind)
-    return Failure{ExitUsage, "unknown collective '" + O.Collective +
-                                  "'; expected allreduce, reduce-scatter, "
-                                  "allgather, allgatherv, broadcast or reduce"};
-  Request.Kind = *Kind;
-  std::optional<RankMapping> Mapping = parseMapping(O.Mapping);
-  if (!Mapping || *Mapping == RankMapping::Explicit)
-    return Failure{ExitUsage, "unknown --mapping '" + O.Mapping +
-                                  "'; expected block or round-robin (an "
-                                  "explicit map comes from --hostfile)"};
-  llvm::Expected<Topology> Topo =
-      O.Hostfile.empty() ? Topology::parse(O.Topology, O.Ranks, O.Ppn, *Mapping)
-                         : readHostfileTopology(O);
-  if (!Topo) {
-    ErrorReport R = takeErrorReport(Topo.takeError(), ErrorKind::Usage);
-    return Failure{exitCodeFor(R.Kind), R.Message};
-  }
-  Request.Topo = *Topo;
-  Request.Root = O.Root;
-  Request.Bytes = O.Bytes.Value;
-  Request.Cost = O.Cost;
-  Request.CommutativeOperator = !O.NonCommutative;
-  Request.IdenticalResults = !O.AllowRankDependentRounding;
-  for (const std::string &KV : O.Params) {
-    auto [Key, Value] = llvm::StringRef(KV).split('=');
-    if (Key.empty() || Value.empty() || KV.find('=') == std::string::npos)
-      return Failure{ExitUsage, "--param '" + KV + "': expected NAME=VALUE"};
-    if (!Request.Params.emplace(Key.str(), Value.str()).second)
-      return Failure{ExitUsage, "--param " + Key.str() +
-                                    " is given twice; give each parameter "
-                                    "once"};
-  }
+  if (std::optional<Failure> F =
+          collplan::cli::buildRequest(O.Job, "", O.Bytes.Value, Request))
+    return F;
   return parseWeights(O, Request.ranks(), Request.Weights);
 }
 
@@ -377,38 +309,13 @@ void addCompileCommand(CLI::App &App, int &Exit) {
   CLI::App *Cmd = App.add_subcommand(
       "compile", "Compile a plan, verify it and write it (-o); prints the "
                  "predicted time beside the lower bound");
-  Cmd->add_option("--collective,-c", O->Collective,
-                  "allreduce, reduce-scatter, allgather, allgatherv, "
-                  "broadcast or reduce")
-      ->capture_default_str();
+  addRequestOptions(*Cmd, O->Job);
   Cmd->add_option("--algorithm,-a", O->Algorithm,
                   "an algorithm from 'collplan list', or auto: the one the "
                   "cost model predicts fastest")
       ->capture_default_str();
-  Cmd->add_option("--ranks,-P", O->Ranks,
-                  "number of ranks; may be omitted when the topology fixes it");
-  Cmd->add_option("--topology,-t", O->Topology,
-                  "flat, nodes:NxPPN or torus:AxB... (nodes of a torus)")
-      ->capture_default_str();
-  Cmd->add_option("--ppn", O->Ppn,
-                  "ranks per node; with a torus, the torus describes the "
-                  "nodes (torus:8x8 --ppn 4 is 256 ranks)");
-  Cmd->add_option("--mapping", O->Mapping,
-                  "rank to node mapping: block or round-robin")
-      ->capture_default_str();
-  Cmd->add_option("--hostfile", O->Hostfile,
-                  "an irregular job's nodes: one host name per rank in rank "
-                  "order (or Open MPI's 'NAME slots=N' lines); replaces "
-                  "--topology, --ppn and --mapping");
-  Cmd->add_option("--root", O->Root,
-                  "root rank of broadcast and reduce "
-                  "(default 0)");
   addBytesOption(*Cmd, O->Bytes,
                  "message size the cost model and tuned parameters use");
-  addCostOptions(*Cmd, O->Cost);
-  Cmd->add_option("--param", O->Params,
-                  "algorithm parameter NAME=VALUE; repeatable")
-      ->type_name("NAME=VALUE");
   Cmd->add_option("--weights", O->Weights,
                   "allgatherv: per-rank element counts, w0,w1,...");
   Cmd->add_option(
@@ -424,15 +331,6 @@ void addCompileCommand(CLI::App &App, int &Exit) {
   addVerifyModeOption(*Cmd, "--verify-mode", O->Mode);
   Cmd->add_flag("--explain", O->Explain,
                 "show why the algorithm and its parameters were chosen");
-  Cmd->add_flag("--non-commutative", O->NonCommutative,
-                "the reduction operator is not commutative: fail if the "
-                "plan needs one that is");
-  Cmd->add_flag("--allow-rank-dependent-rounding",
-                O->AllowRankDependentRounding,
-                "when choosing among candidates, also take allreduce plans "
-                "whose ranks combine a block in different orders (faster "
-                "for some P; floating-point results may then differ in the "
-                "last bits between ranks)");
   Cmd->add_flag("--quiet,-q", O->Quiet, "print nothing on success");
   addFormatOption(*Cmd, O->Format);
   Cmd->callback([O, &Exit] { Exit = runCompile(*O); });

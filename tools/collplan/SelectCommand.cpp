@@ -18,7 +18,7 @@
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 #include "tools/collplan/PlanOutput.h"
-#include "tools/collplan/SelectOptions.h"
+#include "tools/collplan/RequestOptions.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"

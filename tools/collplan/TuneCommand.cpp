@@ -24,7 +24,7 @@
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 #include "tools/collplan/PlanOutput.h"
-#include "tools/collplan/SelectOptions.h"
+#include "tools/collplan/RequestOptions.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -189,7 +189,7 @@ int runTune(const TuneOptions &O) {
   }
   std::vector<std::string> Kinds = O.Collectives;
   if (Kinds.empty())
-    Kinds.push_back(O.Request.Collective);
+    Kinds.push_back(O.Request.Job.Collective);
   uint64_t Anchor = middleSize(Sizes);
 
   // Every request is checked before anything is priced or written.

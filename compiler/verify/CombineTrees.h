@@ -6,10 +6,13 @@
 // different bits. An allreduce whose ranks must agree bit for bit (replicas
 // of a data-parallel job, MPICH's allred_float test) needs every rank to
 // have combined each block in the same tree, up to swapping the operands of
-// a combine. This store keeps, per slot of the contribution store, a 64-bit
+// a combine. This store keeps, per slot of the contribution store, a 32-bit
 // hash of that tree: a leaf per rank, and a symmetric but non-associative
 // join per reduce. Equal hashes at the end mean equal trees, with a collision
-// probability of about 2^-64 per comparison.
+// probability of about 2^-32 per comparison; a plan whose ranks differ
+// usually differs in many blocks, each a further chance to see it. 32 bits
+// rather than 64 because the replay is bound by memory traffic, and these
+// hashes are a third of it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +31,7 @@ namespace verify {
 class CombineTrees {
 public:
   explicit CombineTrees(uint64_t Slots) : Tree(Slots, Empty) {}
-  static constexpr uint64_t bytesPerSet() { return sizeof(uint64_t); }
+  static constexpr uint64_t bytesPerSet() { return sizeof(uint32_t); }
 
   void clearRun(uint64_t Slot, uint64_t N) {
     std::fill_n(Tree.begin() + Slot, N, Empty);
@@ -43,24 +46,33 @@ public:
   /// is kept.
   void reduce(uint64_t Dst, uint64_t Src, uint64_t N) {
     for (uint64_t I = 0; I < N; ++I) {
-      uint64_t S = Tree[Src + I];
-      uint64_t &D = Tree[Dst + I];
+      uint32_t S = Tree[Src + I];
+      uint32_t &D = Tree[Dst + I];
       if (S != Empty)
         D = D == Empty ? S : join(D, S);
     }
   }
-  uint64_t at(uint64_t Slot) const { return Tree[Slot]; }
+  /// The first of N slots from A whose tree differs from B's, or N.
+  uint64_t firstDifferent(uint64_t A, uint64_t B, uint64_t N) const {
+    return std::mismatch(Tree.begin() + A, Tree.begin() + A + N,
+                         Tree.begin() + B)
+               .first -
+           (Tree.begin() + A);
+  }
 
 private:
-  static constexpr uint64_t Empty = 0;
-  std::vector<uint64_t> Tree;
+  static constexpr uint32_t Empty = 0;
+  std::vector<uint32_t> Tree;
 
-  static uint64_t leaf(uint32_t Rank) {
-    return splitmix64(uint64_t(Rank) ^ 0x6a09e667f3bcc909ULL) | 1;
+  static uint32_t leaf(uint32_t Rank) {
+    return uint32_t(splitmix64(uint64_t(Rank) ^ 0x6a09e667f3bcc909ULL) >> 32) |
+           1;
   }
   /// Symmetric (a (+) b and b (+) a give the same bits) but not associative.
-  static uint64_t join(uint64_t A, uint64_t B) {
-    return splitmix64(std::min(A, B) * 0x9e3779b97f4a7c15ULL + std::max(A, B)) |
+  static uint32_t join(uint32_t A, uint32_t B) {
+    return uint32_t(
+               splitmix64(uint64_t(std::min(A, B)) << 32 | std::max(A, B)) >>
+               32) |
            1;
   }
 };

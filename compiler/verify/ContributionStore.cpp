@@ -2,6 +2,7 @@
 
 #include "compiler/verify/ContributionStore.h"
 #include "plan/ir/Hash.h"
+#include "plan/ir/Topology.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -164,18 +165,19 @@ std::string ExactStore::whyNotHolding(uint64_t Slot, ExpectedSet E) const {
 
 HashedStore::HashedStore(uint32_t Ranks, uint32_t Buffers, uint64_t ChunkBlocks,
                          uint64_t Seed)
-    : Ranks(Ranks), RankHash(Ranks),
-      Count(uint64_t(Ranks) * Buffers * ChunkBlocks),
-      Hash(uint64_t(Ranks) * Buffers * ChunkBlocks) {
+    : Ranks(Ranks), RankWord(Ranks),
+      Word(uint64_t(Ranks) * Buffers * ChunkBlocks) {
+  static_assert(MaxRanks < (uint64_t(1) << CountBits),
+                "the count field must hold every rank");
   for (uint32_t R = 0; R < Ranks; ++R) {
-    RankHash[R] = splitmix64(Seed ^ splitmix64(R));
-    FullHash += RankHash[R];
+    RankWord[R] = (splitmix64(Seed ^ splitmix64(R)) & ~CountMask) | 1;
+    FullWord += RankWord[R];
   }
 }
 
 std::string HashedStore::whyNotHolding(uint64_t Slot, ExpectedSet E) const {
   uint64_t Want = E.Single == ExpectedSet::All ? Ranks : 1;
-  uint64_t Have = Count[Slot];
+  uint64_t Have = count(Word[Slot]);
   if (Have == 0)
     return "holds no data; it should hold " + expectedText(E);
   if (Have < Want)

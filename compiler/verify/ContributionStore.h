@@ -8,10 +8,15 @@
 //   ExactStore   a bitset of P bits per set, and where the set first
 //                combined a contribution twice: exact, O(P / 8) bytes per
 //                set.
-//   HashedStore  (count, sum mod 2^64 of per-rank random 64-bit hashes): 12
-//                bytes per set. The end state compares count and hash with
-//                the expected set's, so a wrong set passes with probability
-//                about 2^-64.
+//   HashedStore  one 64-bit word per set: the sum of per-rank words whose
+//                low 25 bits are 1 and whose high 39 bits are random, so
+//                the low bits count the contributions (MaxRanks = 2^24
+//                fits) and the high bits sum their hashes. A reduce is one
+//                addition, which the compiler vectorises. The end state
+//                compares the word with the expected set's, so a wrong set
+//                passes with probability about 2^-39; a count that
+//                outgrows its field (a contribution doubled many times)
+//                carries into the hash and fails the comparison too.
 //
 // A reduce that counts a contribution twice is wrong only if its result
 // reaches a block the collective promises; one whose result is overwritten
@@ -136,75 +141,59 @@ public:
 
   HashedStore(uint32_t Ranks, uint32_t Buffers, uint64_t ChunkBlocks,
               uint64_t Seed);
-  static uint64_t bytesPerSet(uint32_t) {
-    return sizeof(uint32_t) + sizeof(uint64_t);
-  }
+  static uint64_t bytesPerSet(uint32_t) { return sizeof(uint64_t); }
 
   void clearRun(uint64_t Slot, uint64_t N) {
-    std::fill_n(Count.begin() + Slot, N, 0);
-    std::fill_n(Hash.begin() + Slot, N, 0);
+    std::fill_n(Word.begin() + Slot, N, 0);
   }
   void setSingleRun(uint64_t Slot, uint64_t N, uint32_t Rank) {
-    std::fill_n(Count.begin() + Slot, N, 1);
-    std::fill_n(Hash.begin() + Slot, N, RankHash[Rank]);
+    std::fill_n(Word.begin() + Slot, N, RankWord[Rank]);
   }
-  bool empty(uint64_t Slot) const { return Count[Slot] == 0; }
+  bool empty(uint64_t Slot) const { return count(Word[Slot]) == 0; }
   // The hot paths, inline so the replay's short runs pay no call.
   uint64_t firstEmpty(uint64_t Src, uint64_t N) const {
-    const uint32_t *S = Count.data() + Src;
-    return detail::firstWhere(N, [S](uint64_t I) { return S[I] == 0; });
+    const uint64_t *S = Word.data() + Src;
+    return detail::firstWhere(N, [S](uint64_t I) { return count(S[I]) == 0; });
   }
   uint64_t firstBadReduce(uint64_t Dst, uint64_t Src, uint64_t N) const {
-    const uint32_t *D = Count.data() + Dst, *S = Count.data() + Src;
+    const uint64_t *D = Word.data() + Dst, *S = Word.data() + Src;
     return detail::firstWhere(
-        N, [=](uint64_t I) { return (D[I] == 0) | (S[I] == 0); });
+        N, [=](uint64_t I) { return (count(D[I]) == 0) | (count(S[I]) == 0); });
   }
   void copy(uint64_t Dst, uint64_t Src, uint64_t N) {
-    uint32_t *DC = Count.data() + Dst;
-    const uint32_t *SC = Count.data() + Src;
-    uint64_t *DH = Hash.data() + Dst;
-    const uint64_t *SH = Hash.data() + Src;
-    for (uint64_t I = 0; I < N; ++I) {
-      DC[I] = SC[I];
-      DH[I] = SH[I];
-    }
+    std::copy_n(Word.begin() + Src, N, Word.begin() + Dst);
   }
   void reduce(uint64_t Dst, uint64_t Src, uint64_t N, uint32_t /*Tag*/) {
-    uint32_t *DC = Count.data() + Dst;
-    const uint32_t *SC = Count.data() + Src;
-    uint64_t *DH = Hash.data() + Dst;
-    const uint64_t *SH = Hash.data() + Src;
-    for (uint64_t I = 0; I < N; ++I) {
-      DC[I] = std::min(DC[I] + SC[I], Ranks + 1); // Saturate past P.
-      DH[I] += SH[I];
-    }
+    uint64_t *D = Word.data() + Dst;
+    const uint64_t *S = Word.data() + Src;
+    for (uint64_t I = 0; I < N; ++I)
+      D[I] += S[I];
   }
   uint32_t doubledBy(uint64_t) const { return 0; }
 
   bool holds(uint64_t Slot, ExpectedSet E) const {
-    return E.Single == ExpectedSet::All
-               ? Count[Slot] == Ranks && Hash[Slot] == FullHash
-               : Count[Slot] == 1 && Hash[Slot] == RankHash[E.Single];
+    return Word[Slot] == expected(E);
   }
   uint64_t firstNotHolding(uint64_t Slot, uint64_t N, ExpectedSet E) const {
-    const uint32_t *C = Count.data() + Slot;
-    const uint64_t *H = Hash.data() + Slot;
-    bool All = E.Single == ExpectedSet::All;
-    uint32_t WantCount = All ? Ranks : 1;
-    uint64_t WantHash = All ? FullHash : RankHash[E.Single];
-    return detail::firstWhere(N, [=](uint64_t I) {
-      return (C[I] != WantCount) | (H[I] != WantHash);
-    });
+    const uint64_t *W = Word.data() + Slot;
+    uint64_t Want = expected(E);
+    return detail::firstWhere(N, [=](uint64_t I) { return W[I] != Want; });
   }
   std::string whyNotHolding(uint64_t Slot, ExpectedSet E) const;
 
 private:
+  static constexpr unsigned CountBits = 25;
+  static constexpr uint64_t CountMask = (uint64_t(1) << CountBits) - 1;
+  static uint64_t count(uint64_t W) { return W & CountMask; }
+
   uint32_t Ranks;
-  std::vector<uint64_t> RankHash;
-  uint64_t FullHash = 0;
-  // Structure of arrays: the count checks read 4 bytes per set.
-  std::vector<uint32_t> Count;
-  std::vector<uint64_t> Hash;
+  std::vector<uint64_t> RankWord;
+  uint64_t FullWord = 0;
+  std::vector<uint64_t> Word;
+
+  uint64_t expected(ExpectedSet E) const {
+    return E.Single == ExpectedSet::All ? FullWord : RankWord[E.Single];
+  }
 };
 
 } // namespace verify

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/verify/SymbolicExecution.h"
+#include "compiler/verify/BlockAtoms.h"
 #include "compiler/verify/CombineTrees.h"
 #include "compiler/verify/ContributionStore.h"
 #include "compiler/verify/RankIntervals.h"
@@ -64,14 +65,40 @@ struct Step {
 /// touch it. Chunks are small enough that their state stays in cache, so
 /// without the per-chunk lists replaying every step for every chunk would
 /// dominate.
+/// Every rank's ranges of one kind (its input, or its output), stored flat.
+struct RankRanges {
+  std::vector<uint64_t> Begin{0}; ///< Into Ranges, one per rank + 1.
+  std::vector<BlockRange> Ranges;
+
+  RankRanges(uint32_t Ranks, llvm::function_ref<BlockSet(uint32_t)> Of) {
+    for (uint32_t R = 0; R < Ranks; ++R) {
+      BlockSet S = Of(R);
+      Ranges.insert(Ranges.end(), S.ranges().begin(), S.ranges().end());
+      Begin.push_back(Ranges.size());
+    }
+  }
+  llvm::ArrayRef<BlockRange> of(uint32_t Rank) const {
+    return llvm::ArrayRef(Ranges).slice(Begin[Rank],
+                                        Begin[Rank + 1] - Begin[Rank]);
+  }
+};
+
+/// The plan in replay order, in atoms (BlockAtoms.h) rather than blocks.
 struct ReplayIndex {
   std::vector<Step> Steps;
   std::vector<BlockRange> Ranges;
-  uint64_t ChunkBlocks = 1;
+  RankRanges Inputs, Outputs;
+  BlockAtoms Atoms;
+  uint64_t ChunkBlocks = 1;         ///< In atoms, like every range here.
   std::vector<uint64_t> ChunkBegin; ///< Into Entries, one per chunk + 1.
   std::vector<uint32_t> Entries;    ///< Step indices, in replay order.
 
-  ReplayIndex(const Plan &P, const MatchedPlan &M) {
+  ReplayIndex(const Plan &P, const MatchedPlan &M)
+      : Inputs(P.Header.Ranks,
+               [&](uint32_t R) { return P.Header.inputBlocks(R); }),
+        Outputs(P.Header.Ranks,
+                [&](uint32_t R) { return P.Header.outputBlocks(R); }),
+        Atoms({}, P.Header.Blocks) {
     const auto &Sched = M.Schedule;
     for (size_t I = 0; I < Sched.size();) {
       size_t E = I;
@@ -82,6 +109,16 @@ struct ReplayIndex {
           addRound(P, M, Sched[K], Pass);
       I = E;
     }
+    std::vector<uint64_t> Boundaries;
+    for (auto *List : {&Ranges, &Inputs.Ranges, &Outputs.Ranges})
+      for (const BlockRange &R : *List) {
+        Boundaries.push_back(R.Begin);
+        Boundaries.push_back(R.End);
+      }
+    Atoms = BlockAtoms(Boundaries, P.Header.Blocks);
+    for (auto *List : {&Ranges, &Inputs.Ranges, &Outputs.Ranges})
+      for (BlockRange &R : *List)
+        R = Atoms.atomsOf(R);
   }
 
   void addRound(const Plan &P, const MatchedPlan &M, const ActiveRound &A,
@@ -125,9 +162,9 @@ struct ReplayIndex {
     return N;
   }
 
-  void bucket(uint64_t CB, uint64_t Blocks) {
+  void bucket(uint64_t CB) {
     ChunkBlocks = CB;
-    uint64_t Chunks = (Blocks + CB - 1) / CB;
+    uint64_t Chunks = (Atoms.size() + CB - 1) / CB;
     ChunkBegin.assign(Chunks + 1, 0);
     forEachTouch(CB, [&](uint32_t, uint64_t C) { ++ChunkBegin[C + 1]; });
     for (uint64_t C = 0; C < Chunks; ++C)
@@ -162,7 +199,7 @@ public:
       if (StopAtDifferentOrders && *StopAtDifferentOrders)
         break;
       C0 = Chunk * CB;
-      N = std::min(CB, H.Blocks - C0);
+      N = std::min(CB, X.Atoms.size() - C0);
       ChunkErrors = 0;
       Doubles.clear();
       initialise();
@@ -212,7 +249,7 @@ private:
   };
   std::vector<Double> Doubles;
   static constexpr size_t MaxDoubles = 256;
-  uint64_t C0 = 0, N = 0; ///< The chunk: blocks [C0, C0 + N).
+  uint64_t C0 = 0, N = 0; ///< The chunk: atoms [C0, C0 + N).
   size_t ChunkErrors = 0;
 
   uint64_t slot(uint32_t Rank, uint16_t Buffer, uint64_t Block) const {
@@ -224,8 +261,10 @@ private:
       Errors.push_back({Where, std::move(Message)});
   }
 
-  std::string blockOf(uint64_t Block, uint16_t Buffer) const {
-    return "block " + std::to_string(Block) + " of " + H.Buffers[Buffer];
+  /// Names an atom by its first block: the first block that went wrong.
+  std::string blockOf(uint64_t Atom, uint16_t Buffer) const {
+    return "block " + std::to_string(X.Atoms.firstBlock(Atom)) + " of " +
+           H.Buffers[Buffer];
   }
 
   /// The contract's initial state: every rank's contribution in its input
@@ -240,7 +279,7 @@ private:
           Trees->clearRun(slot(R, Buf, C0), N);
       }
     for (uint32_t R = 0; R < H.Ranks; ++R)
-      for (const BlockRange &Rg : H.inputBlocks(R).ranges()) {
+      for (const BlockRange &Rg : X.Inputs.of(R)) {
         uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
         if (Lo >= Hi)
           continue;
@@ -400,17 +439,17 @@ private:
       return false;
     };
     for (uint32_t R = 0; R < H.Ranks; ++R)
-      for (const BlockRange &Rg : H.outputBlocks(R).ranges()) {
+      for (const BlockRange &Rg : X.Outputs.of(R)) {
         uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
         // Runs of blocks with one contributor each.
         for (uint64_t B = Lo; B < Hi;) {
           uint64_t End = Hi;
           ExpectedSet Want{};
           if (!Reduces) {
-            uint32_t From = H.contributorOf(B);
-            BlockSet Input = H.inputBlocks(From);
+            uint32_t From = H.contributorOf(X.Atoms.firstBlock(B));
+            llvm::ArrayRef<BlockRange> Input = X.Inputs.of(From);
             if (!Input.empty())
-              End = std::clamp(Input.ranges().back().End, B + 1, Hi);
+              End = std::clamp(Input.back().End, B + 1, Hi);
             Want = ExpectedSet{int64_t(From)};
           }
           if (!ExpectRun(R, B, End, Want))
@@ -484,14 +523,16 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
   ReplayIndex X(P, Matched);
   // One thread per core, each with its own store: the budget is shared.
   unsigned Threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-  uint64_t MaxCB = chunkBlocks(H, Mode, Options.MemoryBudget / Threads);
+  uint64_t Atoms = std::max<uint64_t>(X.Atoms.size(), 1);
+  uint64_t MaxCB =
+      std::min(Atoms, chunkBlocks(H, Mode, Options.MemoryBudget / Threads));
   uint64_t CB = std::min(MaxCB, chunkBlocks(H, Mode, CacheTarget));
   // The per-chunk lists cost 4 bytes per (step, chunk touched): coarser
   // chunks when they would outgrow a quarter of the budget.
   while (CB < MaxCB &&
          X.touches(CB) * sizeof(uint32_t) > Options.MemoryBudget / 4)
     CB = std::min(MaxCB, CB * 2);
-  X.bucket(CB, H.Blocks);
+  X.bucket(CB);
   Threads = unsigned(std::min<uint64_t>(Threads, X.ChunkBegin.size() - 1));
   Threads = std::max(Threads, 1u);
   uint32_t Buffers = H.Buffers.size();

@@ -458,3 +458,39 @@ TEST_CASE("a tiny memory budget streams one block at a time") {
     CHECK(R.Errors[0].str().find("rank 1: at the end, block 2 of data") == 0);
   }
 }
+
+TEST_CASE("a plan moving blocks in ranges is judged block by block") {
+  // P = 2 allreduce of 8 blocks in halves; rank 0 returns only blocks 0-2 of
+  // its half, so rank 1 ends with block 3 lacking rank 0's contribution.
+  for (VerifyMode Mode : BothModes) {
+    CAPTURE(verifyModeName(Mode).str());
+    Plan P = emptyPlan(Collective::Allreduce, 2, 8);
+    auto Half = [](uint32_t R) { return BlockSet::range(4 * R, 4 * R + 4); };
+    for (uint32_t R = 0; R < 2; ++R) {
+      P.Programs[R].add(0, Op::send(1 - R, Half(1 - R)));
+      P.Programs[R].add(0, Op::recv(1 - R, Half(R), Combine::Reduce));
+      P.Programs[R].add(1, Op::send(1 - R, Half(R)));
+      P.Programs[R].add(1, Op::recv(1 - R, Half(1 - R), Combine::Replace));
+    }
+    CHECK(verify(P, Mode).Valid);
+    P.Programs[0].Rounds[1].Ops[0].Blocks = BlockSet::range(0, 3);
+    P.Programs[1].Rounds[1].Ops[1].Blocks = BlockSet::range(0, 3);
+    expectFirstError(P, 1, -1, -1,
+                     Mode == VerifyMode::Exact
+                         ? "at the end, block 3 of data lacks rank 0's "
+                           "contribution"
+                         : "at the end, block 3 of data lacks 1 of the 2",
+                     Mode);
+  }
+}
+
+TEST_CASE("a range spanning two ranks' inputs is not one atom") {
+  // P = 2 allgather: rank 0 sends blocks 0-1 although it holds only block 0.
+  for (VerifyMode Mode : BothModes) {
+    CAPTURE(verifyModeName(Mode).str());
+    Plan P = emptyPlan(Collective::Allgather, 2, 2);
+    message(P, 0, 0, 1, BlockSet::range(0, 2), Combine::Replace);
+    expectFirstError(P, 0, 0, 0, "sends block 1 of data, which holds no data",
+                     Mode);
+  }
+}

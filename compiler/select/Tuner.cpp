@@ -11,7 +11,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 namespace collplan {
 
@@ -142,15 +145,21 @@ struct Priced {
 };
 
 /// Why a built plan may not be chosen although it is valid: its ranks end
-/// with different bits when the request asks for identical results.
-std::string rankDependence(const Plan &P, const CompileRequest &Req) {
+/// with different bits when the request asks for identical results. Verdict
+/// receives the verifier's result when it ran to the end (a valid plan with
+/// identical results), so the plan need not be verified again.
+std::string rankDependence(const Plan &P, const CompileRequest &Req,
+                           std::optional<VerifyResult> &Verdict) {
   if (!Req.IdenticalResults || P.Header.Kind != Collective::Allreduce)
     return "";
   VerifyOptions Options;
   Options.StopAtDifferentOrders = true;
   VerifyResult V = verifyPlan(P, Options);
-  if (V.IdenticalResults)
+  if (V.IdenticalResults) {
+    if (V.Valid)
+      Verdict = std::move(V);
     return "";
+  }
   return "results may differ in the last bits between ranks (" +
          V.DifferentOrders + "); --allow-rank-dependent-rounding allows it";
 }
@@ -208,6 +217,36 @@ Priced price(const Setting &S, llvm::ArrayRef<uint64_t> Sizes) {
   return Out;
 }
 
+/// Prices every setting, on one thread per core: settings are independent
+/// and building their plans is most of a tuner's time at large P. Progress
+/// is reported in completion order, one call at a time.
+std::vector<Priced>
+priceAll(llvm::ArrayRef<Setting> Settings, llvm::ArrayRef<uint64_t> Sizes,
+         llvm::function_ref<void(uint32_t, uint32_t)> Pricing) {
+  std::vector<Priced> All(Settings.size());
+  std::atomic<size_t> Next{0};
+  uint32_t Done = 0;
+  std::mutex Lock;
+  auto Work = [&] {
+    for (size_t I; (I = Next++) < Settings.size();) {
+      All[I] = price(Settings[I], Sizes);
+      std::lock_guard<std::mutex> Guard(Lock);
+      ++Done;
+      if (Pricing)
+        Pricing(Done, Settings.size());
+    }
+  };
+  unsigned Threads =
+      std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 8);
+  std::vector<std::thread> Pool;
+  for (unsigned T = 1; T < std::min<size_t>(Threads, Settings.size()); ++T)
+    Pool.emplace_back(Work);
+  Work();
+  for (std::thread &T : Pool)
+    T.join();
+  return All;
+}
+
 } // namespace
 
 llvm::Expected<Compilation>
@@ -235,11 +274,8 @@ compile(const CompileRequest &Request,
   }
 
   size_t Base = Out.Candidates.size(); // Settings[I] is Candidates[Base + I].
-  for (size_t I = 0; I < Settings.size(); ++I) {
-    Out.Candidates.push_back(price(Settings[I], Request.Bytes).C);
-    if (Pricing)
-      Pricing(I + 1, Settings.size());
-  }
+  for (Priced &Each : priceAll(Settings, Request.Bytes, Pricing))
+    Out.Candidates.push_back(std::move(Each.C));
   // Fastest first; a plan is built (again) only when it is the next choice,
   // and passed over when its ranks would end with different bits.
   std::vector<size_t> Order;
@@ -255,7 +291,7 @@ compile(const CompileRequest &Request,
         compilePlan(*Settings[I].Algo, Settings[I].Req, Progress);
     if (!P)
       return P.takeError();
-    std::string Why = rankDependence(*P, Settings[I].Req);
+    std::string Why = rankDependence(*P, Settings[I].Req, Out.Verified);
     if (!Why.empty()) {
       Out.Candidates[Base + I].Skipped = std::move(Why);
       continue;
@@ -282,21 +318,15 @@ compile(const CompileRequest &Request,
   return Out;
 }
 
-llvm::Expected<std::vector<SizeRange>>
-choiceBySize(const CompileRequest &Request,
-             llvm::ArrayRef<const Algorithm *> Families,
-             llvm::ArrayRef<uint64_t> Sizes,
-             llvm::function_ref<void(uint32_t, uint32_t)> Pricing) {
+llvm::Expected<std::vector<SizeRange>> choiceBySize(
+    const CompileRequest &Request, llvm::ArrayRef<const Algorithm *> Families,
+    llvm::ArrayRef<uint64_t> Sizes,
+    llvm::function_ref<void(uint32_t, uint32_t)> Pricing, VerifiedFn Verified) {
   std::vector<Setting> Settings;
   std::vector<Candidate> Skipped;
   if (llvm::Error E = settingsOf(Request, Families, Settings, Skipped))
     return E;
-  std::vector<Priced> All;
-  for (const Setting &S : Settings) {
-    All.push_back(price(S, Sizes));
-    if (Pricing)
-      Pricing(All.size(), Settings.size());
-  }
+  std::vector<Priced> All = priceAll(Settings, Sizes, Pricing);
   // Whether a candidate may be chosen (see compile()), decided on first need.
   std::vector<std::optional<bool>> Allowed(All.size());
   auto MayChoose = [&](size_t I) {
@@ -304,9 +334,12 @@ choiceBySize(const CompileRequest &Request,
       Allowed[I] = true;
       if (!All[I].C.FromRankZero) {
         if (llvm::Expected<Plan> P =
-                compilePlan(*Settings[I].Algo, Settings[I].Req))
-          Allowed[I] = rankDependence(*P, Settings[I].Req).empty();
-        else
+                compilePlan(*Settings[I].Algo, Settings[I].Req)) {
+          std::optional<VerifyResult> Verdict;
+          Allowed[I] = rankDependence(*P, Settings[I].Req, Verdict).empty();
+          if (Verdict && Verified)
+            Verified(*P, *Verdict);
+        } else
           llvm::consumeError(P.takeError());
       }
     }

@@ -24,8 +24,10 @@
 #define COLLPLAN_SELECT_TUNER_H
 
 #include "compiler/algorithms/Algorithm.h"
+#include "compiler/verify/Verifier.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,9 @@ struct Compilation {
   const Algorithm *Chosen = nullptr;
   /// Every candidate of every family tried, fastest first, skipped last.
   std::vector<Candidate> Candidates;
+  /// Best's verdict when choosing it took a full verification (the
+  /// identical-results check): verifying Best again would repeat it.
+  std::optional<VerifyResult> Verified;
   /// With `--algorithm auto`: each requested parameter and the families that
   /// know it (and so took it); the others ignore it.
   std::map<std::string, std::vector<std::string>> ParamTakers;
@@ -82,12 +87,16 @@ struct SizeRange {
 /// candidate is built once, for Request.Bytes, and priced at every size, so
 /// parameters that depend on the size (circulant's block count) stay as
 /// chosen for Request.Bytes.
-llvm::Expected<std::vector<SizeRange>>
-choiceBySize(const CompileRequest &Request,
-             llvm::ArrayRef<const Algorithm *> Families,
-             llvm::ArrayRef<uint64_t> Sizes,
-             llvm::function_ref<void(uint32_t Priced, uint32_t Total)> Pricing =
-                 nullptr);
+/// Verified, if given, receives every plan that choosing took a full
+/// verification of (the identical-results check), with the verdict, so a
+/// caller that writes the same plan need not verify it again.
+using VerifiedFn =
+    llvm::function_ref<void(const Plan &P, const VerifyResult &Verdict)>;
+llvm::Expected<std::vector<SizeRange>> choiceBySize(
+    const CompileRequest &Request, llvm::ArrayRef<const Algorithm *> Families,
+    llvm::ArrayRef<uint64_t> Sizes,
+    llvm::function_ref<void(uint32_t Priced, uint32_t Total)> Pricing = nullptr,
+    VerifiedFn Verified = nullptr);
 
 /// The candidates as a table for `--explain`: one line each, with the
 /// predicted time, rounds and parameters, or why it was skipped.

@@ -11,6 +11,8 @@
 #include "compiler/verify/Matching.h"
 #include "compiler/verify/SymbolicExecution.h"
 
+#include <chrono>
+
 namespace collplan {
 
 /// Up to this many ranks the exact sets cost at most 64 bytes per block.
@@ -28,8 +30,10 @@ llvm::StringRef verifyModeName(VerifyMode M) {
   return "unknown";
 }
 
-VerifyResult verifyPlan(const Plan &P, const VerifyOptions &Options) {
-  VerifyResult Result;
+namespace {
+
+void verifyStages(const Plan &P, const VerifyOptions &Options,
+                  VerifyResult &Result) {
   VerifyStats &Stats = Result.Stats;
   const PlanHeader &H = P.Header;
   Stats.Ranks = H.Ranks;
@@ -42,7 +46,7 @@ VerifyResult verifyPlan(const Plan &P, const VerifyOptions &Options) {
 
   Result.Errors = checkStructure(P, MaxErrors);
   if (!Result.Errors.empty())
-    return Result;
+    return;
 
   verify::MatchedPlan Matched = verify::matchPlan(P, MaxErrors);
   Stats.Rounds = Matched.Rounds;
@@ -50,7 +54,7 @@ VerifyResult verifyPlan(const Plan &P, const VerifyOptions &Options) {
   Stats.BlockTransfers = Matched.BlockTransfers;
   if (!Matched.Errors.empty()) {
     Result.Errors = std::move(Matched.Errors);
-    return Result;
+    return;
   }
 
   VerifyOptions Effective = Options;
@@ -62,6 +66,17 @@ VerifyResult verifyPlan(const Plan &P, const VerifyOptions &Options) {
   // A replay stopped at the first difference checked only part of the plan.
   bool Stopped = Options.StopAtDifferentOrders && !Result.IdenticalResults;
   Result.Valid = Result.Errors.empty() && !Stopped;
+}
+
+} // namespace
+
+VerifyResult verifyPlan(const Plan &P, const VerifyOptions &Options) {
+  auto Start = std::chrono::steady_clock::now();
+  VerifyResult Result;
+  verifyStages(P, Options, Result);
+  Result.Stats.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   return Result;
 }
 

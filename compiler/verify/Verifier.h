@@ -53,6 +53,7 @@ struct VerifyStats {
   uint64_t Messages = 0;       ///< Matched send/recv pairs.
   uint64_t BlockTransfers = 0; ///< Sum of blocks over all messages.
   VerifyMode ModeUsed = VerifyMode::Exact;
+  double Seconds = 0; ///< Wall time the verification took.
 };
 
 struct VerifyResult {

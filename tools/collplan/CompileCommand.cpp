@@ -290,7 +290,9 @@ int runCompile(const CompileOptions &O) {
   std::optional<VerifyResult> Verified;
   double VerifySeconds = 0;
   if (!O.NoVerify)
-    if (int Code = verifyAndStamp(P, O.Mode, O.Quiet, Verified, VerifySeconds))
+    if (int Code = verifyAndStamp(
+            P, O.Mode, O.Quiet, Verified, VerifySeconds,
+            Compiled->Verified ? &*Compiled->Verified : nullptr))
       return Code;
 
   CostReport Cost = evaluateCost(P, Request.Bytes, Request.Cost);

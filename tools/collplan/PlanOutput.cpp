@@ -27,7 +27,15 @@ int checkPlanFileSize(const Plan &P, PlanFormat F) {
 }
 
 int verifyAndStamp(Plan &P, VerifyMode Mode, bool Quiet,
-                   std::optional<VerifyResult> &Verified, double &Seconds) {
+                   std::optional<VerifyResult> &Verified, double &Seconds,
+                   const VerifyResult *Known) {
+  if (Known && Known->Valid && Mode == VerifyMode::Auto) {
+    Verified = *Known;
+    Seconds = Known->Stats.Seconds;
+    P.Header.Stamp =
+        stampFor(P, Known->IdenticalResults, "collplan " COLLPLAN_VERSION);
+    return ExitSuccess;
+  }
   VerifyOptions VO;
   VO.Mode = Mode;
   if (!Quiet)
@@ -50,12 +58,12 @@ int verifyAndStamp(Plan &P, VerifyMode Mode, bool Quiet,
 }
 
 int writeVerifiedPlan(Plan &P, const std::string &Path, PlanFormat F,
-                      VerifyMode Mode, bool Quiet) {
+                      VerifyMode Mode, bool Quiet, const VerifyResult *Known) {
   if (int Code = checkPlanFileSize(P, F))
     return Code;
   std::optional<VerifyResult> Verified;
   double Seconds = 0;
-  if (int Code = verifyAndStamp(P, Mode, Quiet, Verified, Seconds))
+  if (int Code = verifyAndStamp(P, Mode, Quiet, Verified, Seconds, Known))
     return Code;
   if (llvm::Error E = writePlanFile(P, Path, F))
     return reportError(std::move(E), ErrorKind::Io);

@@ -25,13 +25,18 @@ int checkPlanFileSize(const Plan &P, PlanFormat F);
 
 /// Verifies P; on failure prints the diagnostics and returns 1 (nothing to
 /// write), otherwise stamps P (the runtime runs only stamped plans), fills
-/// Verified and Seconds and returns 0.
+/// Verified and Seconds and returns 0. Known, if given, is a valid verdict
+/// the tuner reached on this very plan in the default mode: with Mode Auto
+/// it is taken instead of verifying again (Seconds is then the time that
+/// verification took).
 int verifyAndStamp(Plan &P, VerifyMode Mode, bool Quiet,
-                   std::optional<VerifyResult> &Verified, double &Seconds);
+                   std::optional<VerifyResult> &Verified, double &Seconds,
+                   const VerifyResult *Known = nullptr);
 
 /// The three steps and the write: the exit code (0, 1, 2 or 4, printed).
 int writeVerifiedPlan(Plan &P, const std::string &Path, PlanFormat F,
-                      VerifyMode Mode, bool Quiet);
+                      VerifyMode Mode, bool Quiet,
+                      const VerifyResult *Known = nullptr);
 
 } // namespace collplan::cli
 

@@ -206,8 +206,9 @@ int runSelect(const SelectOptions &O) {
         {&C, C.Skipped.empty() ? rankZeroSent(C, Request) : std::nullopt});
 
   if (!O.Output.empty())
-    if (int Code = writeVerifiedPlan(Compiled->Best, O.Output, *OutFormat,
-                                     O.Mode, O.Quiet))
+    if (int Code = writeVerifiedPlan(
+            Compiled->Best, O.Output, *OutFormat, O.Mode, O.Quiet,
+            Compiled->Verified ? &*Compiled->Verified : nullptr))
       return Code;
   if (O.Format == OutputFormat::Json)
     printJson(O, Request, *Compiled, Bound, Rows);

@@ -129,17 +129,28 @@ void say(const TuneOptions &O, const llvm::Twine &Line) {
     llvm::errs() << "collplan: tune: " << Line << "\n";
 }
 
+/// The verdicts the tuner reached while choosing, by plan hash: a plan
+/// written later with the same content is stamped without a second
+/// verification.
+using Verdicts = std::map<uint64_t, VerifyResult>;
+
 /// The decision table over Sizes among Families (every family when empty).
 llvm::Expected<DecisionTable> decide(const TuneOptions &O,
                                      const CompileRequest &Request,
                                      llvm::ArrayRef<const Algorithm *> Families,
                                      llvm::ArrayRef<uint64_t> Sizes,
-                                     const std::string &What) {
+                                     const std::string &What,
+                                     Verdicts *Known = nullptr) {
   auto Report = progressReporter("pricing " + What);
   llvm::Expected<std::vector<SizeRange>> Ranges = choiceBySize(
-      Request, Families, Sizes, [&](uint32_t Done, uint32_t Total) {
+      Request, Families, Sizes,
+      [&](uint32_t Done, uint32_t Total) {
         if (!O.Quiet)
           Report(Done, Total);
+      },
+      [&](const Plan &P, const VerifyResult &V) {
+        if (Known)
+          Known->emplace(planHash(P), V);
       });
   if (!Ranges)
     return Ranges.takeError();
@@ -223,6 +234,7 @@ int runTune(const TuneOptions &O) {
                     costText(Requests[0].Cost))
           .str();
   std::vector<DecisionTable> Tables, OpenMpi, Mpich;
+  Verdicts Known;
   for (size_t I = 0; I < Kinds.size(); ++I) {
     const CompileRequest &Request = Requests[I];
     std::string Name = collectiveName(Request.Kind).str();
@@ -234,7 +246,7 @@ int runTune(const TuneOptions &O) {
                            formatBytes(double(Sizes.front())),
                            formatBytes(double(Sizes.back()))));
       llvm::Expected<DecisionTable> T =
-          decide(O, Request, Families[I], Sizes, Name + " candidates");
+          decide(O, Request, Families[I], Sizes, Name + " candidates", &Known);
       if (!T)
         return reportError(T.takeError(), ErrorKind::CannotCompile);
       for (DecisionRange &R : T->Ranges)
@@ -313,8 +325,10 @@ int runTune(const TuneOptions &O) {
       R.LastTime = evaluateCost(C->Best, R.LastSize, Own.Cost).Time;
       llvm::SmallString<256> Path(O.Dir);
       llvm::sys::path::append(Path, R.PlanFile);
-      if (int Code = writeVerifiedPlan(C->Best, Path.str().str(), *Format,
-                                       O.Mode, O.Quiet))
+      auto Verdict = Known.find(planHash(C->Best));
+      if (int Code = writeVerifiedPlan(
+              C->Best, Path.str().str(), *Format, O.Mode, O.Quiet,
+              Verdict == Known.end() ? nullptr : &Verdict->second))
         return Code;
     }
   }

@@ -87,21 +87,6 @@ std::string rangeText(const DecisionRange &R) {
                                    : bytesText(R.MaxBytes));
 }
 
-/// Why the range runs what it runs, in one line.
-std::string whyText(const DecisionRange &R) {
-  std::string Why = "fastest predicted at " + bytesText(R.FirstSize);
-  if (R.LastSize != R.FirstSize)
-    Why += " .. " + bytesText(R.LastSize);
-  // Times are known where a plan was built (not for the libraries' files).
-  if (R.FirstTime > 0) {
-    Why += " (" + timeText(R.FirstTime);
-    if (R.LastSize != R.FirstSize)
-      Why += " .. " + timeText(R.LastTime);
-    Why += ")";
-  }
-  return Why;
-}
-
 /// A YAML double-quoted scalar.
 std::string quoted(llvm::StringRef S) {
   std::string Out = "\"";
@@ -273,37 +258,18 @@ std::string mpichSelectionJson(llvm::ArrayRef<DecisionTable> Tables) {
   return Out;
 }
 
-std::string planIndexYaml(llvm::ArrayRef<DecisionTable> Tables,
-                          llvm::StringRef Preamble,
-                          const std::map<std::string, std::string> &Context) {
-  std::string Out;
-  llvm::raw_string_ostream OS(Out);
-  OS << "# The plans of this directory: which serves which calls, and why.\n";
-  commentLines(OS, Preamble);
-  OS << "# A range [min_bytes, max_bytes) counts the call's whole vector; "
-        "max_bytes inf: no bound.\n";
-  for (const auto &[K, V] : Context)
-    OS << K << ": " << quoted(V) << "\n";
-  OS << "collectives:\n";
-  for (const DecisionTable &T : Tables) {
-    OS << "  - collective: " << collectiveName(T.Kind) << "\n"
-       << "    ranks: " << T.Ranks << "\n"
-       << "    ranges:\n";
-    for (const DecisionRange &R : T.Ranges) {
-      OS << "      - min_bytes: " << R.MinBytes << "\n        max_bytes: "
-         << (R.MaxBytes == UINT64_MAX ? std::string("inf")
-                                      : std::to_string(R.MaxBytes))
-         << "\n        plan: " << quoted(R.PlanFile)
-         << "\n        algorithm: " << R.Family << "\n        params: {";
-      bool First = true;
-      for (const auto &[K, V] : R.Params) {
-        OS << (First ? "" : ", ") << K << ": " << quoted(V);
-        First = false;
-      }
-      OS << "}\n        why: " << quoted(whyText(R)) << "\n";
-    }
+std::string whyText(const DecisionRange &R) {
+  std::string Why = "fastest predicted at " + bytesText(R.FirstSize);
+  if (R.LastSize != R.FirstSize)
+    Why += " .. " + bytesText(R.LastSize);
+  // Times are known where a plan was built (not for the libraries' files).
+  if (R.FirstTime > 0) {
+    Why += " (" + timeText(R.FirstTime);
+    if (R.LastSize != R.FirstSize)
+      Why += " .. " + timeText(R.LastTime);
+    Why += ")";
   }
-  return Out;
+  return Why;
 }
 
 } // namespace collplan

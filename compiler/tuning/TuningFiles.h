@@ -78,11 +78,9 @@ std::string openMpiRulesFile(llvm::ArrayRef<DecisionTable> Tables,
                              llvm::StringRef Preamble);
 /// The MPICH JSON selection tree for Tables (intracommunicators).
 std::string mpichSelectionJson(llvm::ArrayRef<DecisionTable> Tables);
-/// The plan directory's index (YAML): per collective, the ranges, each
-/// with its plan file, family, parameters and why.
-std::string planIndexYaml(llvm::ArrayRef<DecisionTable> Tables,
-                          llvm::StringRef Preamble,
-                          const std::map<std::string, std::string> &Context);
+/// Why R was chosen: "fastest predicted at 8 B .. 2 KiB (28 us .. 31 us)",
+/// for the plan directory's index.
+std::string whyText(const DecisionRange &R);
 
 } // namespace collplan
 

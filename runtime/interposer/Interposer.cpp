@@ -276,7 +276,8 @@ const Decision &decide(CommState &S, const Call &C) {
   std::optional<FoundPlan> Found = planDirectory()->find(
       C.Key.Kind, S.Size, S.Rank, C.Key.Bytes, C.Key.Op, Fits,
       // A plan file the job cannot use is always worth a line (once).
-      [](const std::string &Warning) { warnOnce(Warning); });
+      [](const std::string &Warning) { warnOnce(Warning); }, C.Key.Root,
+      C.Key.Counts);
   uint64_t Mine = Found ? Found->Slice->Hash : 0;
   uint64_t Sent[2] = {Mine, ~Mine}, Highest[2] = {0, 0};
   PMPI_Allreduce(Sent, Highest, 2, MPI_UINT64_T, MPI_MAX, C.Comm);

@@ -11,6 +11,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <set>
 
 namespace collplan::runtime {
 
@@ -70,13 +71,53 @@ llvm::Expected<PlanKey> parsePlanFileName(llvm::StringRef FileName) {
   return Key;
 }
 
+/// Adds the index's entries to D; Listed gets their file names.
+static void addIndexed(const std::string &Dir,
+                       std::vector<std::unique_ptr<PlanEntry>> &Entries,
+                       std::vector<std::string> &Misnamed,
+                       std::set<std::string> &Listed) {
+  llvm::Expected<PlanIndex> Index = readPlanIndex(Dir);
+  if (!Index) {
+    Misnamed.push_back("ignoring " + llvm::toString(Index.takeError()));
+    return;
+  }
+  for (PlanIndexEntry &I : Index->Plans) {
+    Listed.insert(I.File);
+    llvm::SmallString<256> Path(Dir);
+    llvm::sys::path::append(Path, I.File);
+    auto E = std::make_unique<PlanEntry>();
+    E->Path = Path.str().str();
+    if (!llvm::sys::fs::exists(E->Path)) {
+      Misnamed.push_back("ignoring the index's entry for " + E->Path +
+                         ": no such file");
+      continue;
+    }
+    if (!I.Op.empty()) {
+      E->Key.Op = parseReduceOp(I.Op);
+      if (!E->Key.Op) {
+        Misnamed.push_back("ignoring the index's entry for " + E->Path + ": " +
+                           I.Op + " is not an operator");
+        continue;
+      }
+    }
+    E->Key.Kind = I.Kind;
+    E->Key.Ranks = I.Ranks;
+    E->Key.MinBytes = I.MinBytes;
+    E->Key.MaxBytes = I.MaxBytes;
+    E->Indexed = std::move(I);
+    Entries.push_back(std::move(E));
+  }
+}
+
 llvm::Expected<PlanDirectory> PlanDirectory::open(const std::string &Dir) {
   PlanDirectory D;
+  std::set<std::string> Listed;
+  addIndexed(Dir, D.Entries, D.Misnamed, Listed);
   std::error_code EC;
   for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
        It.increment(EC)) {
     llvm::StringRef Name = llvm::sys::path::filename(It->path());
-    if (!hasPlanExtension(Name))
+    if (!hasPlanExtension(Name) || Listed.count(Name.str()))
       continue;
     llvm::Expected<PlanKey> Key = parsePlanFileName(Name);
     if (!Key) {
@@ -92,12 +133,23 @@ llvm::Expected<PlanDirectory> PlanDirectory::open(const std::string &Dir) {
   if (EC)
     return llvm::createStringError(EC, "cannot list plan directory '%s': %s",
                                    Dir.c_str(), EC.message().c_str());
-  // Most specific first: operator-specific, narrowest range, then by name.
+  // Most specific first: operator-specific, root-specific, counts-specific,
+  // narrowest range, then by name.
+  auto HasRoot = [](const PlanEntry &E) {
+    return E.Indexed && E.Indexed->Root;
+  };
+  auto HasCounts = [](const PlanEntry &E) {
+    return E.Indexed && E.Indexed->Counts;
+  };
   std::sort(D.Entries.begin(), D.Entries.end(),
-            [](const std::unique_ptr<PlanEntry> &A,
-               const std::unique_ptr<PlanEntry> &B) {
+            [&](const std::unique_ptr<PlanEntry> &A,
+                const std::unique_ptr<PlanEntry> &B) {
               if (A->Key.Op.has_value() != B->Key.Op.has_value())
                 return A->Key.Op.has_value();
+              if (HasRoot(*A) != HasRoot(*B))
+                return HasRoot(*A);
+              if (HasCounts(*A) != HasCounts(*B))
+                return HasCounts(*A);
               uint64_t WA = A->Key.MaxBytes - A->Key.MinBytes;
               uint64_t WB = B->Key.MaxBytes - B->Key.MinBytes;
               if (WA != WB)
@@ -111,11 +163,16 @@ std::optional<FoundPlan>
 PlanDirectory::find(Collective Kind, uint32_t Ranks, uint32_t Rank,
                     uint64_t Bytes, std::optional<ReduceOp> Op,
                     const std::function<bool(const PlanHeader &)> &Accept,
-                    const std::function<void(const std::string &)> &Warn) {
+                    const std::function<void(const std::string &)> &Warn,
+                    std::optional<uint32_t> Root,
+                    llvm::ArrayRef<uint64_t> Counts) {
   for (std::unique_ptr<PlanEntry> &E : Entries) {
     const PlanKey &K = E->Key;
     if (K.Kind != Kind || K.Ranks != Ranks || Bytes < K.MinBytes ||
         Bytes >= K.MaxBytes || (K.Op && K.Op != Op) || E->Failed)
+      continue;
+    if (E->Indexed && ((E->Indexed->Root && E->Indexed->Root != Root) ||
+                       !E->Indexed->servesCounts(Counts)))
       continue;
     std::unique_ptr<RankSlice> &Slice = E->Slices[Rank];
     if (!Slice) {
@@ -128,10 +185,16 @@ PlanDirectory::find(Collective Kind, uint32_t Ranks, uint32_t Rank,
         E->Failed = true;
         continue;
       }
-      if (S->Header.Kind != Kind || S->Header.Ranks != Ranks) {
+      bool RootDiffers =
+          E->Indexed && E->Indexed->Root && S->Header.Root != E->Indexed->Root;
+      if (S->Header.Kind != Kind || S->Header.Ranks != Ranks || RootDiffers) {
         Warn("ignoring " + E->Path + ": it holds a " +
-             collectiveName(S->Header.Kind).str() + " plan for P = " +
-             std::to_string(S->Header.Ranks) + ", not what its name says");
+             collectiveName(S->Header.Kind).str() +
+             " plan for P = " + std::to_string(S->Header.Ranks) +
+             (S->Header.Root ? " from root " + std::to_string(*S->Header.Root)
+                             : "") +
+             ", not what its " + (E->Indexed ? "index entry" : "name") +
+             " says");
         E->Slices.erase(Rank);
         E->Failed = true;
         continue;

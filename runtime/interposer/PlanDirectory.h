@@ -15,11 +15,16 @@
 //               lxor; without it the plan serves every operator
 //   ext         cplan, yaml, yml or json
 //
-// e.g. allreduce-p8-0-65536.cplan, allreduce-p8-65536-inf-sum.cplan. When
-// several files match a call, an operator-specific one wins, then the
+// e.g. allreduce-p8-0-65536.cplan, allreduce-p8-65536-inf-sum.cplan. A name
+// cannot say a root or allgatherv counts: the directory's index,
+// plans.index (PlanIndex.h), lists files of any name with the calls they
+// serve, roots and counts included; a file it lists is taken as it says,
+// not by its name. When several files match a call, an operator-specific
+// one wins, then one for the call's root, then one for its counts, then the
 // narrowest byte range, then the name (so the choice is deterministic).
 // Files with other extensions are ignored; a file with a plan extension and
-// another name is reported (misnamed()). Plans are read on first use and
+// another name, and an index entry that cannot be used, are reported
+// (misnamed()). Plans are read on first use and
 // kept; a process reads only the programs of the ranks it is in the
 // communicators that use a plan (readRankSlice), not all P of them.
 //
@@ -29,6 +34,7 @@
 #define COLLPLAN_RUNTIME_INTERPOSER_PLANDIRECTORY_H
 
 #include "plan/ir/Plan.h"
+#include "plan/serialize/PlanIndex.h"
 #include "plan/serialize/RankSlice.h"
 #include "runtime/Reduction.h"
 
@@ -63,6 +69,8 @@ llvm::Expected<PlanKey> parsePlanFileName(llvm::StringRef FileName);
 struct PlanEntry {
   PlanKey Key;
   std::string Path;
+  /// The index's entry for the file, when the index lists it.
+  std::optional<PlanIndexEntry> Indexed;
   /// The slices read so far, by rank; each is read on first use.
   std::map<uint32_t, std::unique_ptr<RankSlice>> Slices;
   bool Failed = false;
@@ -82,21 +90,25 @@ public:
   static llvm::Expected<PlanDirectory> open(const std::string &Dir);
 
   /// The best plan for a call at rank Rank of Ranks, reading Rank's slice
-  /// if needed; Accept filters on the plan's header (its root, its weights).
-  /// Files that fail to load, whose contents contradict their name, or that
-  /// carry no valid verification stamp are reported once through Warn and
-  /// skipped. Every rank reads the same file, so every rank skips it.
+  /// if needed. Root and Counts (each rank's bytes, allgatherv) select among
+  /// indexed files before any is read; Accept then filters on the plan's
+  /// header (its root, its weights). Files that fail to load, whose contents
+  /// contradict their name or index entry, or that carry no valid
+  /// verification stamp are reported once through Warn and skipped. Every
+  /// rank reads the same file, so every rank skips it.
   std::optional<FoundPlan>
   find(Collective Kind, uint32_t Ranks, uint32_t Rank, uint64_t Bytes,
        std::optional<ReduceOp> Op,
        const std::function<bool(const PlanHeader &)> &Accept,
-       const std::function<void(const std::string &)> &Warn);
+       const std::function<void(const std::string &)> &Warn,
+       std::optional<uint32_t> Root = std::nullopt,
+       llvm::ArrayRef<uint64_t> Counts = {});
 
   size_t size() const { return Entries.size(); }
   /// Run plans without a valid verification stamp (COLLPLAN_TRUST_UNVERIFIED);
   /// otherwise find() skips them, through Warn, saying to verify them.
   bool TrustUnverified = false;
-  /// "ignoring PATH: why", one per misnamed file.
+  /// "ignoring PATH: why", one per misnamed file or unusable index entry.
   const std::vector<std::string> &misnamed() const { return Misnamed; }
 
 private:

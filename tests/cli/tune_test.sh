@@ -31,21 +31,25 @@ done
 python3 - "$W/plans" >"$W/ranges" <<'PY' || fail "index"
 import os, sys, yaml
 d = sys.argv[1]
-index = yaml.safe_load(open(os.path.join(d, "tune.index")))
+index = yaml.safe_load(open(os.path.join(d, "plans.index")))
+assert index["version"] == 1, index
+tables = {}
+for e in index["plans"]:
+    tables.setdefault((e["collective"], e["ranks"]), []).append(e)
 named = set()
-for c in index["collectives"]:
-    rs = c["ranges"]
+for (coll, ranks), rs in tables.items():
+    rs.sort(key=lambda r: r["min_bytes"])
     assert rs[0]["min_bytes"] == 0, rs[0]
     assert rs[-1]["max_bytes"] == "inf", rs[-1]
     for a, b in zip(rs, rs[1:]):
         assert a["max_bytes"] == b["min_bytes"], (a, b)
     for r in rs:
-        assert r["plan"] == "%s-p%d-%d-%s.cplan" % (
-            c["collective"], c["ranks"], r["min_bytes"], r["max_bytes"]), r
+        assert r["file"] == "%s-p%d-%d-%s.cplan" % (
+            coll, ranks, r["min_bytes"], r["max_bytes"]), r
         assert r["why"].startswith("fastest predicted at"), r
-        named.add(r["plan"])
-        if c["collective"] == "allreduce":
-            print(r["min_bytes"], r["max_bytes"], r["plan"], r["algorithm"])
+        named.add(r["file"])
+        if coll == "allreduce":
+            print(r["min_bytes"], r["max_bytes"], r["file"], r["algorithm"])
 files = {f for f in os.listdir(d) if f.endswith(".cplan")}
 assert files == named, (files ^ named)
 PY

@@ -3,6 +3,7 @@
 #include "runtime/interposer/PlanDirectory.h"
 #include "compiler/algorithms/Algorithm.h"
 #include "plan/serialize/PlanFile.h"
+#include "plan/serialize/PlanIndex.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -140,5 +141,122 @@ TEST_CASE("the most specific matching plan wins") {
     CHECK(F->Entry->Slices.size() == (R == 2 ? 2u : 3u));
   }
   CHECK(Warnings.size() == 3);
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST_CASE("the index lists plans for roots and counts a name cannot say") {
+  llvm::SmallString<128> Dir;
+  REQUIRE(!llvm::sys::fs::createUniqueDirectory("collplan-index", Dir));
+  auto PathOf = [&](const char *Name) {
+    llvm::SmallString<128> Path(Dir);
+    llvm::sys::path::append(Path, Name);
+    return Path.str().str();
+  };
+  auto Write = [&](const char *Name, CompileRequest Req, const char *Algo) {
+    llvm::Expected<Plan> Pl = compilePlan(*findAlgorithm(Algo), Req);
+    REQUIRE(bool(Pl));
+    Pl->Header.Stamp = stampFor(*Pl, true, "collplan test");
+    REQUIRE(!writePlanFile(*Pl, PathOf(Name), PlanFormat::Binary));
+    return Pl->Header;
+  };
+  CompileRequest Bcast;
+  Bcast.Kind = Collective::Broadcast;
+  Bcast.Topo = Topology::flat(4);
+  PlanIndex Index;
+  for (uint32_t Root : {0u, 3u}) {
+    Bcast.Root = Root;
+    std::string Name = "bcast-root" + std::to_string(Root) + ".cplan";
+    PlanHeader H = Write(Name.c_str(), Bcast, "binomial");
+    Index.put(indexEntryFor(H, Name, 0, UINT64_MAX, ""));
+  }
+  // A file whose index entry claims root 2 but whose plan has root 3.
+  Bcast.Root = 3;
+  PlanHeader Liar = Write("bcast-liar.cplan", Bcast, "binomial");
+  PlanIndexEntry Lie = indexEntryFor(Liar, "bcast-liar.cplan", 0, 100, "");
+  Lie.Root = 2;
+  Index.put(Lie);
+  // Allgatherv for counts 1:2:1:0.
+  CompileRequest Gatherv;
+  Gatherv.Kind = Collective::Allgatherv;
+  Gatherv.Topo = Topology::flat(4);
+  Gatherv.Weights = {1, 2, 1, 0};
+  PlanHeader G = Write("gatherv.cplan", Gatherv, "recursive-doubling");
+  Index.put(indexEntryFor(G, "gatherv.cplan", 0, UINT64_MAX, ""));
+  // Entries the directory reports and skips.
+  PlanIndexEntry Missing = indexEntryFor(G, "gone.cplan", 0, 10, "");
+  Index.put(Missing);
+  PlanIndexEntry BadOp = indexEntryFor(G, "gatherv-avg.cplan", 0, 10, "avg");
+  REQUIRE(!writePlanFile(
+      *compilePlan(*findAlgorithm("recursive-doubling"), Gatherv),
+      PathOf("gatherv-avg.cplan"), PlanFormat::Binary));
+  Index.put(BadOp);
+  REQUIRE(!writePlanIndex(Dir, Index));
+
+  // What was written reads back as it was.
+  llvm::Expected<PlanIndex> Back = readPlanIndex(Dir);
+  REQUIRE(bool(Back));
+  REQUIRE(Back->Plans.size() == Index.Plans.size());
+  CHECK(Back->Plans[1].Root == 3u);
+  CHECK(Back->Plans[3].Counts == std::vector<uint64_t>{1, 2, 1, 0});
+  CHECK(Back->Plans[2].MaxBytes == 100);
+  CHECK(Back->Plans[0].MaxBytes == UINT64_MAX);
+
+  llvm::Expected<PlanDirectory> D = PlanDirectory::open(Dir.str().str());
+  REQUIRE(bool(D));
+  REQUIRE(D->misnamed().size() == 2);
+  CHECK(D->misnamed()[0].find("gone.cplan: no such file") != std::string::npos);
+  CHECK(D->misnamed()[1].find("avg is not an operator") != std::string::npos);
+  std::vector<std::string> Warnings;
+  auto Warn = [&](const std::string &W) { Warnings.push_back(W); };
+  auto Any = [](const PlanHeader &) { return true; };
+  auto FileFor = [&](Collective Kind, uint64_t Bytes,
+                     std::optional<uint32_t> Root,
+                     llvm::ArrayRef<uint64_t> Counts) {
+    std::optional<FoundPlan> F =
+        D->find(Kind, 4, 1, Bytes, std::nullopt, Any, Warn, Root, Counts);
+    return F ? std::string(llvm::sys::path::filename(F->Entry->Path))
+             : std::string("none");
+  };
+  CHECK(FileFor(Collective::Broadcast, 1000, 0u, {}) == "bcast-root0.cplan");
+  CHECK(FileFor(Collective::Broadcast, 1000, 3u, {}) == "bcast-root3.cplan");
+  CHECK(FileFor(Collective::Broadcast, 1000, 1u, {}) == "none");
+  CHECK(Warnings.empty());
+  // Root 2 below 100 bytes: the index's entry, contradicted by the plan.
+  CHECK(FileFor(Collective::Broadcast, 10, 2u, {}) == "none");
+  REQUIRE(Warnings.size() == 1);
+  CHECK_MESSAGE(Warnings[0].find("not what its index entry says") !=
+                    std::string::npos,
+                Warnings[0]);
+  // Counts proportional to 1:2:1:0 at any size; others not.
+  CHECK(FileFor(Collective::Allgatherv, 400, std::nullopt,
+                {100, 200, 100, 0}) == "gatherv.cplan");
+  CHECK(FileFor(Collective::Allgatherv, 4, std::nullopt, {1, 2, 1, 0}) ==
+        "gatherv.cplan");
+  CHECK(FileFor(Collective::Allgatherv, 400, std::nullopt,
+                {100, 100, 100, 100}) == "none");
+  CHECK(Warnings.size() == 1);
+
+  // Bad indexes are refused with the entry named.
+  auto Refusal = [](const char *Text) {
+    llvm::Expected<PlanIndex> I = parsePlanIndex(Text, "plans.index");
+    return I ? std::string() : llvm::toString(I.takeError());
+  };
+  CHECK(Refusal("version: 1\nplans: []\n").empty());
+  CHECK(Refusal("plans: []\n").find("version: 1") != std::string::npos);
+  CHECK(Refusal("version: 1\nplans:\n  - file: a.cplan\n    collective: "
+                "scan\n    ranks: 2\n    min_bytes: 0\n    max_bytes: inf\n")
+            .find("plan 1: 'scan' is not a collective") != std::string::npos);
+  CHECK(Refusal("version: 1\nplans:\n  - file: ../a.cplan\n    collective: "
+                "allreduce\n    ranks: 2\n    min_bytes: 0\n    max_bytes: "
+                "inf\n")
+            .find("in the index's directory") != std::string::npos);
+  CHECK(Refusal("version: 1\nplans:\n  - file: a.cplan\n    collective: "
+                "allreduce\n    ranks: 2\n    min_bytes: 10\n    max_bytes: "
+                "10\n")
+            .find("is empty") != std::string::npos);
+  CHECK(Refusal("version: 1\nplans:\n  - file: a.cplan\n    collective: "
+                "allgatherv\n    ranks: 2\n    min_bytes: 0\n    max_bytes: "
+                "inf\n    counts: [1, 2, 3]\n")
+            .find("one weight per rank") != std::string::npos);
   llvm::sys::fs::remove_directories(Dir);
 }

@@ -49,6 +49,7 @@ void addSelectCommand(CLI::App &App, int &Exit);
 void addTuneCommand(CLI::App &App, int &Exit);
 void addImportCommand(CLI::App &App, int &Exit);
 void addExportCommand(CLI::App &App, int &Exit);
+void addIndexCommand(CLI::App &App, int &Exit);
 
 } // namespace collplan::cli
 

@@ -21,6 +21,7 @@
 #include "compiler/select/Tuner.h"
 #include "compiler/tuning/TuningFiles.h"
 #include "plan/serialize/PlanFile.h"
+#include "plan/serialize/PlanIndex.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 #include "tools/collplan/PlanOutput.h"
@@ -51,10 +52,6 @@ struct TuneOptions {
   VerifyMode Mode = VerifyMode::Auto;
   bool Quiet = false;
 };
-
-/// The index's file name: not a plan extension, so the interposer, which
-/// reads the same directory, does not take it for a misnamed plan.
-constexpr const char *IndexName = "tune.index";
 
 /// "8:1GiB" -> 8, 16, ..., 1 GiB: the bounds and the powers of two between.
 std::optional<RequestProblem> parseSizes(const std::string &Text,
@@ -306,6 +303,14 @@ int runTune(const TuneOptions &O) {
       return ExitUsage;
     }
   }
+  // The directory's index lists our plans beside any others.
+  PlanIndex Index;
+  if (WritePlans) {
+    llvm::Expected<PlanIndex> Old = readPlanIndex(O.Dir);
+    if (!Old)
+      return reportError(Old.takeError(), ErrorKind::Usage);
+    Index = std::move(*Old);
+  }
   for (size_t I = 0; WritePlans && I < Tables.size(); ++I) {
     DecisionTable &T = Tables[I];
     std::string Name = collectiveName(T.Kind).str();
@@ -330,19 +335,15 @@ int runTune(const TuneOptions &O) {
               C->Best, Path.str().str(), *Format, O.Mode, O.Quiet,
               Verdict == Known.end() ? nullptr : &Verdict->second))
         return Code;
+      PlanIndexEntry Entry =
+          indexEntryFor(C->Best.Header, R.PlanFile, R.MinBytes, R.MaxBytes, "");
+      Entry.Why = whyText(R);
+      Index.put(std::move(Entry));
     }
   }
 
-  std::map<std::string, std::string> Context = {
-      {"topology", Requests[0].Topo.str()},
-      {"cost", costText(Requests[0].Cost)},
-      {"sizes", formatBytes(double(Sizes.front())) + " .. " +
-                    formatBytes(double(Sizes.back()))}};
-  llvm::SmallString<256> Index(O.Dir);
-  llvm::sys::path::append(Index, IndexName);
   if (WritePlans)
-    if (llvm::Error E = writeFileAtomically(
-            Index, planIndexYaml(Tables, Preamble, Context)))
+    if (llvm::Error E = writePlanIndex(O.Dir, Index, "Last tuned: " + Preamble))
       return reportError(std::move(E), ErrorKind::Io);
   if (!O.OpenMpiRules.empty())
     if (llvm::Error E = writeFileAtomically(
@@ -390,8 +391,11 @@ int runTune(const TuneOptions &O) {
     }
   }
   std::vector<std::string> Written;
-  if (WritePlans)
-    Written.push_back(Index.str().str());
+  if (WritePlans) {
+    llvm::SmallString<256> Path(O.Dir);
+    llvm::sys::path::append(Path, PlanIndexName);
+    Written.push_back(Path.str().str());
+  }
   for (const std::string *F : {&O.OpenMpiRules, &O.MpichJson})
     if (!F->empty())
       Written.push_back(*F);

@@ -67,6 +67,7 @@ int main(int Argc, char **Argv) {
   addTuneCommand(App, Exit);
   addImportCommand(App, Exit);
   addExportCommand(App, Exit);
+  addIndexCommand(App, Exit);
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::CallForHelp &E) {

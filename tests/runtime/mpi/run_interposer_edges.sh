@@ -67,4 +67,38 @@ expect_plan MPI_Bcast broadcast-p4-0-1000.cplan 4
 if grep -q "ignoring $PLANS/broadcast-p4-0-1000.cplan" "$LOG"; then
   fail "the trusted unverified plan was still skipped"
 fi
+unset COLLPLAN_TRUST_UNVERIFIED
+
+# The index: a broadcast plan for root 0 under a name that says nothing,
+# listed by `collplan index`, serves the broadcasts from rank 0 (root 1's
+# named plan still serves root 1's).
+"$COLLPLAN" compile -c broadcast -a binomial -P 4 --root 0 -o "$PLANS/bcast-from-root-0.cplan" >/dev/null
+# Refused: an unverified plan (exit 2, nothing indexed), an operator for a
+# broadcast, plans in two directories.
+CODE=0
+"$COLLPLAN" index "$PLANS/broadcast-p4-0-1000.cplan" 2>"$WORK/err" || CODE=$?
+[ "$CODE" -eq 2 ] && grep -q "collplan verify --stamp" "$WORK/err" ||
+  { cat "$WORK/err"; echo "FAIL: an unverified plan was indexed ($CODE)"; exit 1; }
+[ ! -e "$PLANS/plans.index" ] || { echo "FAIL: a refused index was written"; exit 1; }
+CODE=0
+"$COLLPLAN" index --op sum "$PLANS/bcast-from-root-0.cplan" 2>"$WORK/err" || CODE=$?
+[ "$CODE" -eq 2 ] || { cat "$WORK/err"; echo "FAIL: --op on a broadcast ($CODE)"; exit 1; }
+CODE=0
+"$COLLPLAN" index "$PLANS/bcast-from-root-0.cplan" "$WORK/other.cplan" 2>"$WORK/err" || CODE=$?
+[ "$CODE" -eq 2 ] || { cat "$WORK/err"; echo "FAIL: two directories ($CODE)"; exit 1; }
+"$COLLPLAN" index "$PLANS/bcast-from-root-0.cplan" --bytes 0:1MiB
+grep -q "root: 0" "$PLANS/plans.index" || { cat "$PLANS/plans.index"; echo "FAIL: no root in the index"; exit 1; }
+run "$WORK/log-indexed"
+expect_plan MPI_Bcast bcast-from-root-0.cplan 4
+expect_plan MPI_Bcast broadcast-p4-0-inf.cplan 4
+if grep -q "ignoring $PLANS/bcast-from-root-0.cplan" "$LOG"; then
+  fail "the indexed plan was taken for a misnamed one"
+fi
+# Out of the index again: the file is misnamed, reported and not run.
+"$COLLPLAN" index --remove "$PLANS/bcast-from-root-0.cplan" -q
+run "$WORK/log-removed"
+grep -q "ignoring $PLANS/bcast-from-root-0.cplan" "$LOG" ||
+  fail "the plan taken out of the index was not reported as misnamed"
+grep -q "MPI_Bcast of 800 bytes on 4 ranks: no plan fits" "$LOG" ||
+  fail "the broadcast from rank 0 did not fall back without the index"
 echo "interposer edge cases: all checks passed"

@@ -19,21 +19,20 @@ grep -q "collplan: tune: allreduce on P = $P: pricing" "$WORK/tune.log" ||
 # From the index: the first and last sizes of each range (APP's allreduce sends whole
 # ints; its allgather gathers P equal shares of whole ints), and the plan
 # file each call size must run from.
-python3 - "$PLANS/tune.index" "$P" >"$WORK/cases" <<'PY'
+python3 - "$PLANS/plans.index" "$P" >"$WORK/cases" <<'PY'
 import sys, yaml
 index, P = yaml.safe_load(open(sys.argv[1])), int(sys.argv[2])
-for c in index["collectives"]:
-    unit = 4 if c["collective"] == "allreduce" else 4 * P
-    for r in c["ranges"]:
-        lo = max(r["min_bytes"], unit)
-        size = -(-lo // unit) * unit
-        hi = r["max_bytes"]
-        if hi != "inf" and size >= hi:
-            sys.exit("no size of whole units in range %s" % r)
-        # The range's first and last sizes (a few MiB into an open one).
-        top = (hi - 1) // unit * unit if hi != "inf" else max(size, 3 << 20) // unit * unit
-        for s in sorted({size, top}):
-            print(c["collective"], s, r["plan"])
+for r in index["plans"]:
+    unit = 4 if r["collective"] == "allreduce" else 4 * P
+    lo = max(r["min_bytes"], unit)
+    size = -(-lo // unit) * unit
+    hi = r["max_bytes"]
+    if hi != "inf" and size >= hi:
+        sys.exit("no size of whole units in range %s" % r)
+    # The range's first and last sizes (a few MiB into an open one).
+    top = (hi - 1) // unit * unit if hi != "inf" else max(size, 3 << 20) // unit * unit
+    for s in sorted({size, top}):
+        print(r["collective"], s, r["file"])
 PY
 SIZES=$(cut -d' ' -f2 "$WORK/cases" | sort -n | uniq | tr '\n' ' ')
 echo "sizes: $SIZES"

@@ -1,0 +1,303 @@
+//===- PlanIndex.cpp - Which plan of a directory serves which calls -------===//
+
+#include "plan/serialize/PlanIndex.h"
+
+#include "plan/ir/Error.h"
+#include "plan/serialize/PlanFile.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <yaml-cpp/yaml.h>
+
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+
+namespace collplan {
+
+bool PlanIndexEntry::servesCounts(llvm::ArrayRef<uint64_t> CallCounts) const {
+  if (!Counts)
+    return true;
+  if (Counts->empty())
+    return llvm::is_splat(CallCounts) || CallCounts.empty();
+  if (Counts->size() != CallCounts.size())
+    return false;
+  // c_r / C == w_r / W for every r, in exact arithmetic.
+  unsigned __int128 C = 0, W = 0;
+  for (size_t R = 0; R < CallCounts.size(); ++R) {
+    C += CallCounts[R];
+    W += (*Counts)[R];
+  }
+  for (size_t R = 0; R < CallCounts.size(); ++R)
+    if ((unsigned __int128)CallCounts[R] * W !=
+        (unsigned __int128)(*Counts)[R] * C)
+      return false;
+  return true;
+}
+
+void PlanIndex::put(PlanIndexEntry E) {
+  auto Same = llvm::find_if(
+      Plans, [&](const PlanIndexEntry &Old) { return Old.File == E.File; });
+  if (Same != Plans.end())
+    *Same = std::move(E);
+  else
+    Plans.push_back(std::move(E));
+}
+
+PlanIndexEntry indexEntryFor(const PlanHeader &H, std::string File,
+                             uint64_t MinBytes, uint64_t MaxBytes,
+                             std::string Op) {
+  PlanIndexEntry E;
+  E.File = std::move(File);
+  E.Kind = H.Kind;
+  E.Ranks = H.Ranks;
+  E.MinBytes = MinBytes;
+  E.MaxBytes = MaxBytes;
+  E.Op = std::move(Op);
+  E.Root = H.Root;
+  if (H.Kind == Collective::Allgatherv) {
+    E.Counts.emplace();
+    if (!H.Weights.empty())
+      for (uint32_t R = 0; R < H.Ranks; ++R) {
+        uint64_t Weight = 0;
+        for (const BlockRange &Rg : H.ownedBy(R).ranges())
+          for (uint64_t B = Rg.Begin; B < Rg.End; ++B)
+            Weight += H.Weights[B];
+        E.Counts->push_back(Weight);
+      }
+  }
+  E.Algorithm = H.Algorithm;
+  E.Params = H.Params;
+  return E;
+}
+
+namespace {
+
+/// An entry's fields, read with the reason when one is wrong.
+class EntryReader {
+public:
+  EntryReader(const YAML::Node &N, std::string Where)
+      : N(N), Where(std::move(Where)) {}
+
+  Error fail(const std::string &Why) const {
+    return makeError(ErrorKind::Usage, Where + ": " + Why);
+  }
+
+  template <typename T> Expected<T> required(const char *Key) const {
+    if (!N[Key])
+      return fail(std::string("no '") + Key + "'");
+    return scalar<T>(Key);
+  }
+
+  template <typename T> Expected<T> scalar(const char *Key) const {
+    try {
+      return N[Key].as<T>();
+    } catch (const YAML::Exception &) {
+      return fail(std::string("'") + Key + "' is not what it should be");
+    }
+  }
+
+  Expected<uint64_t> bytes(const char *Key, uint64_t Inf) const {
+    Expected<std::string> S = required<std::string>(Key);
+    if (!S)
+      return S.takeError();
+    if (Inf && *S == "inf")
+      return Inf;
+    uint64_t V = 0;
+    if (StringRef(*S).getAsInteger(10, V))
+      return fail(std::string("'") + Key + "' is not a byte count" +
+                  (Inf ? " or inf" : ""));
+    return V;
+  }
+
+  const YAML::Node &N;
+  std::string Where;
+};
+
+Expected<PlanIndexEntry> parseEntry(const YAML::Node &N,
+                                    const std::string &Where) {
+  if (!N.IsMap())
+    return makeError(ErrorKind::Usage, Where + ": not a mapping");
+  EntryReader In(N, Where);
+  PlanIndexEntry E;
+  Expected<std::string> File = In.required<std::string>("file");
+  if (!File)
+    return File.takeError();
+  if (File->empty() || llvm::sys::path::filename(*File) != *File)
+    return In.fail("'file' must name a file in the index's directory");
+  E.File = *File;
+  Expected<std::string> Kind = In.required<std::string>("collective");
+  if (!Kind)
+    return Kind.takeError();
+  std::optional<Collective> C = parseCollective(*Kind);
+  if (!C)
+    return In.fail("'" + *Kind + "' is not a collective");
+  E.Kind = *C;
+  Expected<uint32_t> Ranks = In.required<uint32_t>("ranks");
+  if (!Ranks)
+    return Ranks.takeError();
+  if (*Ranks == 0)
+    return In.fail("'ranks' must be at least 1");
+  E.Ranks = *Ranks;
+  Expected<uint64_t> Min = In.bytes("min_bytes", 0);
+  Expected<uint64_t> Max = In.bytes("max_bytes", UINT64_MAX);
+  if (!Min)
+    return Min.takeError();
+  if (!Max)
+    return Max.takeError();
+  if (*Max <= *Min)
+    return In.fail("the byte range [min_bytes, max_bytes) is empty");
+  E.MinBytes = *Min;
+  E.MaxBytes = *Max;
+  if (N["op"]) {
+    Expected<std::string> Op = In.scalar<std::string>("op");
+    if (!Op)
+      return Op.takeError();
+    E.Op = *Op;
+  }
+  if (N["root"]) {
+    Expected<uint32_t> Root = In.scalar<uint32_t>("root");
+    if (!Root)
+      return Root.takeError();
+    E.Root = *Root;
+  }
+  if (const YAML::Node &Counts = N["counts"]) {
+    E.Counts.emplace();
+    if (Counts.IsScalar() && Counts.Scalar() == "equal") {
+    } else if (Counts.IsSequence() && Counts.size() == E.Ranks) {
+      Expected<std::vector<uint64_t>> List =
+          In.scalar<std::vector<uint64_t>>("counts");
+      if (!List)
+        return List.takeError();
+      E.Counts = std::move(*List);
+    } else {
+      return In.fail("'counts' must be equal or one weight per rank");
+    }
+  }
+  for (auto [Key, Field] :
+       {std::pair("algorithm", &E.Algorithm), std::pair("why", &E.Why)})
+    if (N[Key]) {
+      Expected<std::string> S = In.scalar<std::string>(Key);
+      if (!S)
+        return S.takeError();
+      *Field = *S;
+    }
+  if (N["params"]) {
+    Expected<std::map<std::string, std::string>> Params =
+        In.scalar<std::map<std::string, std::string>>("params");
+    if (!Params)
+      return Params.takeError();
+    E.Params = std::move(*Params);
+  }
+  return E;
+}
+
+} // namespace
+
+Expected<PlanIndex> parsePlanIndex(StringRef Text, StringRef Name) {
+  YAML::Node Root;
+  try {
+    Root = YAML::Load(Text.str());
+  } catch (const YAML::Exception &X) {
+    return makeError(ErrorKind::Usage, Name + ": not YAML (" + X.what() + ")");
+  }
+  if (!Root.IsMap() || !Root["plans"] || !Root["plans"].IsSequence())
+    return makeError(ErrorKind::Usage,
+                     Name + ": expected a mapping with a list 'plans'");
+  if (!Root["version"] || Root["version"].Scalar() != "1")
+    return makeError(ErrorKind::Usage,
+                     Name + ": expected 'version: 1' (a newer collplan may "
+                            "have written it)");
+  PlanIndex Index;
+  const YAML::Node &Plans = Root["plans"];
+  for (size_t I = 0; I < Plans.size(); ++I) {
+    Expected<PlanIndexEntry> E =
+        parseEntry(Plans[I], Name.str() + ": plan " + std::to_string(I + 1));
+    if (!E)
+      return E.takeError();
+    if (llvm::any_of(Index.Plans, [&](const PlanIndexEntry &Old) {
+          return Old.File == E->File;
+        }))
+      return makeError(ErrorKind::Usage,
+                       Name + ": '" + E->File + "' is listed twice");
+    Index.Plans.push_back(std::move(*E));
+  }
+  return Index;
+}
+
+static std::string indexPath(StringRef Dir) {
+  llvm::SmallString<256> Path(Dir);
+  llvm::sys::path::append(Path, PlanIndexName);
+  return Path.str().str();
+}
+
+Expected<PlanIndex> readPlanIndex(StringRef Dir) {
+  std::string Path = indexPath(Dir);
+  if (!llvm::sys::fs::exists(Path))
+    return PlanIndex();
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
+      llvm::MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return makeError(ErrorKind::Io,
+                     "cannot read " + Path + ": " + Buf.getError().message());
+  return parsePlanIndex((*Buf)->getBuffer(), Path);
+}
+
+std::string planIndexText(const PlanIndex &Index, StringRef Preamble) {
+  YAML::Emitter Out;
+  std::string Comment =
+      "Which plan of this directory serves which calls (collplan's plan "
+      "index,\nread by the interposer). A range [min_bytes, max_bytes) counts "
+      "the call's\nwhole vector; max_bytes inf: no bound. Written by collplan "
+      "tune and\ncollplan index.";
+  if (!Preamble.empty())
+    Comment += "\n" + Preamble.str();
+  Out << YAML::Comment(Comment) << YAML::Newline;
+  Out << YAML::BeginMap << YAML::Key << "version" << YAML::Value << 1
+      << YAML::Key << "plans" << YAML::Value << YAML::BeginSeq;
+  for (const PlanIndexEntry &E : Index.Plans) {
+    Out << YAML::BeginMap;
+    Out << YAML::Key << "file" << YAML::Value << YAML::DoubleQuoted << E.File;
+    Out << YAML::Key << "collective" << YAML::Value
+        << collectiveName(E.Kind).str();
+    Out << YAML::Key << "ranks" << YAML::Value << E.Ranks;
+    Out << YAML::Key << "min_bytes" << YAML::Value << E.MinBytes;
+    Out << YAML::Key << "max_bytes" << YAML::Value;
+    if (E.MaxBytes == UINT64_MAX)
+      Out << "inf";
+    else
+      Out << E.MaxBytes;
+    if (!E.Op.empty())
+      Out << YAML::Key << "op" << YAML::Value << E.Op;
+    if (E.Root)
+      Out << YAML::Key << "root" << YAML::Value << *E.Root;
+    if (E.Counts) {
+      Out << YAML::Key << "counts" << YAML::Value;
+      if (E.Counts->empty())
+        Out << "equal";
+      else
+        Out << YAML::Flow << *E.Counts;
+    }
+    if (!E.Algorithm.empty())
+      Out << YAML::Key << "algorithm" << YAML::Value << E.Algorithm;
+    if (!E.Algorithm.empty() || !E.Params.empty())
+      Out << YAML::Key << "params" << YAML::Value << YAML::Flow << E.Params;
+    if (!E.Why.empty())
+      Out << YAML::Key << "why" << YAML::Value << YAML::DoubleQuoted << E.Why;
+    Out << YAML::EndMap;
+  }
+  Out << YAML::EndSeq << YAML::EndMap;
+  return std::string(Out.c_str()) + "\n";
+}
+
+Error writePlanIndex(StringRef Dir, const PlanIndex &Index,
+                     StringRef Preamble) {
+  return writeFileAtomically(indexPath(Dir), planIndexText(Index, Preamble),
+                             "plan index");
+}
+
+} // namespace collplan

@@ -1,0 +1,96 @@
+//===- PlanIndex.h - Which plan of a directory serves which calls -*- C++
+//-*-===//
+//
+// A plan directory may hold an index, `plans.index` (YAML, but not named
+// .yaml so nothing takes it for a plan), listing the calls each plan file
+// serves: collective, communicator size, byte range, operator, root and, for
+// allgatherv, the counts. A file name can say the first four (PlanDirectory.h)
+// but not a root or counts, so two broadcast plans for two roots need the
+// index. `collplan tune` and `collplan index` write it; the interposer reads
+// it beside the named files.
+//
+//   version: 1
+//   plans:
+//     - file: bcast-root3.cplan
+//       collective: broadcast
+//       ranks: 8
+//       min_bytes: 0
+//       max_bytes: inf        # exclusive; inf: no bound
+//       op: sum               # optional: only this operator
+//       root: 3               # broadcast and reduce: the plan's root
+//       counts: equal         # allgatherv: equal, or each rank's weight
+//       algorithm: binomial   # optional, for people: who chose what, why
+//       params: {}
+//       why: "..."
+//
+// counts: equal serves calls whose ranks all give the same count, at any
+// size; a list [w0, w1, ...] serves calls whose counts are proportional to
+// it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_SERIALIZE_PLANINDEX_H
+#define COLLPLAN_SERIALIZE_PLANINDEX_H
+
+#include "plan/ir/Plan.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collplan {
+
+/// The index's file name inside a plan directory.
+constexpr const char *PlanIndexName = "plans.index";
+
+struct PlanIndexEntry {
+  std::string File; ///< A file name in the index's directory.
+  Collective Kind = Collective::Allreduce;
+  uint32_t Ranks = 0;
+  uint64_t MinBytes = 0;
+  uint64_t MaxBytes = UINT64_MAX; ///< Exclusive; UINT64_MAX for "inf".
+  std::string Op;                 ///< Empty: every operator.
+  std::optional<uint32_t> Root;
+  /// Allgatherv: empty for equal counts, else each rank's weight.
+  std::optional<std::vector<uint64_t>> Counts;
+  // For people only.
+  std::string Algorithm;
+  std::map<std::string, std::string> Params;
+  std::string Why;
+
+  /// Whether a call's per-rank counts (bytes) are what Counts serves.
+  bool servesCounts(llvm::ArrayRef<uint64_t> CallCounts) const;
+};
+
+struct PlanIndex {
+  std::vector<PlanIndexEntry> Plans;
+  /// Adds E, replacing the entry for the same file if there is one.
+  void put(PlanIndexEntry E);
+};
+
+/// The entry for a plan serving [MinBytes, MaxBytes) and Op: collective,
+/// ranks, root and counts from its header.
+PlanIndexEntry indexEntryFor(const PlanHeader &H, std::string File,
+                             uint64_t MinBytes, uint64_t MaxBytes,
+                             std::string Op);
+
+/// Parses an index; Name prefixes the errors (a usage error naming the
+/// entry and what is wrong with it).
+llvm::Expected<PlanIndex> parsePlanIndex(llvm::StringRef Text,
+                                         llvm::StringRef Name);
+/// Reads Dir's index: an empty index when there is none.
+llvm::Expected<PlanIndex> readPlanIndex(llvm::StringRef Dir);
+/// The index as YAML, Preamble (may be empty) as comments on top.
+std::string planIndexText(const PlanIndex &Index, llvm::StringRef Preamble);
+/// Writes Dir's index whole or not at all.
+llvm::Error writePlanIndex(llvm::StringRef Dir, const PlanIndex &Index,
+                           llvm::StringRef Preamble = "");
+
+} // namespace collplan
+
+#endif // COLLPLAN_SERIALIZE_PLANINDEX_H

@@ -22,16 +22,21 @@
 // Sizes. Power-of-two dimensions use the closed-form contiguous labelling,
 // so every allreduce message is one interval. Even dimensions that are not
 // powers of two use the latest-first-step rule (§3.2, Appendix A.2) with
-// blocks in rank order. Odd dimensions (Swing-B) and non-powers of two
-// (Swing-L) are folded per dimension as the authors' code does (§3.3 of the
-// project's Swing notes): before the collective the surplus coordinates send
-// their vectors to partners inside the folded torus, and receive the result
-// after it. The paper's own odd-P scheme (§3.2: node P-1 trades single blocks
-// with shrinking groups) would have node P-1 receive up to (P-1)/2
-// contributions to its block in one round, which the IR forbids without as
-// many scratch buffers; folding costs two rounds of the whole vector instead.
-// Folding only suits allreduce, so reduce-scatter and allgather need every
-// dimension even (or 1).
+// blocks in rank order. An odd ring (P odd, one dimension; Swing-B) follows
+// the paper's §3.2: ranks 0..P-2 run the even algorithm on their blocks,
+// and at reduce-scatter step s rank P-1 trades raw single blocks with group
+// s of them (groups of ceil(rest / 2) ranks in rank order: 3, 2, 1 for
+// P = 7): it sends rank i its contribution to i's final block and receives
+// i's contribution to its own. The allgather mirrors it with final blocks.
+// Several receives of one block in one round need as many buffers, so rank
+// P-1 receives into in0, in1, ... and reduces locally; a group member
+// receives into in0, as its own block may arrive from its even partner in
+// the same round. Odd dimensions of a multi-dimensional torus (Swing-B)
+// and non-powers of two (Swing-L) are folded per dimension as the authors'
+// code does (§3.3 of the project's Swing notes): before the collective the
+// surplus coordinates send their vectors to partners inside the folded
+// torus, and receive the result after it. Folding only suits allreduce, so
+// reduce-scatter and allgather need those dimensions even (or 1).
 //
 // Blocks. Allreduce: B = C * P' (C collectives, P' ranks after folding),
 // collective c owning [c P', (c+1) P'). Reduce-scatter and allgather: block
@@ -63,8 +68,26 @@ struct SwingShape {
   llvm::SmallVector<uint32_t, 4> FoldedDims;
   bool Latency = false;
   bool AllPorts = false;
+  /// A 1-D ring of odd size under Swing-B: rank Dims[0] - 1 is the odd node
+  /// of §3.2, the others run the even algorithm (Virtual = Dims[0] - 1).
+  bool OddRing = false;
 
   uint32_t collectives() const { return AllPorts ? 2 * Dims.size() : 1; }
+  /// Allreduce blocks per collective: every rank's final block.
+  uint32_t blocksPerCollective() const {
+    return OddRing ? Dims[0] : SwingTorus(Virtual).ranks();
+  }
+  /// Rank P-1's groups in the odd ring: group s is [Start[s], Start[s+1]).
+  std::vector<uint32_t> oddGroups() const {
+    std::vector<uint32_t> Start = {0};
+    uint32_t Rest = Virtual[0], Steps = SwingTorus(Virtual).steps();
+    for (uint32_t St = 0; St < Steps; ++St) {
+      uint32_t Size = St + 1 == Steps ? Rest : (Rest + 1) / 2;
+      Start.push_back(Start.back() + Size);
+      Rest -= Size;
+    }
+    return Start;
+  }
 };
 
 llvm::SmallVector<uint32_t, 4> torusDims(const Topology &T) {
@@ -87,6 +110,11 @@ SwingShape shapeOf(const Topology &Topo, bool Latency, bool AllPorts) {
     S.Virtual.push_back(V);
     if (V != D)
       S.FoldedDims.push_back(E);
+  }
+  // An odd ring of at least 3 keeps its odd node instead of folding it.
+  if (!Latency && S.Dims.size() == 1 && S.Dims[0] % 2 && S.Dims[0] > 1) {
+    S.OddRing = true;
+    S.FoldedDims.clear();
   }
   return S;
 }
@@ -192,7 +220,14 @@ public:
       H.Blocks = C;
       H.Buffers = {"data", "scratch"};
     } else {
-      H.Blocks = C * SwingTorus(S.Virtual).ranks();
+      H.Blocks = C * S.blocksPerCollective();
+    }
+    if (S.OddRing) {
+      // The odd node's receive buffers: one per member of its largest group.
+      std::vector<uint32_t> Groups = S.oddGroups();
+      uint32_t Largest = Groups.size() > 1 ? Groups[1] - Groups[0] : 0;
+      for (uint32_t K = 0; K < Largest; ++K)
+        H.Buffers.push_back("in" + std::to_string(K));
     }
     H.RequiresCommutative = true;
     return H;
@@ -204,6 +239,14 @@ public:
     std::string Out = "swing " + H.Params.at("variant") + ", " +
                       std::to_string(S.collectives()) +
                       " concurrent collective(s)";
+    if (S.OddRing) {
+      std::vector<uint32_t> Groups = S.oddGroups();
+      Out += "; odd ring: rank " + std::to_string(S.Dims[0] - 1) +
+             " trades single blocks with groups of";
+      for (size_t G = 0; G + 1 < Groups.size(); ++G)
+        Out += (G ? ", " : " ") + std::to_string(Groups[G + 1] - Groups[G]);
+      Out += " ranks (§3.2)";
+    }
     if (!S.FoldedDims.empty()) {
       Out += "; folded";
       for (uint32_t E : S.FoldedDims)
@@ -258,6 +301,11 @@ public:
         Absorbed.push_back({K, Partner});
       }
     }
+    if (S.OddRing) {
+      buildOddNode();
+      if (Rank + 1 == S.Dims[0])
+        return finish();
+    }
     V = Virt.rankOf(A);
     if (S.Latency)
       buildLatency(F);
@@ -270,6 +318,55 @@ public:
   }
 
 private:
+  /// The plan block in which rank Of of the even ranks ends with collective
+  /// C's reduced result (its own final block).
+  uint64_t finalBlock(uint32_t Of, uint32_t C) const {
+    if (H.Kind != Collective::Allreduce)
+      return uint64_t(Of) * S.collectives() + C;
+    uint64_t Label = Virt.powerOfTwo() ? Virt.psi(Of, C) : Of;
+    return uint64_t(C) * S.blocksPerCollective() + Label;
+  }
+  /// The odd node's final block of collective C.
+  uint64_t oddBlock(uint32_t C) const {
+    uint32_t Odd = S.Dims[0] - 1;
+    return H.Kind == Collective::Allreduce
+               ? uint64_t(C) * S.blocksPerCollective() + Odd
+               : uint64_t(Odd) * S.collectives() + C;
+  }
+
+  /// §3.2: rank P-1's single-block trades with group s at reduce-scatter
+  /// step s, and their mirror in the allgather, from either end.
+  void buildOddNode() {
+    uint32_t Odd = S.Dims[0] - 1, L = Virt.steps();
+    bool DoRs = H.Kind != Collective::Allgather;
+    bool DoAg = H.Kind != Collective::ReduceScatter;
+    std::vector<uint32_t> Groups = S.oddGroups();
+    for (uint32_t St = 0; St < L; ++St)
+      for (uint32_t I = Groups[St]; I < Groups[St + 1]; ++I) {
+        if (Rank != Odd && Rank != I)
+          continue;
+        uint32_t AgRound = (DoRs ? L : 0) + L - 1 - St;
+        for (uint32_t C = 0; C < S.collectives(); ++C) {
+          BlockSet Theirs = BlockSet::single(finalBlock(I, C));
+          BlockSet Mine = BlockSet::single(oddBlock(C));
+          if (Rank != Odd)
+            std::swap(Theirs, Mine);
+          uint32_t Peer = Rank == Odd ? I : Odd;
+          // The odd node's K-th receive of the step, or the member's one.
+          uint16_t In = 1 + (Rank == Odd ? I - Groups[St] : 0);
+          if (DoRs) {
+            add(St, Op::send(Peer, Theirs));
+            add(St, Op::recv(Peer, Mine, Combine::Replace, In));
+            add(St, Op::local(In, DataBuffer, Mine, Combine::Reduce));
+          }
+          if (DoAg) {
+            add(AgRound, Op::send(Peer, Mine));
+            add(AgRound, Op::recv(Peer, Theirs, Combine::Replace));
+          }
+        }
+      }
+  }
+
   template <typename RoundFn>
   void unfold(llvm::ArrayRef<std::pair<uint32_t, uint32_t>> Absorbed,
               RoundFn UnfoldRound, const BlockSet &All) {
@@ -307,7 +404,7 @@ private:
     uint32_t L = Virt.steps();
     for (uint32_t C = 0; C < S.collectives(); ++C) {
       llvm::SmallVector<StepDim, 32> Sched = Virt.schedule(C);
-      uint64_t Mine = Virt.psi(V, C), Base = C * P;
+      uint64_t Mine = Virt.psi(V, C), Base = C * S.blocksPerCollective();
       for (uint32_t St = 0; St < L; ++St) {
         uint32_t Q = peerOf(C, Sched[St]);
         uint64_t Half = P >> (St + 1);
@@ -329,7 +426,7 @@ private:
   /// reduce-scatter / allgather, whose blocks must stay in rank order).
   void buildBlockSets(uint32_t First) {
     uint32_t L = Virt.steps();
-    uint64_t P = Virt.ranks(), NumC = S.collectives();
+    uint64_t NumC = S.collectives();
     bool Allreduce = H.Kind == Collective::Allreduce;
     bool DoRs = H.Kind != Collective::Allgather;
     bool DoAg = H.Kind != Collective::ReduceScatter;
@@ -351,9 +448,10 @@ private:
       };
       auto ToSet = [&](llvm::ArrayRef<uint32_t> Blocks) {
         BlockSet Out;
+        uint64_t Base = uint64_t(C) * S.blocksPerCollective();
         if (Allreduce)
           for (uint32_t B : Blocks)
-            Out.insert(C * P + B, C * P + B + 1);
+            Out.insert(Base + B, Base + B + 1);
         else
           for (uint32_t B : Blocks)
             Out.insert(B * NumC + C, B * NumC + C + 1);

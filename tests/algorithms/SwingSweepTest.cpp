@@ -42,14 +42,17 @@ constexpr Collective Kinds[] = {
 
 /// The requests the families refuse by design: Swing-L is an allreduce only
 /// (it exchanges whole vectors), and swing reduce-scatter / allgather need
-/// every dimension even or 1 (odd ones are folded, which only allreduce
-/// can undo). Bucket serves every shape.
+/// every dimension of a multi-dimensional torus even or 1 (odd ones are
+/// folded, which only allreduce can undo; an odd ring has §3.2's odd node).
+/// Bucket serves every shape.
 bool expectRefused(const Config &C, Collective Kind,
                    llvm::ArrayRef<uint32_t> Dims) {
   if (llvm::StringRef(C.Algorithm) != "swing" || Kind == Collective::Allreduce)
     return false;
   if (llvm::StringRef(C.Variant) == "latency")
     return true;
+  if (Dims.size() == 1)
+    return false;
   for (uint32_t D : Dims)
     if (D > 1 && D % 2)
       return true;

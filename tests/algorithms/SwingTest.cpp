@@ -19,6 +19,8 @@
 
 #include "doctest/doctest.h"
 
+#include <map>
+#include <numeric>
 #include <set>
 #include <vector>
 
@@ -488,9 +490,60 @@ TEST_CASE("refusals name the reason") {
   llvm::Expected<PlanHeader> H = A.prepare(Req);
   REQUIRE_FALSE(bool(H));
   CHECK(llvm::toString(H.takeError()).find("smp-rsag") != std::string::npos);
-  Req.Topo = Topology::flat(7);
+  // An odd dimension of a multi-dimensional torus is folded: allreduce only.
+  uint32_t Odd[] = {3, 4};
+  Req.Topo = Topology::torus(Odd, 1);
   Req.Kind = Collective::ReduceScatter;
   H = A.prepare(Req);
   REQUIRE_FALSE(bool(H));
   CHECK(llvm::toString(H.takeError()).find("even") != std::string::npos);
+}
+
+TEST_CASE("odd p: rank p-1 trades single blocks with groups 3, 2, 1 (§3.2)") {
+  // The spec's group sizes (§3.2): ceil(rest / 2) ranks per step in rank
+  // order, all the rest at the last step.
+  const std::map<uint32_t, std::vector<uint32_t>> Groups = {{3, {2}},
+                                                            {7, {3, 2, 1}},
+                                                            {9, {4, 2, 2}},
+                                                            {11, {5, 3, 1, 1}},
+                                                            {13, {6, 3, 2, 1}}};
+  for (const auto &[P, Sizes] : Groups)
+    for (Collective Kind : {Collective::Allreduce, Collective::ReduceScatter,
+                            Collective::Allgather}) {
+      CAPTURE(P);
+      CAPTURE(collectiveName(Kind).str());
+      Plan Pl = test::compileOn("swing", Kind, Topology::flat(P));
+      REQUIRE(Pl.Programs.size() == P);
+      uint32_t Steps = Sizes.size();
+      // Reduce-scatter step s (round s), or allgather step s (the rounds
+      // after the reduce-scatter, last group first).
+      uint32_t AgFirst = Kind == Collective::Allgather ? 0 : Steps;
+      uint32_t Next = 0;
+      for (uint32_t St = 0; St < Steps; ++St) {
+        uint32_t Round = Kind == Collective::Allgather ? Steps - 1 - St : St;
+        std::vector<uint32_t> Peers;
+        for (const Op &O : test::opsAt(Pl, P - 1, Round))
+          if (O.Kind == OpKind::Send)
+            Peers.push_back(O.Peer);
+        std::vector<uint32_t> Want(Sizes[St]);
+        std::iota(Want.begin(), Want.end(), Next);
+        Next += Sizes[St];
+        CHECK(Peers == Want);
+        // Single blocks: rank i's final block goes out, P-1's comes in.
+        for (const Op &O : test::opsAt(Pl, P - 1, Round))
+          if (O.Kind != OpKind::Local)
+            CHECK(O.Blocks.count() == 1);
+        if (Kind != Collective::ReduceScatter) {
+          uint32_t Ag = AgFirst + Steps - 1 - St;
+          std::vector<uint32_t> AgPeers;
+          for (const Op &O : test::opsAt(Pl, P - 1, Ag))
+            if (O.Kind == OpKind::Send)
+              AgPeers.push_back(O.Peer);
+          CHECK(AgPeers == Want);
+        }
+      }
+      CHECK(Next == P - 1);
+      test::Interpretation I = test::interpret(Pl);
+      CHECK_MESSAGE(!I.Broken, I.Why);
+    }
 }

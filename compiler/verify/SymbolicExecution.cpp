@@ -272,6 +272,12 @@ private:
   void initialise() {
     for (uint32_t R = 0; R < H.Ranks; ++R)
       for (uint16_t Buf = 0; Buf < NumBuffers; ++Buf) {
+        // Blocks of an input covering the chunk are set below: one write,
+        // not two (every block of an allreduce).
+        llvm::ArrayRef<BlockRange> In = X.Inputs.of(R);
+        if (Buf == DataBuffer && In.size() == 1 && In[0].Begin <= C0 &&
+            In[0].End >= C0 + N)
+          continue;
         S.clearRun(slot(R, Buf, C0), N);
         if (Order)
           Order->clearRun(slot(R, Buf, C0), N);

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what collplan needs on a fresh Debian machine (idempotent) and
 # builds it into ./build. Used by the README's two commands and by .ci/run.
+# Open MPI is the MPI collplan builds against and `mpirun` runs; MPICH is
+# installed beside it (its mpicc.mpich / mpirun.mpich, lower in Debian's
+# alternatives) only for the test that loads tune's MPICH selection file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,6 +11,7 @@ PACKAGES=(
   build-essential cmake
   llvm-14-dev libcli11-dev libyaml-cpp-dev doctest-dev
   openmpi-bin libopenmpi-dev
+  mpich libmpich-dev
   python3 python3-jsonschema python3-yaml
   libgloo-dev
   libsimgrid-dev python3-matplotlib

@@ -24,14 +24,16 @@ struct Counterpart {
 };
 
 // Open MPI 4.1.4 (Debian), from `ompi_info --param coll tuned --level 9
-// --all`; MPICH 4's algorithm names. Only algorithms that do what the
+// --all`; MPICH 4.0.2 (Debian), whose selection parser aborts on a name it
+// does not know: it has no ring allreduce (MPICH 4.1 added one), so none is
+// written. Only algorithms that do what the
 // collplan family does (the same messages between the same ranks on a flat
 // machine) are listed: a library's file then says what the cost model chose
 // among the library's own algorithms.
 constexpr Counterpart Counterparts[] = {
     {Collective::Allreduce, "recursive-doubling", 3, "recursive_doubling",
      "MPIR_Allreduce_intra_recursive_doubling"},
-    {Collective::Allreduce, "ring", 4, "ring", "MPIR_Allreduce_intra_ring"},
+    {Collective::Allreduce, "ring", 4, "ring", nullptr},
     {Collective::Allreduce, "rabenseifner", 6, "rabenseifner",
      "MPIR_Allreduce_intra_reduce_scatter_allgather"},
     {Collective::Allreduce, "smp", 0, nullptr, "MPIR_Allreduce_intra_smp"},
@@ -233,23 +235,36 @@ std::string mpichSelectionJson(llvm::ArrayRef<DecisionTable> Tables) {
       if (!Name)
         continue;
       const char *Size = Total ? "total_msg_size" : "avg_msg_size";
+      auto BySize = [&] {
+        for (size_t I = 0; I < T.Ranges.size(); ++I) {
+          const DecisionRange &R = T.Ranges[I];
+          std::optional<std::string> A = mpichAlgorithm(T.Kind, R.Family);
+          // MPICH reads the bound with atoi: past INT_MAX, "any".
+          bool Last =
+              I + 1 == T.Ranges.size() || R.MaxBytes - 1 > uint64_t(INT_MAX);
+          std::string Key =
+              std::string(Size) +
+              (Last ? "=any" : "<=" + std::to_string(R.MaxBytes - 1));
+          J.attributeObject(Key, [&] {
+            J.attributeObject("algorithm=" + A.value_or("auto"), [] {});
+          });
+          if (Last)
+            break;
+        }
+      };
       J.attributeObject(std::string("collective=") + Name, [&] {
         J.attributeObject("comm_type=intra", [&] {
-          for (size_t I = 0; I < T.Ranges.size(); ++I) {
-            const DecisionRange &R = T.Ranges[I];
-            std::optional<std::string> A = mpichAlgorithm(T.Kind, R.Family);
-            // MPICH reads the bound with atoi: past INT_MAX, "any".
-            bool Last =
-                I + 1 == T.Ranges.size() || R.MaxBytes - 1 > uint64_t(INT_MAX);
-            std::string Key =
-                std::string(Size) +
-                (Last ? "=any" : "<=" + std::to_string(R.MaxBytes - 1));
-            J.attributeObject(Key, [&] {
-              J.attributeObject("algorithm=" + A.value_or("auto"), [] {});
-            });
-            if (Last)
-              break;
-          }
+          if (T.Kind != Collective::Allreduce)
+            return BySize();
+          // MPICH's selection checks no algorithm's restrictions: its
+          // reduce-scatter + allgather asserts a built-in operator and smp
+          // a commutative one (seen aborting under MPICH 4.0.2). A
+          // user-defined operator gets recursive doubling, which takes any.
+          J.attributeObject("is_op_built_in=yes", BySize);
+          J.attributeObject("is_op_built_in=no", [&] {
+            J.attributeObject(
+                "algorithm=MPIR_Allreduce_intra_recursive_doubling", [] {});
+          });
         });
       });
     }

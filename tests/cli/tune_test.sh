@@ -88,7 +88,10 @@ grep -q "^# *allreduce: 1 basic_linear, 2 nonoverlapping, 3 recursive_doubling,"
 grep -q "^# reduce-scatter: no rules" "$W/rules" ||
   fail "reduce-scatter not said to have no rules"
 
-# MPICH: JSON whose leaves are MPICH algorithms, each table ending in "any".
+# MPICH: JSON whose leaves are MPICH 4.0 algorithms, each table ending in
+# "any"; allreduce's table for built-in operators only, user-defined ones
+# taking recursive doubling (runtime_tune_mpich_selection loads it into
+# MPICH).
 python3 - "$W/mpich.json" <<'PY' || fail "MPICH JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -96,6 +99,12 @@ assert set(d) == {"collective=allreduce", "collective=allgather",
                   "collective=bcast"}, list(d)
 for coll, tree in d.items():
     rules = tree["comm_type=intra"]
+    if coll == "collective=allreduce":
+        assert list(rules) == ["is_op_built_in=yes", "is_op_built_in=no"], rules
+        assert rules["is_op_built_in=no"] == {
+            "algorithm=MPIR_Allreduce_intra_recursive_doubling": {}}
+        rules = rules["is_op_built_in=yes"]
+        assert "algorithm=MPIR_Allreduce_intra_ring" not in json.dumps(rules)
     keys = list(rules)
     assert keys[-1].endswith("=any"), keys
     for k, leaf in rules.items():

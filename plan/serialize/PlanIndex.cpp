@@ -229,14 +229,14 @@ Expected<PlanIndex> parsePlanIndex(StringRef Text, StringRef Name) {
   return Index;
 }
 
-static std::string indexPath(StringRef Dir) {
+std::string planIndexPath(StringRef Dir) {
   llvm::SmallString<256> Path(Dir);
   llvm::sys::path::append(Path, PlanIndexName);
   return Path.str().str();
 }
 
 Expected<PlanIndex> readPlanIndex(StringRef Dir) {
-  std::string Path = indexPath(Dir);
+  std::string Path = planIndexPath(Dir);
   if (!llvm::sys::fs::exists(Path))
     return PlanIndex();
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
@@ -296,7 +296,7 @@ std::string planIndexText(const PlanIndex &Index, StringRef Preamble) {
 
 Error writePlanIndex(StringRef Dir, const PlanIndex &Index,
                      StringRef Preamble) {
-  return writeFileAtomically(indexPath(Dir), planIndexText(Index, Preamble),
+  return writeFileAtomically(planIndexPath(Dir), planIndexText(Index, Preamble),
                              "plan index");
 }
 

@@ -79,6 +79,8 @@ PlanIndexEntry indexEntryFor(const PlanHeader &H, std::string File,
                              uint64_t MinBytes, uint64_t MaxBytes,
                              std::string Op);
 
+/// Dir's index file.
+std::string planIndexPath(llvm::StringRef Dir);
 /// Parses an index; Name prefixes the errors (a usage error naming the
 /// entry and what is wrong with it).
 llvm::Expected<PlanIndex> parsePlanIndex(llvm::StringRef Text,

@@ -77,7 +77,9 @@ int runIndex(const IndexOptions &O) {
                "or lxor");
     return ExitUsage;
   }
-  llvm::Expected<PlanIndex> Index = readPlanIndex(Dir.empty() ? "." : Dir);
+  if (Dir.empty())
+    Dir = ".";
+  llvm::Expected<PlanIndex> Index = readPlanIndex(Dir);
   if (!Index)
     return reportError(Index.takeError(), ErrorKind::Usage);
 
@@ -106,14 +108,11 @@ int runIndex(const IndexOptions &O) {
         E.Why = Old.Why;
     Index->put(std::move(E));
   }
-  if (llvm::Error E = writePlanIndex(Dir.empty() ? "." : Dir, *Index))
+  if (llvm::Error E = writePlanIndex(Dir, *Index))
     return reportError(std::move(E), ErrorKind::Io);
-  if (!O.Quiet) {
-    llvm::SmallString<256> Path(Dir);
-    llvm::sys::path::append(Path, PlanIndexName);
-    llvm::outs() << "wrote " << Path << ": " << Index->Plans.size()
-                 << " plan(s) listed\n";
-  }
+  if (!O.Quiet)
+    llvm::outs() << "wrote " << planIndexPath(Dir) << ": "
+                 << Index->Plans.size() << " plan(s) listed\n";
   return ExitSuccess;
 }
 

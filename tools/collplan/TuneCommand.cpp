@@ -391,11 +391,8 @@ int runTune(const TuneOptions &O) {
     }
   }
   std::vector<std::string> Written;
-  if (WritePlans) {
-    llvm::SmallString<256> Path(O.Dir);
-    llvm::sys::path::append(Path, PlanIndexName);
-    Written.push_back(Path.str().str());
-  }
+  if (WritePlans)
+    Written.push_back(planIndexPath(O.Dir));
   for (const std::string *F : {&O.OpenMpiRules, &O.MpichJson})
     if (!F->empty())
       Written.push_back(*F);

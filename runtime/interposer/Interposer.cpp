@@ -179,8 +179,20 @@ void summarize(CommState &S) {
       (Reasons.empty() ? "" : Reasons + ")"));
 }
 
+/// The communicator of the last call and its state. An application calls
+/// its collectives on one communicator over and over, and
+/// PMPI_Comm_get_attr is a locked hash lookup on every call; this makes the
+/// repeated case a comparison. Cleared when that state is deleted, since a
+/// freed communicator's handle may be reused by a new one.
+MPI_Comm LastComm = MPI_COMM_NULL;
+CommState *LastState = nullptr;
+
 int deleteCommState(MPI_Comm Comm, int, void *Attr, void *) {
   auto *S = static_cast<CommState *>(Attr);
+  if (S == LastState) {
+    LastComm = MPI_COMM_NULL;
+    LastState = nullptr;
+  }
   summarize(*S);
   // MPI_COMM_WORLD's attributes go at finalize, when freeing is too late.
   if (S->Dup != MPI_COMM_NULL && Comm != MPI_COMM_WORLD &&
@@ -192,6 +204,8 @@ int deleteCommState(MPI_Comm Comm, int, void *Attr, void *) {
 }
 
 CommState &stateOf(MPI_Comm Comm) {
+  if (LastState && Comm == LastComm)
+    return *LastState;
   static int Keyval = MPI_KEYVAL_INVALID;
   if (Keyval == MPI_KEYVAL_INVALID)
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, deleteCommState, &Keyval,
@@ -199,8 +213,11 @@ CommState &stateOf(MPI_Comm Comm) {
   void *Attr = nullptr;
   int Found = 0;
   PMPI_Comm_get_attr(Comm, Keyval, &Attr, &Found);
-  if (Found)
-    return *static_cast<CommState *>(Attr);
+  if (Found) {
+    LastComm = Comm;
+    LastState = static_cast<CommState *>(Attr);
+    return *LastState;
+  }
   auto *S = new CommState;
   int Rank = 0, Size = 1, Inter = 0, NameLength = 0;
   PMPI_Comm_rank(Comm, &Rank);
@@ -215,6 +232,8 @@ CommState &stateOf(MPI_Comm Comm) {
             std::to_string(Size) + " ranks";
   PMPI_Comm_set_attr(Comm, Keyval, S);
   liveStates().insert(S);
+  LastComm = Comm;
+  LastState = S;
   return *S;
 }
 

@@ -89,7 +89,11 @@ llvm::Error Executor::checkCall(Transport &T, const CallArgs &Args) const {
           Header.Algorithm.c_str());
   }
   size_t ES = sizeOf(Args.Type);
-  if (Args.Count > SIZE_MAX / ES / Header.Buffers.size())
+  // Count * ES bytes for each buffer must fit in size_t: an overflowing
+  // multiplication, not two divisions on every call.
+  size_t AllBuffers = 0;
+  if (__builtin_mul_overflow(Args.Count, ES * Header.Buffers.size(),
+                             &AllBuffers))
     return makeError(ErrorKind::Runtime, "%llu elements do not fit in memory",
                      (unsigned long long)Args.Count);
   // A rank promised nothing (reduce away from the root) needs no output

@@ -24,7 +24,8 @@ std::optional<Datatype> reducibleTypeOf(MPI_Datatype T) {
       return Signed ? Datatype::Int64 : Datatype::UInt64;
     }
   };
-  const std::pair<MPI_Datatype, Datatype> Table[] = {
+  // Built once: it is searched on every reduction call.
+  static const std::pair<MPI_Datatype, Datatype> Table[] = {
       {MPI_INT8_T, Datatype::Int8},
       {MPI_INT16_T, Datatype::Int16},
       {MPI_INT32_T, Datatype::Int32},
@@ -53,7 +54,7 @@ std::optional<Datatype> reducibleTypeOf(MPI_Datatype T) {
 }
 
 std::optional<ReduceOp> reduceOpOf(MPI_Op Op) {
-  const std::pair<MPI_Op, ReduceOp> Table[] = {
+  static const std::pair<MPI_Op, ReduceOp> Table[] = {
       {MPI_SUM, ReduceOp::Sum},   {MPI_PROD, ReduceOp::Prod},
       {MPI_MIN, ReduceOp::Min},   {MPI_MAX, ReduceOp::Max},
       {MPI_BAND, ReduceOp::Band}, {MPI_BOR, ReduceOp::Bor},

@@ -142,6 +142,10 @@ struct Decision {
   /// The executor of Found's plan once a call has run it (owned by
   /// CommState::Executors), so a repeated call skips that lookup.
   Executor *Ex = nullptr;
+  /// Calls left to MPI because no plan fits, counted here rather than in
+  /// CommState::Fallbacks (a string key on every call); summarize() adds
+  /// them in.
+  uint64_t NoPlanCalls = 0;
 };
 
 /// What a communicator keeps between calls: its decisions, the private
@@ -177,6 +181,11 @@ void summarize(CommState &S) {
   if (S.Summarized)
     return;
   S.Summarized = true;
+  uint64_t NoPlan = 0;
+  for (const auto &Entry : S.Decisions)
+    NoPlan += Entry.second.NoPlanCalls;
+  if (NoPlan)
+    S.Fallbacks["no plan fits"] += NoPlan;
   uint64_t ToMpi = 0;
   std::string Reasons;
   for (const auto &[Reason, N] : S.Fallbacks) {
@@ -361,7 +370,10 @@ std::optional<int> fromPlan(const Call &C, RunFn Run) {
   if (!D.Error.empty())
     return Fail(D.Error);
   if (!D.Found) {
-    leaveToMpi(C, S, "no plan fits", /*Logged=*/true);
+    // As leaveToMpi(C, S, "no plan fits", /*Logged=*/true), counted in D.
+    ++D.NoPlanCalls;
+    if (verbosity() >= 2)
+      log(C.describe(S) + ": no plan fits, calling " + C.mpiFunction());
     return std::nullopt;
   }
   if (!S.Transport) {

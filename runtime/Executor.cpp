@@ -10,21 +10,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <tuple>
 
 namespace collplan::runtime {
 
 namespace {
-
-/// Appends the non-empty element ranges of Blocks within Base as segments.
-void appendSegments(const BlockLayout &Layout, const BlockSet &Blocks,
-                    char *Base, size_t ElemSize,
-                    llvm::SmallVectorImpl<Segment> &Out) {
-  for (const BlockRange &R : Blocks.ranges()) {
-    uint64_t Begin = Layout.begin(R.Begin), End = Layout.begin(R.End);
-    if (End > Begin)
-      Out.push_back({Base + Begin * ElemSize, size_t(End - Begin) * ElemSize});
-  }
-}
 
 /// A Reduce receive: where its bytes land in the staging area, where they
 /// are combined, and how many leading bytes are combined already.
@@ -58,8 +48,9 @@ bool violatesCommutativity(const PlanHeader &Header, const Operator &Op) {
 
 Executor::Executor(const PlanHeader &Header, const Program &Prog, uint32_t Rank,
                    MemorySource Memory)
-    : Header(Header), Prog(Prog), Rank(Rank), Scratch(Memory), Work(Memory),
-      Staging(Memory) {}
+    : Header(Header), Prog(Prog), Rank(Rank),
+      HasOutputBlocks(!Header.outputBlocks(Rank).empty()), Scratch(Memory),
+      Work(Memory), Staging(Memory) {}
 
 /// The error of a buffer the executor could not allocate.
 static llvm::Error outOfMemory(size_t Bytes) {
@@ -98,16 +89,88 @@ llvm::Error Executor::checkCall(Transport &T, const CallArgs &Args) const {
           Header.Algorithm.c_str());
   }
   size_t ES = sizeOf(Args.Type);
-  if (Args.Count > SIZE_MAX / ES / Header.Buffers.size())
+  // Count * ES bytes for each buffer must fit in size_t: an overflowing
+  // multiplication, not two divisions on every call.
+  size_t AllBuffers = 0;
+  if (__builtin_mul_overflow(Args.Count, ES * Header.Buffers.size(),
+                             &AllBuffers))
     return makeError(ErrorKind::Runtime, "%llu elements do not fit in memory",
                      (unsigned long long)Args.Count);
   // A rank promised nothing (reduce away from the root) needs no output
   // buffer, unless it works in place.
-  bool OutputNeeded = !Header.outputBlocks(Rank).empty() || !Args.Input;
+  bool OutputNeeded = HasOutputBlocks || !Args.Input;
   if (Args.Count > 0 && OutputNeeded && !Args.Output)
     return makeError(ErrorKind::Runtime, "no output buffer for %llu elements",
                      (unsigned long long)Args.Count);
   return llvm::Error::success();
+}
+
+const Executor::PreparedCall &Executor::prepare(uint64_t Count,
+                                                size_t ElemSize) {
+  PreparedCall &P = Prepared;
+  if (P.Valid && P.Count == Count && P.ElemSize == ElemSize)
+    return P;
+  P.Valid = false;
+  P.Rounds.clear();
+  P.Transfers.clear();
+  P.Pieces.clear();
+  P.Locals.clear();
+  size_t ES = ElemSize;
+  BlockLayout Layout(Header, Count);
+  auto Extent = [&](const BlockSet &Blocks) {
+    uint64_t Begin =
+        Blocks.empty() ? 0 : Layout.begin(Blocks.ranges()[0].Begin);
+    return std::pair<size_t, size_t>(Begin * ES, Layout.size(Blocks) * ES);
+  };
+  std::tie(P.InBegin, P.InBytes) = Extent(Header.inputBlocks(Rank));
+  BlockSet OutBlocks = Header.outputBlocks(Rank);
+  std::tie(P.OutBegin, P.OutBytes) = Extent(OutBlocks);
+  P.OutputIsVector = OutBlocks == BlockSet::range(0, Header.Blocks);
+
+  for (const Round &Rd : Prog.Rounds) {
+    PreparedCall::Round R{Rd.Index,        0, P.Transfers.size(), 0,
+                          P.Locals.size(), 0};
+    for (const Op &O : Rd.Ops) {
+      if (O.Kind == OpKind::Local) {
+        for (const BlockRange &BR : O.Blocks.ranges()) {
+          uint64_t Begin = Layout.begin(BR.Begin), End = Layout.begin(BR.End);
+          if (End > Begin)
+            P.Locals.push_back({O.Buffer, O.Source, O.Mode, size_t(Begin) * ES,
+                                size_t(End - Begin)});
+        }
+        continue;
+      }
+      PreparedCall::Transfer X{O.Kind == OpKind::Send,
+                               O.Kind == OpKind::Recv &&
+                                   O.Mode == Combine::Reduce,
+                               O.Buffer,
+                               O.Peer,
+                               0,
+                               P.Pieces.size(),
+                               0};
+      for (const BlockRange &BR : O.Blocks.ranges()) {
+        uint64_t Begin = Layout.begin(BR.Begin), End = Layout.begin(BR.End);
+        if (End > Begin) {
+          P.Pieces.push_back({size_t(Begin) * ES, size_t(End - Begin) * ES});
+          X.Bytes += size_t(End - Begin) * ES;
+        }
+      }
+      X.EndPiece = P.Pieces.size();
+      if (X.Bytes == 0)
+        continue; // Empty on both sides: the peer skips it too.
+      if (X.Reduce)
+        R.StagingBytes += X.Bytes;
+      P.Transfers.push_back(X);
+    }
+    R.EndTransfer = P.Transfers.size();
+    R.EndLocal = P.Locals.size();
+    if (R.EndTransfer != R.FirstTransfer || R.EndLocal != R.FirstLocal)
+      P.Rounds.push_back(R);
+  }
+  P.Count = Count;
+  P.ElemSize = ElemSize;
+  P.Valid = true;
+  return P;
 }
 
 llvm::Error Executor::run(Transport &T, const CallArgs &Args) {
@@ -117,43 +180,33 @@ llvm::Error Executor::run(Transport &T, const CallArgs &Args) {
   // holds the input blocks packed, the receive buffer the output blocks.
   size_t ES = sizeOf(Args.Type);
   size_t VectorBytes = size_t(Args.Count) * ES;
-  BlockLayout Layout(Header, Args.Count);
-  auto Extent = [&](const BlockSet &Blocks) {
-    uint64_t Begin =
-        Blocks.empty() ? 0 : Layout.begin(Blocks.ranges()[0].Begin);
-    return std::pair<size_t, size_t>(Begin * ES, Layout.size(Blocks) * ES);
-  };
-  auto [InBegin, InBytes] = Extent(Header.inputBlocks(Rank));
-  BlockSet OutBlocks = Header.outputBlocks(Rank);
-  auto [OutBegin, OutBytes] = Extent(OutBlocks);
+  const PreparedCall &P = prepare(Args.Count, ES);
   char *Output = static_cast<char *>(Args.Output);
   const char *Input = static_cast<const char *>(Args.Input);
 
   // The data buffer is the receive buffer when that holds the whole vector
   // (always in place); otherwise a work area of the vector's size.
   char *Data = Output;
-  bool OutputIsVector = OutBlocks == BlockSet::range(0, Header.Blocks);
-  if (Input && !OutputIsVector) {
+  if (Input && !P.OutputIsVector) {
     Data = Work.reserve(VectorBytes);
     if (!Data && VectorBytes)
       return outOfMemory(VectorBytes);
   }
-  if (Input && InBytes && Data + InBegin != Input)
-    std::memmove(Data + InBegin, Input, InBytes);
+  if (Input && P.InBytes && Data + P.InBegin != Input)
+    std::memmove(Data + P.InBegin, Input, P.InBytes);
 
-  if (llvm::Error E = runRounds(T, Data, Args))
+  if (llvm::Error E = runRounds(T, Data, Args, P))
     return E;
 
-  if (!OutputIsVector && OutBytes && Data + OutBegin != Output)
-    std::memmove(Output, Data + OutBegin, OutBytes);
+  if (!P.OutputIsVector && P.OutBytes && Data + P.OutBegin != Output)
+    std::memmove(Output, Data + P.OutBegin, P.OutBytes);
   return llvm::Error::success();
 }
 
-llvm::Error Executor::runRounds(Transport &T, char *Data,
-                                const CallArgs &Args) {
+llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
+                                const PreparedCall &P) {
   size_t ES = sizeOf(Args.Type);
   size_t VectorBytes = size_t(Args.Count) * ES;
-  BlockLayout Layout(Header, Args.Count);
   size_t NumScratch = Header.Buffers.size() - 1;
   size_t ScratchBytes = NumScratch * VectorBytes;
   char *ScratchBase = Scratch.reserve(ScratchBytes);
@@ -168,46 +221,40 @@ llvm::Error Executor::runRounds(Transport &T, char *Data,
   llvm::SmallVector<PendingReduce, 2> Reduces;
   // For each receive of the round, its entry in Reduces, or -1 (Replace).
   llvm::SmallVector<int, 4> ReduceOf;
-  for (const Round &Rd : Prog.Rounds) {
+  for (const PreparedCall::Round &Rd : P.Rounds) {
     Sends.clear();
     Receives.clear();
     Reduces.clear();
     ReduceOf.clear();
-    // Size the staging area first: pointers into it must not move.
-    size_t StagingBytes = 0;
-    for (const Op &O : Rd.Ops)
-      if (O.Kind == OpKind::Recv && O.Mode == Combine::Reduce)
-        StagingBytes += size_t(Layout.size(O.Blocks)) * ES;
-    char *StagingBase = Staging.reserve(StagingBytes);
-    if (!StagingBase && StagingBytes)
-      return outOfMemory(StagingBytes);
+    // The staging area is sized for the whole round: pointers into it must
+    // not move.
+    char *StagingBase = Staging.reserve(Rd.StagingBytes);
+    if (!StagingBase && Rd.StagingBytes)
+      return outOfMemory(Rd.StagingBytes);
 
     size_t StagingUsed = 0;
-    for (const Op &O : Rd.Ops) {
-      if (O.Kind == OpKind::Local)
-        continue;
+    for (size_t I = Rd.FirstTransfer; I < Rd.EndTransfer; ++I) {
+      const PreparedCall::Transfer &X = P.Transfers[I];
+      char *Base = BufferBase(X.Buffer);
       Message M;
-      M.Peer = O.Peer;
-      if (O.Kind == OpKind::Recv && O.Mode == Combine::Reduce) {
+      M.Peer = X.Peer;
+      if (X.Reduce) {
         PendingReduce PR;
         PR.Staged = StagingBase + StagingUsed;
-        appendSegments(Layout, O.Blocks, BufferBase(O.Buffer), ES,
-                       PR.Destination);
-        size_t Bytes = size_t(Layout.size(O.Blocks)) * ES;
-        if (Bytes == 0)
-          continue;
-        M.Segments.push_back({StagingBase + StagingUsed, Bytes});
-        StagingUsed += Bytes;
+        for (size_t J = X.FirstPiece; J < X.EndPiece; ++J)
+          PR.Destination.push_back(
+              {Base + P.Pieces[J].Offset, P.Pieces[J].Bytes});
+        M.Segments.push_back({StagingBase + StagingUsed, X.Bytes});
+        StagingUsed += X.Bytes;
         ReduceOf.push_back(int(Reduces.size()));
         Reduces.push_back(std::move(PR));
       } else {
-        appendSegments(Layout, O.Blocks, BufferBase(O.Buffer), ES, M.Segments);
-        if (M.Segments.empty())
-          continue; // Empty on both sides: the peer skips it too.
-        if (O.Kind == OpKind::Recv)
+        for (size_t J = X.FirstPiece; J < X.EndPiece; ++J)
+          M.Segments.push_back({Base + P.Pieces[J].Offset, P.Pieces[J].Bytes});
+        if (!X.Send)
           ReduceOf.push_back(-1);
       }
-      (O.Kind == OpKind::Send ? Sends : Receives).push_back(std::move(M));
+      (X.Send ? Sends : Receives).push_back(std::move(M));
     }
 
     // A reducing receive is combined as it arrives (its destination is no
@@ -223,21 +270,14 @@ llvm::Error Executor::runRounds(Transport &T, char *Data,
     for (PendingReduce &PR : Reduces)
       PR.combineUpTo(SIZE_MAX, Args.Op, Args.Type, ES);
 
-    for (const Op &O : Rd.Ops) {
-      if (O.Kind != OpKind::Local)
-        continue;
-      char *Dst = BufferBase(O.Buffer);
-      const char *Src = BufferBase(O.Source);
-      for (const BlockRange &R : O.Blocks.ranges()) {
-        size_t Begin = size_t(Layout.begin(R.Begin)) * ES;
-        size_t Elements = size_t(Layout.begin(R.End) - Layout.begin(R.Begin));
-        if (Elements == 0)
-          continue;
-        if (O.Mode == Combine::Replace)
-          std::memcpy(Dst + Begin, Src + Begin, Elements * ES);
-        else
-          Args.Op.apply(Dst + Begin, Src + Begin, Elements, Args.Type);
-      }
+    for (size_t I = Rd.FirstLocal; I < Rd.EndLocal; ++I) {
+      const PreparedCall::Local &L = P.Locals[I];
+      char *Dst = BufferBase(L.Buffer) + L.Offset;
+      const char *Src = BufferBase(L.Source) + L.Offset;
+      if (L.Mode == Combine::Replace)
+        std::memcpy(Dst, Src, L.Elements * ES);
+      else
+        Args.Op.apply(Dst, Src, L.Elements, Args.Type);
     }
   }
   return llvm::Error::success();

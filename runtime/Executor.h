@@ -61,12 +61,58 @@ public:
   uint32_t rank() const { return Rank; }
 
 private:
+  /// What a call of Count elements of ElemSize bytes does, in byte offsets
+  /// into the plan's buffers. Mapping blocks to elements costs a 128-bit
+  /// division per block boundary (BlockLayout), and an application repeats
+  /// a call of one size: so the last size's mapping is kept and reused.
+  /// Empty transfers, empty local ranges and rounds left with nothing to do
+  /// are dropped here, as the executor skips them. The vectors are flat, a
+  /// round or a transfer naming its range of the next level.
+  struct PreparedCall {
+    struct Piece {
+      size_t Offset, Bytes;
+    };
+    struct Transfer {
+      bool Send;   ///< Otherwise a receive.
+      bool Reduce; ///< A receive combined into its blocks.
+      uint16_t Buffer;
+      uint32_t Peer;
+      size_t Bytes;
+      size_t FirstPiece, EndPiece;
+    };
+    struct Local {
+      uint16_t Buffer, Source;
+      Combine Mode;
+      size_t Offset, Elements;
+    };
+    struct Round {
+      uint32_t Index;
+      size_t StagingBytes;
+      size_t FirstTransfer, EndTransfer, FirstLocal, EndLocal;
+    };
+    bool Valid = false;
+    uint64_t Count = 0;
+    size_t ElemSize = 0;
+    size_t InBegin = 0, InBytes = 0, OutBegin = 0, OutBytes = 0;
+    bool OutputIsVector = false;
+    std::vector<Round> Rounds;
+    std::vector<Transfer> Transfers;
+    std::vector<Piece> Pieces;
+    std::vector<Local> Locals;
+  };
+
   llvm::Error checkCall(Transport &T, const CallArgs &Args) const;
-  llvm::Error runRounds(Transport &T, char *Data, const CallArgs &Args);
+  const PreparedCall &prepare(uint64_t Count, size_t ElemSize);
+  llvm::Error runRounds(Transport &T, char *Data, const CallArgs &Args,
+                        const PreparedCall &P);
 
   const PlanHeader &Header;
   const Program &Prog;
   uint32_t Rank;
+  /// Whether the rank's contract promises it output blocks (computed once:
+  /// it depends on the plan only).
+  bool HasOutputBlocks;
+  PreparedCall Prepared;
   /// Scratch buffers Header.Buffers[1..], and the whole-vector work area of
   /// collectives whose output is not the whole vector; reused across calls.
   ScratchBuffer Scratch;

@@ -20,7 +20,8 @@
 // agree on it with one allreduce of the plan's hash: all run it, all call
 // PMPI_, or, when they found different plans (or one found none), all fail
 // with a message naming both. The decision is kept per communicator, so a
-// later call of that shape costs a map lookup.
+// later call of that shape costs a map lookup (a key comparison when it
+// repeats the communicator and shape of the call before it).
 //
 // COLLPLAN_VERBOSE=1 logs to stderr each decision (once per communicator and
 // call shape), each reason for calling MPI's own collective once, and a
@@ -127,6 +128,10 @@ struct CallKey {
     return std::tie(A.Kind, A.Bytes, A.Op, A.Root, A.Counts) <
            std::tie(B.Kind, B.Bytes, B.Op, B.Root, B.Counts);
   }
+  friend bool operator==(const CallKey &A, const CallKey &B) {
+    return std::tie(A.Kind, A.Bytes, A.Op, A.Root, A.Counts) ==
+           std::tie(B.Kind, B.Bytes, B.Op, B.Root, B.Counts);
+  }
 };
 
 /// What the ranks of a communicator agreed to do with calls of one shape.
@@ -134,6 +139,13 @@ struct Decision {
   std::optional<FoundPlan> Found; ///< Nothing: call PMPI_.
   /// Non-empty when the ranks found different plans: every such call fails.
   std::string Error;
+  /// The executor of Found's plan once a call has run it (owned by
+  /// CommState::Executors), so a repeated call skips that lookup.
+  Executor *Ex = nullptr;
+  /// Calls left to MPI because no plan fits, counted here rather than in
+  /// CommState::Fallbacks (a string key on every call); summarize() adds
+  /// them in.
+  uint64_t NoPlanCalls = 0;
 };
 
 /// What a communicator keeps between calls: its decisions, the private
@@ -147,6 +159,10 @@ struct CommState {
   MPI_Comm Dup = MPI_COMM_NULL;
   std::unique_ptr<MpiTransport> Transport;
   std::map<CallKey, Decision> Decisions;
+  /// The entry of Decisions the last call used: an application repeats one
+  /// call shape, and an equality test of the key is cheaper than a search
+  /// of the map. Map entries never move, and are never erased.
+  std::pair<const CallKey, Decision> *LastDecision = nullptr;
   std::map<const RankSlice *, std::unique_ptr<Executor>> Executors;
   std::vector<char> Staging, SendStaging;
   uint64_t FromPlans = 0;
@@ -165,6 +181,11 @@ void summarize(CommState &S) {
   if (S.Summarized)
     return;
   S.Summarized = true;
+  uint64_t NoPlan = 0;
+  for (const auto &Entry : S.Decisions)
+    NoPlan += Entry.second.NoPlanCalls;
+  if (NoPlan)
+    S.Fallbacks["no plan fits"] += NoPlan;
   uint64_t ToMpi = 0;
   std::string Reasons;
   for (const auto &[Reason, N] : S.Fallbacks) {
@@ -179,8 +200,20 @@ void summarize(CommState &S) {
       (Reasons.empty() ? "" : Reasons + ")"));
 }
 
+/// The communicator of the last call and its state. An application calls
+/// its collectives on one communicator over and over, and
+/// PMPI_Comm_get_attr is a locked hash lookup on every call; this makes the
+/// repeated case a comparison. Cleared when that state is deleted, since a
+/// freed communicator's handle may be reused by a new one.
+MPI_Comm LastComm = MPI_COMM_NULL;
+CommState *LastState = nullptr;
+
 int deleteCommState(MPI_Comm Comm, int, void *Attr, void *) {
   auto *S = static_cast<CommState *>(Attr);
+  if (S == LastState) {
+    LastComm = MPI_COMM_NULL;
+    LastState = nullptr;
+  }
   summarize(*S);
   // MPI_COMM_WORLD's attributes go at finalize, when freeing is too late.
   if (S->Dup != MPI_COMM_NULL && Comm != MPI_COMM_WORLD &&
@@ -192,6 +225,8 @@ int deleteCommState(MPI_Comm Comm, int, void *Attr, void *) {
 }
 
 CommState &stateOf(MPI_Comm Comm) {
+  if (LastState && Comm == LastComm)
+    return *LastState;
   static int Keyval = MPI_KEYVAL_INVALID;
   if (Keyval == MPI_KEYVAL_INVALID)
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, deleteCommState, &Keyval,
@@ -199,8 +234,11 @@ CommState &stateOf(MPI_Comm Comm) {
   void *Attr = nullptr;
   int Found = 0;
   PMPI_Comm_get_attr(Comm, Keyval, &Attr, &Found);
-  if (Found)
-    return *static_cast<CommState *>(Attr);
+  if (Found) {
+    LastComm = Comm;
+    LastState = static_cast<CommState *>(Attr);
+    return *LastState;
+  }
   auto *S = new CommState;
   int Rank = 0, Size = 1, Inter = 0, NameLength = 0;
   PMPI_Comm_rank(Comm, &Rank);
@@ -215,6 +253,8 @@ CommState &stateOf(MPI_Comm Comm) {
             std::to_string(Size) + " ranks";
   PMPI_Comm_set_attr(Comm, Keyval, S);
   liveStates().insert(S);
+  LastComm = Comm;
+  LastState = S;
   return *S;
 }
 
@@ -266,10 +306,14 @@ std::string hashName(uint64_t Hash) {
 /// The decision for calls shaped like C on S's communicator, made the first
 /// time one is seen: every rank looks its plan up, then one allreduce of the
 /// hash and its complement gives the highest and lowest hash found.
-const Decision &decide(CommState &S, const Call &C) {
+Decision &decide(CommState &S, const Call &C) {
+  if (S.LastDecision && S.LastDecision->first == C.Key)
+    return S.LastDecision->second;
   auto It = S.Decisions.find(C.Key);
-  if (It != S.Decisions.end())
+  if (It != S.Decisions.end()) {
+    S.LastDecision = &*It;
     return It->second;
+  }
   auto Fits = [&](const PlanHeader &H) {
     return H.Root == C.Key.Root && (!C.Accept || C.Accept(H));
   };
@@ -299,7 +343,8 @@ const Decision &decide(CommState &S, const Call &C) {
         Found->Slice->Header.Algorithm + ", hash " + planHashHex(Mine) + ")");
   else if (verbosity() >= 1 && D.Error.empty())
     log(C.describe(S) + ": no plan fits, calling " + C.mpiFunction());
-  return S.Decisions.emplace(C.Key, std::move(D)).first->second;
+  S.LastDecision = &*S.Decisions.emplace(C.Key, std::move(D)).first;
+  return S.LastDecision->second;
 }
 
 /// How a plan runs one call: the executor, the transport, and the state
@@ -317,7 +362,7 @@ std::optional<int> fromPlan(const Call &C, RunFn Run) {
     leaveToMpi(C, S, "an intercommunicator");
     return std::nullopt;
   }
-  const Decision &D = decide(S, C);
+  Decision &D = decide(S, C);
   auto Fail = [&](const std::string &Message) -> int {
     log(std::string(C.Function) + ": " + Message);
     PMPI_Comm_call_errhandler(C.Comm, MPI_ERR_OTHER);
@@ -326,21 +371,27 @@ std::optional<int> fromPlan(const Call &C, RunFn Run) {
   if (!D.Error.empty())
     return Fail(D.Error);
   if (!D.Found) {
-    leaveToMpi(C, S, "no plan fits", /*Logged=*/true);
+    // As leaveToMpi(C, S, "no plan fits", /*Logged=*/true), counted in D.
+    ++D.NoPlanCalls;
+    if (verbosity() >= 2)
+      log(C.describe(S) + ": no plan fits, calling " + C.mpiFunction());
     return std::nullopt;
   }
   if (!S.Transport) {
     PMPI_Comm_dup(C.Comm, &S.Dup);
     S.Transport = std::make_unique<MpiTransport>(S.Dup);
   }
-  const RankSlice &P = *D.Found->Slice;
-  std::unique_ptr<Executor> &Ex = S.Executors[&P];
-  if (!Ex)
-    Ex = std::make_unique<Executor>(P.Header, P.Prog, P.Rank);
+  if (!D.Ex) {
+    const RankSlice &P = *D.Found->Slice;
+    std::unique_ptr<Executor> &Ex = S.Executors[&P];
+    if (!Ex)
+      Ex = std::make_unique<Executor>(P.Header, P.Prog, P.Rank);
+    D.Ex = Ex.get();
+  }
   ++S.FromPlans;
   if (verbosity() >= 2)
     log(C.describe(S) + ": plan " + D.Found->Entry->Path);
-  if (llvm::Error Err = Run(*Ex, *S.Transport, S))
+  if (llvm::Error Err = Run(*D.Ex, *S.Transport, S))
     return Fail(llvm::toString(std::move(Err)));
   return MPI_SUCCESS;
 }

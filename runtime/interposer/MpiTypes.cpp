@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 namespace collplan::runtime {
@@ -23,7 +24,8 @@ std::optional<Datatype> reducibleTypeOf(MPI_Datatype T) {
       return Signed ? Datatype::Int64 : Datatype::UInt64;
     }
   };
-  const std::pair<MPI_Datatype, Datatype> Table[] = {
+  // Built once: it is searched on every reduction call.
+  static const std::pair<MPI_Datatype, Datatype> Table[] = {
       {MPI_INT8_T, Datatype::Int8},
       {MPI_INT16_T, Datatype::Int16},
       {MPI_INT32_T, Datatype::Int32},
@@ -52,7 +54,7 @@ std::optional<Datatype> reducibleTypeOf(MPI_Datatype T) {
 }
 
 std::optional<ReduceOp> reduceOpOf(MPI_Op Op) {
-  const std::pair<MPI_Op, ReduceOp> Table[] = {
+  static const std::pair<MPI_Op, ReduceOp> Table[] = {
       {MPI_SUM, ReduceOp::Sum},   {MPI_PROD, ReduceOp::Prod},
       {MPI_MIN, ReduceOp::Min},   {MPI_MAX, ReduceOp::Max},
       {MPI_BAND, ReduceOp::Band}, {MPI_BOR, ReduceOp::Bor},
@@ -64,7 +66,21 @@ std::optional<ReduceOp> reduceOpOf(MPI_Op Op) {
   return std::nullopt;
 }
 
+/// The layouts of the predefined types seen so far. A predefined type never
+/// changes and its handle is never freed, so its layout is computed once
+/// instead of with four MPI queries on every call; a derived type's handle
+/// may be freed and reused, so it is never kept.
+struct KnownLayout {
+  MPI_Datatype Type;
+  TypeLayout Layout;
+};
+static KnownLayout Known[8];
+static size_t NumKnown = 0;
+
 TypeLayout layoutOf(MPI_Datatype T) {
+  for (size_t I = 0; I < NumKnown; ++I)
+    if (Known[I].Type == T)
+      return Known[I].Layout;
   TypeLayout L;
   int Size = 0;
   PMPI_Type_size(T, &Size);
@@ -78,6 +94,8 @@ TypeLayout layoutOf(MPI_Datatype T) {
   PMPI_Type_get_envelope(T, &Integers, &Addresses, &Types, &Combiner);
   L.Contiguous = Combiner == MPI_COMBINER_NAMED && Lb == 0 && TrueLb == 0 &&
                  MPI_Aint(L.Size) == L.Extent && TrueExtent == L.Extent;
+  if (Combiner == MPI_COMBINER_NAMED && NumKnown < std::size(Known))
+    Known[NumKnown++] = {T, L};
   return L;
 }
 

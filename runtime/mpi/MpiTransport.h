@@ -38,6 +38,9 @@ public:
   /// tail is in flight. Every rank must use the same size: a piece is
   /// matched by one receive of the same length.
   static constexpr size_t PieceBytes = size_t(512) << 10;
+  /// A round of one message each way at most, each this small (a common
+  /// eager limit), is one blocking MPI call rather than a batch.
+  static constexpr size_t BlockingBytes = 4096;
 
 private:
   MPI_Comm Comm;

@@ -6,6 +6,10 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
 namespace collplan {
 
 bool Algorithm::supports(Collective C) const {
@@ -163,13 +167,26 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
         "'collplan list')",
         A.name().str().c_str(), P, (unsigned long long)Estimate,
         (unsigned long long)MaxPlanOps);
-  Result.Programs.reserve(P);
-  Result.Programs.push_back(std::move(First));
-  for (uint32_t R = 1; R < P; ++R) {
-    Result.Programs.push_back(A.buildRank(Result.Header, R));
-    if (Progress)
-      Progress(R + 1, P);
-  }
+  // Ranks are built independently, so one thread per core takes the next
+  // rank until none is left; only the calling thread reports progress.
+  Result.Programs.resize(P);
+  Result.Programs[0] = std::move(First);
+  std::atomic<uint32_t> Next{1}, Built{1};
+  auto Work = [&](bool Reports) {
+    for (uint32_t R; (R = Next++) < P;) {
+      Result.Programs[R] = A.buildRank(Result.Header, R);
+      uint32_t Done = ++Built;
+      if (Reports && Progress)
+        Progress(Done, P);
+    }
+  };
+  unsigned Threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  std::vector<std::thread> Pool;
+  for (unsigned T = 1; T < Threads && T < P - 1; ++T)
+    Pool.emplace_back(Work, false);
+  Work(true);
+  for (std::thread &T : Pool)
+    T.join();
   return Result;
 }
 

@@ -110,6 +110,10 @@ static void inPieces(uint64_t Count, const TypeLayout &L, Fn Piece) {
 
 void packBytes(const void *Buffer, uint64_t Count, MPI_Datatype T,
                const TypeLayout &L, char *Out, MPI_Comm Comm) {
+  // No bytes (a count of 0 or a datatype of size 0): the staging area may
+  // not exist, and MPI_Pack may refuse a buffer of no size.
+  if (Count * L.Size == 0)
+    return;
   if (L.Contiguous) {
     std::memcpy(Out, Buffer, Count * L.Size);
     return;
@@ -123,6 +127,8 @@ void packBytes(const void *Buffer, uint64_t Count, MPI_Datatype T,
 
 void unpackBytes(const char *In, uint64_t Count, MPI_Datatype T,
                  const TypeLayout &L, void *Buffer, MPI_Comm Comm) {
+  if (Count * L.Size == 0) // As in packBytes.
+    return;
   if (L.Contiguous) {
     std::memcpy(Buffer, In, Count * L.Size);
     return;

@@ -1,12 +1,12 @@
 /* InterposedEdgeApp.c - an unmodified MPI program exercising edge cases.
  *
- * Run on 4 ranks by run_interposer_edges.sh with libcollplan_mpi.so
- * preloaded: count 0, MPI_IN_PLACE for every interposed function that takes
- * it, repeated calls, calls whose sizes pick different plans, communicators
+ * Run on 4 ranks by run_interposer_edges.sh with the interposer preloaded:
+ * count 0, MPI_IN_PLACE for every interposed function that takes it,
+ * repeated calls, calls whose sizes pick different plans, communicators
  * from MPI_Comm_split (created, used and freed twice), a broadcast from a
- * root no plan serves. Every result is checked against values computed
- * here, as is an allgatherv on an intercommunicator (MPI's own). Exits 1
- * on a wrong element. */
+ * root no plan serves, a datatype of size 0. Every result is checked
+ * against values computed here, as is an allgatherv on an
+ * intercommunicator (MPI's own). Exits 1 on a wrong element. */
 
 #include <mpi.h>
 #include <stdio.h>
@@ -163,6 +163,32 @@ int main(int argc, char **argv) {
     free(Got);
     MPI_Comm_free(&Inter);
     MPI_Comm_free(&Local);
+  }
+
+  /* A datatype of size 0 (MPICH's coll suite has such broadcasts): 10 of
+   * them move no byte, so nothing may be written and nothing may abort,
+   * with a plan for these calls (broadcast from rank 1, allgather,
+   * allgatherv of equal weights: 0 bytes is in every plan's range). */
+  {
+    MPI_Datatype Empty;
+    MPI_Type_contiguous(0, MPI_INT, &Empty);
+    MPI_Type_commit(&Empty);
+    int Buffer[4 * 10], Mine[10], Counts[4], Displs[4];
+    for (int I = 0; I < 40; ++I)
+      Buffer[I] = -5;
+    for (int I = 0; I < 10; ++I)
+      Mine[I] = Rank;
+    for (int R = 0; R < 4; ++R) {
+      Counts[R] = 10;
+      Displs[R] = 10 * R;
+    }
+    MPI_Bcast(Buffer, 10, Empty, 1, MPI_COMM_WORLD);
+    MPI_Allgather(Mine, 10, Empty, Buffer, 10, Empty, MPI_COMM_WORLD);
+    MPI_Allgatherv(Mine, 10, Empty, Buffer, Counts, Displs, Empty,
+                   MPI_COMM_WORLD);
+    for (int I = 0; I < 40; ++I)
+      expect(Buffer[I] == -5, "a zero-size datatype", Rank, I);
+    MPI_Type_free(&Empty);
   }
 
   /* And the world still works after all that. */

@@ -32,6 +32,23 @@ if(COLLPLAN_WITH_MPI)
   find_package(MPI REQUIRED COMPONENTS C)
 endif()
 
+# MPICH (Debian's mpich and libmpich-dev, beside Open MPI): the interposer is
+# built a second time against it, for MPICH-ABI libraries (MPICH, Intel MPI,
+# Cray MPICH, MVAPICH). Found through its pkg-config file, never through
+# FindMPI, which returns the one MPI the alternatives make the default.
+option(COLLPLAN_WITH_MPICH "Build the interposer for MPICH-ABI libraries too"
+       ON)
+if(COLLPLAN_WITH_MPICH)
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(MPICH QUIET IMPORTED_TARGET mpich)
+  endif()
+  if(NOT MPICH_FOUND)
+    message(STATUS "MPICH not found: libcollplan_mpich.so is not built")
+    set(COLLPLAN_WITH_MPICH OFF)
+  endif()
+endif()
+
 # SimGrid's SMPI (Debian libsimgrid-dev), for running plans on simulated
 # machines (runtime/smpi). Optional: without it the rest builds as before.
 option(COLLPLAN_WITH_SMPI "Build the SMPI drivers when SimGrid is found" ON)

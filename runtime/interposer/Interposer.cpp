@@ -1,14 +1,16 @@
-//===- Interposer.cpp - libcollplan_mpi.so: MPI collectives from plans ----===//
+//===- Interposer.cpp - libcollplan_mpi*.so: MPI collectives from plans ---===//
 //
 // Preloaded into an unmodified MPI program (mpirun -x LD_PRELOAD=... -x
-// COLLPLAN_PLANS=DIR), this library defines MPI_Allreduce,
+// COLLPLAN_PLANS=DIR), this library serves MPI_Allreduce,
 // MPI_Reduce_scatter_block, MPI_Allgather, MPI_Allgatherv, MPI_Bcast and
-// MPI_Reduce through the MPI profiling interface. A call runs from a plan in
-// DIR (PlanDirectory.h names the files), with the executor over the MPI
-// transport on a private duplicate of the call's communicator, or calls the
-// PMPI_ version. A process reads only its own rank's program of a plan (with
-// the header and the whole plan's hash: RankSlice.h), so its memory does not
-// grow with P.
+// MPI_Reduce through the MPI profiling interface (the symbols themselves are
+// in EntryPoints.cpp). The same source is built once per MPI ABI found:
+// libcollplan_mpi.so against Open MPI, libcollplan_mpich.so against MPICH
+// (MpiAbi.h). A call runs from a plan in DIR (PlanDirectory.h names the
+// files), with the executor over the MPI transport on a private duplicate of
+// the call's communicator, or calls the PMPI_ version. A process reads only
+// its own rank's program of a plan (with the header and the whole plan's
+// hash: RankSlice.h), so its memory does not grow with P.
 //
 // Every rank of a call must take the same path, or the job hangs. So the
 // choice depends only on what MPI guarantees is equal on every rank of a
@@ -32,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Executor.h"
+#include "runtime/interposer/Interposed.h"
 #include "runtime/interposer/MpiTypes.h"
 #include "runtime/interposer/PlanDirectory.h"
 #include "runtime/mpi/MpiTransport.h"
@@ -49,6 +52,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 using namespace collplan;
@@ -323,9 +327,15 @@ Decision &decide(CommState &S, const Call &C) {
       [](const std::string &Warning) { warnOnce(Warning); }, C.Key.Root,
       C.Key.Counts);
   uint64_t Mine = Found ? Found->Slice->Hash : 0;
-  uint64_t Sent[2] = {Mine, ~Mine}, Highest[2] = {0, 0};
-  PMPI_Allreduce(Sent, Highest, 2, MPI_UINT64_T, MPI_MAX, C.Comm);
-  uint64_t Max = Highest[0], Min = ~Highest[1];
+  // Compared as signed integers, the top bit flipped so that the order is
+  // the unsigned one: MPI_MAX on unsigned 64-bit types takes the signed
+  // maximum in MPICH 4.0.2 (and on MPI_UNSIGNED_LONG in Open MPI 4.1.4).
+  const uint64_t Flip = uint64_t(1) << 63;
+  int64_t Ordered = int64_t(Mine ^ Flip);
+  int64_t Sent[2] = {Ordered, ~Ordered}, Highest[2] = {0, 0};
+  PMPI_Allreduce(Sent, Highest, 2, MPI_INT64_T, MPI_MAX, C.Comm);
+  uint64_t Max = uint64_t(Highest[0]) ^ Flip,
+           Min = uint64_t(~Highest[1]) ^ Flip;
   Decision D;
   if (Min != Max)
     D.Error =
@@ -368,8 +378,14 @@ std::optional<int> fromPlan(const Call &C, RunFn Run) {
     PMPI_Comm_call_errhandler(C.Comm, MPI_ERR_OTHER);
     return MPI_ERR_OTHER;
   };
-  if (!D.Error.empty())
-    return Fail(D.Error);
+  if (!D.Error.empty()) {
+    // Every rank of the call is here: let each say why before the first
+    // error handler that aborts (MPICH's default) ends the job.
+    log(std::string(C.Function) + ": " + D.Error);
+    PMPI_Barrier(C.Comm);
+    PMPI_Comm_call_errhandler(C.Comm, MPI_ERR_OTHER);
+    return MPI_ERR_OTHER;
+  }
   if (!D.Found) {
     // As leaveToMpi(C, S, "no plan fits", /*Logged=*/true), counted in D.
     ++D.NoPlanCalls;
@@ -475,12 +491,25 @@ const void *gatherInput(const void *SendBuf, int SendCount,
   return Packed;
 }
 
+/// A handle of this build's mpi.h from the word the entry point received:
+/// Open MPI's are pointers; the MPICH ABI's are ints in the word's low half
+/// (the caller leaves the upper half unspecified).
+template <typename Handle> Handle handle(interposer::HandleWord W) {
+  if constexpr (std::is_pointer_v<Handle>)
+    return reinterpret_cast<Handle>(W);
+  else
+    return static_cast<Handle>(static_cast<uint32_t>(W));
+}
+
 } // namespace
 
-extern "C" {
+namespace collplan::interposer {
 
-COLLPLAN_EXPORT int MPI_Allreduce(const void *SendBuf, void *RecvBuf, int Count,
-                                  MPI_Datatype Type, MPI_Op Op, MPI_Comm Comm) {
+int allreduce(const void *SendBuf, void *RecvBuf, int Count, HandleWord TypeW,
+              HandleWord OpW, HandleWord CommW) {
+  auto Type = handle<MPI_Datatype>(TypeW);
+  auto Op = handle<MPI_Op>(OpW);
+  auto Comm = handle<MPI_Comm>(CommW);
   Call C("MPI_Allreduce", Comm, Collective::Allreduce);
   if (std::optional<TypedOp> T = typedOpOf(C, Type, Op, Count)) {
     C.Key.Bytes = uint64_t(Count) * sizeOf(T->Type);
@@ -495,9 +524,11 @@ COLLPLAN_EXPORT int MPI_Allreduce(const void *SendBuf, void *RecvBuf, int Count,
   return PMPI_Allreduce(SendBuf, RecvBuf, Count, Type, Op, Comm);
 }
 
-COLLPLAN_EXPORT int MPI_Reduce_scatter_block(const void *SendBuf, void *RecvBuf,
-                                             int RecvCount, MPI_Datatype Type,
-                                             MPI_Op Op, MPI_Comm Comm) {
+int reduceScatterBlock(const void *SendBuf, void *RecvBuf, int RecvCount,
+                       HandleWord TypeW, HandleWord OpW, HandleWord CommW) {
+  auto Type = handle<MPI_Datatype>(TypeW);
+  auto Op = handle<MPI_Op>(OpW);
+  auto Comm = handle<MPI_Comm>(CommW);
   // Equal blocks give every rank exactly RecvCount elements.
   Call C("MPI_Reduce_scatter_block", Comm, Collective::ReduceScatter,
          equalBlocks);
@@ -516,9 +547,11 @@ COLLPLAN_EXPORT int MPI_Reduce_scatter_block(const void *SendBuf, void *RecvBuf,
   return PMPI_Reduce_scatter_block(SendBuf, RecvBuf, RecvCount, Type, Op, Comm);
 }
 
-COLLPLAN_EXPORT int MPI_Reduce(const void *SendBuf, void *RecvBuf, int Count,
-                               MPI_Datatype Type, MPI_Op Op, int Root,
-                               MPI_Comm Comm) {
+int reduce(const void *SendBuf, void *RecvBuf, int Count, HandleWord TypeW,
+           HandleWord OpW, int Root, HandleWord CommW) {
+  auto Type = handle<MPI_Datatype>(TypeW);
+  auto Op = handle<MPI_Op>(OpW);
+  auto Comm = handle<MPI_Comm>(CommW);
   Call C("MPI_Reduce", Comm, Collective::Reduce);
   std::optional<TypedOp> T = typedOpOf(C, Type, Op, Count);
   if (T && Root < 0)
@@ -539,8 +572,10 @@ COLLPLAN_EXPORT int MPI_Reduce(const void *SendBuf, void *RecvBuf, int Count,
   return PMPI_Reduce(SendBuf, RecvBuf, Count, Type, Op, Root, Comm);
 }
 
-COLLPLAN_EXPORT int MPI_Bcast(void *Buffer, int Count, MPI_Datatype Type,
-                              int Root, MPI_Comm Comm) {
+int bcast(void *Buffer, int Count, HandleWord TypeW, int Root,
+          HandleWord CommW) {
+  auto Type = handle<MPI_Datatype>(TypeW);
+  auto Comm = handle<MPI_Comm>(CommW);
   Call C("MPI_Bcast", Comm, Collective::Broadcast);
   if (Count < 0 || Root < 0) {
     refuse(C, "a negative count or root");
@@ -568,10 +603,12 @@ COLLPLAN_EXPORT int MPI_Bcast(void *Buffer, int Count, MPI_Datatype Type,
   return PMPI_Bcast(Buffer, Count, Type, Root, Comm);
 }
 
-COLLPLAN_EXPORT int MPI_Allgather(const void *SendBuf, int SendCount,
-                                  MPI_Datatype SendType, void *RecvBuf,
-                                  int RecvCount, MPI_Datatype RecvType,
-                                  MPI_Comm Comm) {
+int allgather(const void *SendBuf, int SendCount, HandleWord SendTypeW,
+              void *RecvBuf, int RecvCount, HandleWord RecvTypeW,
+              HandleWord CommW) {
+  auto SendType = handle<MPI_Datatype>(SendTypeW);
+  auto RecvType = handle<MPI_Datatype>(RecvTypeW);
+  auto Comm = handle<MPI_Comm>(CommW);
   Call C("MPI_Allgather", Comm, Collective::Allgather, equalBlocks);
   if (RecvCount < 0 || (SendBuf != MPI_IN_PLACE && SendCount < 0)) {
     refuse(C, "a negative count");
@@ -609,10 +646,12 @@ COLLPLAN_EXPORT int MPI_Allgather(const void *SendBuf, int SendCount,
                         RecvType, Comm);
 }
 
-COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount,
-                                   MPI_Datatype SendType, void *RecvBuf,
-                                   const int RecvCounts[], const int Displs[],
-                                   MPI_Datatype RecvType, MPI_Comm Comm) {
+int allgatherv(const void *SendBuf, int SendCount, HandleWord SendTypeW,
+               void *RecvBuf, const int RecvCounts[], const int Displs[],
+               HandleWord RecvTypeW, HandleWord CommW) {
+  auto SendType = handle<MPI_Datatype>(SendTypeW);
+  auto RecvType = handle<MPI_Datatype>(RecvTypeW);
+  auto Comm = handle<MPI_Comm>(CommW);
   Call C("MPI_Allgatherv", Comm, Collective::Allgatherv);
   // On an intercommunicator RecvCounts has the remote group's size: do not
   // read it by local ranks.
@@ -672,11 +711,10 @@ COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount,
                          Displs, RecvType, Comm);
 }
 
-/// Prints the summary of every communicator still alive.
-COLLPLAN_EXPORT int MPI_Finalize(void) {
+int finalize() {
   for (CommState *S : liveStates())
     summarize(*S);
   return PMPI_Finalize();
 }
 
-} // extern "C"
+} // namespace collplan::interposer

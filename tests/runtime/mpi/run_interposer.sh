@@ -1,11 +1,12 @@
 #!/bin/sh
 # run_interposer.sh COLLPLAN LIBRARY APP WORKDIR P
 # Compiles a plan directory for P ranks with COLLPLAN, runs the unmodified
-# MPI program APP under mpirun with LIBRARY preloaded, and checks that it
-# succeeded and that every collective really ran from a plan (the
-# COLLPLAN_VERBOSE log names each plan file).
+# MPI program APP (mpi_run.sh: under Open MPI or MPICH) with LIBRARY
+# preloaded, and checks that it succeeded and that every collective really
+# ran from a plan (the COLLPLAN_VERBOSE log names each plan file).
 set -eu
 COLLPLAN=$1 LIB=$2 APP=$3 WORK=$4 P=$5
+MPI_RUN=$(dirname "$0")/mpi_run.sh
 PLANS=$WORK/plans
 rm -rf "$WORK" && mkdir -p "$PLANS"
 W=$(seq 1 "$P" | paste -sd, -)
@@ -22,8 +23,8 @@ W=$(seq 1 "$P" | paste -sd, -)
 # A plan for another size must be ignored.
 "$COLLPLAN" compile -c allreduce -a ring -P $((P + 1)) -o "$PLANS/allreduce-p$((P + 1))-0-inf.cplan" >/dev/null
 
-mpirun --oversubscribe -n "$P" -x LD_PRELOAD="$LIB" -x COLLPLAN_PLANS="$PLANS" \
-  -x COLLPLAN_VERBOSE=1 "$APP" 2>"$WORK/log" >"$WORK/out" || {
+sh "$MPI_RUN" "$P" LD_PRELOAD="$LIB" COLLPLAN_PLANS="$PLANS" COLLPLAN_VERBOSE=1 \
+  -- "$APP" 2>"$WORK/log" >"$WORK/out" || {
   cat "$WORK/out" "$WORK/log"; echo "FAIL: the program failed"; exit 1; }
 cat "$WORK/out"
 for F in MPI_Allreduce:allreduce-p$P-0-inf.cplan \

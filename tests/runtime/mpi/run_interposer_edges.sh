@@ -8,6 +8,7 @@
 # results (the app does), which plan served which call, and the fallbacks.
 set -eu
 COLLPLAN=$1 LIB=$2 APP=$3 WORK=$4
+MPI_RUN=$(dirname "$0")/mpi_run.sh
 PLANS=$WORK/plans
 rm -rf "$WORK" && mkdir -p "$PLANS"
 "$COLLPLAN" compile -c allreduce -a ring -P 4 -o "$PLANS/allreduce-p4-0-4096.cplan" >/dev/null
@@ -31,9 +32,8 @@ rm -rf "$WORK" && mkdir -p "$PLANS"
 run() {
   LOG=$1
   shift
-  timeout -k 10 90 mpirun --oversubscribe -n 4 -x LD_PRELOAD="$LIB" \
-    -x COLLPLAN_PLANS="$PLANS" -x COLLPLAN_VERBOSE=1 "$@" "$APP" \
-    2>"$LOG" >"$WORK/out" || {
+  timeout -k 10 90 sh "$MPI_RUN" 4 LD_PRELOAD="$LIB" COLLPLAN_PLANS="$PLANS" \
+    COLLPLAN_VERBOSE=1 "$@" -- "$APP" 2>"$LOG" >"$WORK/out" || {
     cat "$WORK/out" "$LOG"; echo "FAIL: the program failed or hung"; exit 1; }
   cat "$WORK/out"
 }
@@ -61,13 +61,11 @@ if grep -q "MPI_Allgatherv of .* on 3 ranks: plan" "$WORK/log"; then
 fi
 # COLLPLAN_TRUST_UNVERIFIED=1: the unstamped plan serves that broadcast on
 # every rank (the app checks its results).
-export COLLPLAN_TRUST_UNVERIFIED=1
-run "$WORK/log-trusted" -x COLLPLAN_TRUST_UNVERIFIED
+run "$WORK/log-trusted" COLLPLAN_TRUST_UNVERIFIED=1
 expect_plan MPI_Bcast broadcast-p4-0-1000.cplan 4
 if grep -q "ignoring $PLANS/broadcast-p4-0-1000.cplan" "$LOG"; then
   fail "the trusted unverified plan was still skipped"
 fi
-unset COLLPLAN_TRUST_UNVERIFIED
 
 # The index: a broadcast plan for root 0 under a name that says nothing,
 # listed by `collplan index`, serves the broadcasts from rank 0 (root 1's

@@ -10,6 +10,7 @@
 # hanging.
 set -eu
 COLLPLAN=$1 LIB=$2 APP=$3 WORK=$4 P=$5
+MPI_RUN=$(dirname "$0")/mpi_run.sh
 PLANS=$WORK/plans
 rm -rf "$WORK" && mkdir -p "$PLANS" "$WORK/empty"
 W=$(seq 1 "$P" | paste -sd, -)
@@ -22,8 +23,8 @@ cp "$PLANS/allreduce-p$P-0-inf.cplan" "$PLANS/allreduce-p$P-0-64KiB.cplan"
 
 fail() { cat "$WORK/out" "$WORK/log"; echo "FAIL: $1"; exit 1; }
 # A hang is a failure: bound the run (generously; the machine may be busy).
-timeout -k 10 90 mpirun --oversubscribe -n "$P" -x LD_PRELOAD="$LIB" \
-  -x COLLPLAN_PLANS="$PLANS" -x COLLPLAN_VERBOSE=1 "$APP" \
+timeout -k 10 90 sh "$MPI_RUN" "$P" \
+  LD_PRELOAD="$LIB" COLLPLAN_PLANS="$PLANS" COLLPLAN_VERBOSE=1 -- "$APP" \
   2>"$WORK/log" >"$WORK/out" || fail "the program failed or hung"
 cat "$WORK/out"
 for FN in MPI_Allgather MPI_Allgatherv MPI_Bcast; do
@@ -40,13 +41,13 @@ grep -q "MPI_COMM_WORLD of $P ranks: 3 call(s) from plans, 2 by MPI's own collec
 # Rank 0 alone has plans: every rank must fail the first call, not hang.
 cat >"$WORK/split.sh" <<SPLIT
 #!/bin/sh
-if [ "\$OMPI_COMM_WORLD_RANK" = 0 ]; then COLLPLAN_PLANS=$PLANS; else COLLPLAN_PLANS=$WORK/empty; fi
+if [ "\${OMPI_COMM_WORLD_RANK:-\$PMI_RANK}" = 0 ]; then COLLPLAN_PLANS=$PLANS; else COLLPLAN_PLANS=$WORK/empty; fi
 export COLLPLAN_PLANS
 exec "$APP"
 SPLIT
 set +e
-timeout -k 10 90 mpirun --oversubscribe -n "$P" -x LD_PRELOAD="$LIB" \
-  sh "$WORK/split.sh" 2>"$WORK/log" >"$WORK/out"
+timeout -k 10 90 sh "$MPI_RUN" "$P" \
+  LD_PRELOAD="$LIB" -- sh "$WORK/split.sh" 2>"$WORK/log" >"$WORK/out"
 RC=$?
 set -e
 [ "$RC" -ne 0 ] || fail "ranks with different plans ran to completion"

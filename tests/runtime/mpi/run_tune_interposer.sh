@@ -7,6 +7,7 @@
 # its calls on every rank.
 set -eu
 COLLPLAN=$1 LIB=$2 APP=$3 WORK=$4 P=$5
+MPI_RUN=$(dirname "$0")/mpi_run.sh
 PLANS=$WORK/plans
 rm -rf "$WORK" && mkdir -p "$WORK"
 "$COLLPLAN" tune --collectives allreduce,allgather -P "$P" --bytes 8:4MiB \
@@ -37,8 +38,8 @@ PY
 SIZES=$(cut -d' ' -f2 "$WORK/cases" | sort -n | uniq | tr '\n' ' ')
 echo "sizes: $SIZES"
 # shellcheck disable=SC2086  # SIZES is a list of arguments
-mpirun --oversubscribe -n "$P" -x LD_PRELOAD="$LIB" -x COLLPLAN_PLANS="$PLANS" \
-  -x COLLPLAN_VERBOSE=1 "$APP" $SIZES 2>"$WORK/log" >"$WORK/out" || {
+sh "$MPI_RUN" "$P" LD_PRELOAD="$LIB" COLLPLAN_PLANS="$PLANS" COLLPLAN_VERBOSE=1 \
+  -- "$APP" $SIZES 2>"$WORK/log" >"$WORK/out" || {
   cat "$WORK/out" "$WORK/log"; echo "FAIL: the program failed"; exit 1; }
 cat "$WORK/out"
 while read -r COLL SIZE FILE; do

@@ -124,17 +124,19 @@ struct CallKey {
   Collective Kind = Collective::Allreduce;
   uint64_t Bytes = 0; ///< The whole vector's bytes.
   std::optional<ReduceOp> Op;
+  /// Reductions: the element type (a floating-point sum may not take every
+  /// plan an integer sum of the same bytes takes).
+  std::optional<Datatype> Type;
   std::optional<uint32_t> Root;
   /// Allgatherv: the bytes each rank contributes.
   std::vector<uint64_t> Counts;
 
+  auto fields() const { return std::tie(Kind, Bytes, Op, Type, Root, Counts); }
   friend bool operator<(const CallKey &A, const CallKey &B) {
-    return std::tie(A.Kind, A.Bytes, A.Op, A.Root, A.Counts) <
-           std::tie(B.Kind, B.Bytes, B.Op, B.Root, B.Counts);
+    return A.fields() < B.fields();
   }
   friend bool operator==(const CallKey &A, const CallKey &B) {
-    return std::tie(A.Kind, A.Bytes, A.Op, A.Root, A.Counts) ==
-           std::tie(B.Kind, B.Bytes, B.Op, B.Root, B.Counts);
+    return A.fields() == B.fields();
   }
 };
 
@@ -468,6 +470,35 @@ std::optional<TypedOp> typedOpOf(const Call &C, MPI_Datatype Type, MPI_Op Op,
   return std::nullopt;
 }
 
+/// COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING=1: floating-point allreduces may
+/// run plans whose ranks combine in different orders.
+bool rankDependentRoundingAllowed() {
+  static const bool Allowed = [] {
+    const char *V = std::getenv("COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING");
+    return V && std::string(V) == "1";
+  }();
+  return Allowed;
+}
+
+/// Whether an allreduce plan keeps the promise MPI's own collectives keep
+/// here: every rank ends with the same bits. Only floating-point sums and
+/// products round differently in different combine orders; the verifier's
+/// verdict travels in the plan's stamp (a trusted unstamped plan has none,
+/// so it is not taken for them). A refused plan is logged once.
+bool sameBitsOnEveryRank(const PlanHeader &H, Datatype Type, ReduceOp Op) {
+  bool Rounds =
+      isFloatingPoint(Type) && (Op == ReduceOp::Sum || Op == ReduceOp::Prod);
+  if (!Rounds || rankDependentRoundingAllowed() ||
+      (H.Stamp && H.Stamp->IdenticalResults))
+    return true;
+  warnOnce("MPI_Allreduce: not running the " + H.Algorithm +
+           " plan for P = " + std::to_string(H.Ranks) +
+           " for floating-point sums and products: its ranks may end with "
+           "different bits (the verifier's verdict); "
+           "COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING=1 allows it");
+  return false;
+}
+
 /// Reduce-scatter-block and allgather give every rank the same count.
 bool equalBlocks(const PlanHeader &H) { return H.Weights.empty(); }
 
@@ -514,6 +545,11 @@ int allreduce(const void *SendBuf, void *RecvBuf, int Count, HandleWord TypeW,
   if (std::optional<TypedOp> T = typedOpOf(C, Type, Op, Count)) {
     C.Key.Bytes = uint64_t(Count) * sizeOf(T->Type);
     C.Key.Op = T->Op;
+    C.Key.Type = T->Type;
+    auto SameBits = [&](const PlanHeader &H) {
+      return sameBitsOnEveryRank(H, T->Type, T->Op);
+    };
+    C.Accept = SameBits;
     if (std::optional<int> Result =
             fromPlan(C, [&](Executor &Ex, Transport &Tr, CommState &) {
               return Ex.run(Tr, reductionArgs(SendBuf, RecvBuf, uint64_t(Count),

@@ -4,19 +4,23 @@
 // (docs/algorithms/circulant.md; Träff's papers, as restated there):
 //
 //   broadcast   n blocks from any root in n - 1 + q rounds, q = ceil(log2 P);
+//   reduce      the broadcast run backwards (ReversedBroadcast.h): n blocks
+//               to any root in the same n - 1 + q rounds;
 //   allgather   one block per rank in q rounds, edges used backwards (§8);
 //   allgatherv  every rank the root of its own n-block broadcast, all P
 //               broadcasts sharing the rounds (§10);
 //   allreduce   the census algorithm for small vectors, q rounds (§9).
 //
-// Broadcast and allgatherv cut each root's data into n blocks; without the
-// `blocks` parameter n is the model optimum n* = sqrt((q-1) beta m / alpha)
-// (circulant-2022.md §1), rounded to the neighbour the cost model prefers.
+// Broadcast, reduce and allgatherv cut each root's data into n blocks;
+// without the `blocks` parameter n is the model optimum
+// n* = sqrt((q-1) beta m / alpha) (docs/algorithms/circulant.md), rounded to
+// the neighbour the cost model prefers.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/algorithms/CirculantSchedule.h"
+#include "compiler/algorithms/ReversedBroadcast.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
@@ -33,7 +37,7 @@ using llvm::createStringError;
 using llvm::inconvertibleErrorCode;
 
 /// Bounds on the block count: the plan holds P * (n + q) operations for a
-/// broadcast and P * n blocks for allgatherv.
+/// broadcast or reduce and P * n blocks for allgatherv.
 constexpr int64_t MaxBroadcastBlocks = int64_t(1) << 22;
 constexpr uint64_t MaxAllgathervBlocks = uint64_t(1) << 24;
 // Census buffers (circulant-logp.md §9).
@@ -42,7 +46,13 @@ constexpr uint16_t IncomingBuffer = 2; ///< A W received while ours is sent.
 constexpr uint16_t OutgoingBuffer = 3; ///< V (+) W, sent in even rounds.
 
 bool usesBlocks(Collective C) {
-  return C == Collective::Broadcast || C == Collective::Allgatherv;
+  return C == Collective::Broadcast || C == Collective::Reduce ||
+         C == Collective::Allgatherv;
+}
+
+/// Broadcast and reduce: one root's data in n blocks.
+bool fromOneRoot(Collective C) {
+  return C == Collective::Broadcast || C == Collective::Reduce;
 }
 
 /// The closed-form time of an n-block broadcast of M bytes on P ranks.
@@ -63,19 +73,20 @@ class CirculantAlgorithm final : public Algorithm {
 public:
   llvm::StringRef name() const override { return "circulant"; }
   llvm::StringRef summary() const override {
-    return "Träff's circulant-graph schedules: n-block broadcast in "
-           "n-1+ceil(log2 P) rounds, allgather(v), census allreduce for "
-           "small vectors";
+    return "Träff's circulant-graph schedules: n-block broadcast and "
+           "reduce in n-1+ceil(log2 P) rounds, allgather(v), census "
+           "allreduce for small vectors";
   }
   llvm::ArrayRef<Collective> collectives() const override {
     static constexpr Collective Supported[] = {
-        Collective::Broadcast, Collective::Allgather, Collective::Allgatherv,
-        Collective::Allreduce};
+        Collective::Broadcast, Collective::Reduce, Collective::Allgather,
+        Collective::Allgatherv, Collective::Allreduce};
     return Supported;
   }
   std::vector<ParamInfo> params() const override {
     return {{"blocks",
-             "broadcast, allgatherv: blocks n each root's data is cut into",
+             "broadcast, reduce, allgatherv: blocks n each root's data is "
+             "cut into",
              "chosen by the cost model", ParamDomain::integerFrom(1)}};
   }
 
@@ -113,7 +124,7 @@ private:
 };
 
 uint64_t CirculantAlgorithm::maxBlocks(const CompileRequest &Request) const {
-  if (Request.Kind == Collective::Broadcast)
+  if (fromOneRoot(Request.Kind))
     return MaxBroadcastBlocks;
   return std::max<uint64_t>(1, MaxAllgathervBlocks / Request.ranks());
 }
@@ -121,7 +132,7 @@ uint64_t CirculantAlgorithm::maxBlocks(const CompileRequest &Request) const {
 void CirculantAlgorithm::layBlocks(PlanHeader &H, const CompileRequest &Request,
                                    uint64_t N) const {
   H.Params["blocks"] = std::to_string(N);
-  if (H.Kind == Collective::Broadcast) {
+  if (fromOneRoot(H.Kind)) {
     H.Blocks = N;
     return;
   }
@@ -167,16 +178,19 @@ CirculantAlgorithm::prepare(const CompileRequest &Request) const {
   if (llvm::Error E = checkRequest(*this, Request))
     return E;
   PlanHeader H = headerFor(*this, Request);
-  // Only the census reduces; the other collectives move data unchanged.
-  H.RequiresCommutative = H.Kind == Collective::Allreduce;
+  // The census and the reduce combine in their trees' orders; the other
+  // collectives move data unchanged.
+  H.RequiresCommutative =
+      H.Kind == Collective::Allreduce || H.Kind == Collective::Reduce;
   bool GivenBlocks = Request.Params.count("blocks");
   if (GivenBlocks && !usesBlocks(H.Kind))
     return createStringError(inconvertibleErrorCode(),
-                             "parameter blocks applies to broadcast and "
-                             "allgatherv only, not %s",
+                             "parameter blocks applies to broadcast, reduce "
+                             "and allgatherv only, not %s",
                              collectiveName(H.Kind).str().c_str());
   switch (H.Kind) {
   case Collective::Broadcast:
+  case Collective::Reduce:
   case Collective::Allgatherv: {
     uint64_t N = 0;
     if (GivenBlocks) {
@@ -223,9 +237,11 @@ std::string CirculantAlgorithm::explain(const CompileRequest &Request,
         << "floating-point results may differ between ranks in the last bits";
     return Out.str();
   }
-  uint64_t N = H.Kind == Collective::Broadcast ? H.Blocks : H.Blocks / H.Ranks;
+  uint64_t N = fromOneRoot(H.Kind) ? H.Blocks : H.Blocks / H.Ranks;
   Out << "n = " << N << " blocks per root, " << (Q == 0 ? 0 : N - 1 + Q)
       << " rounds (n - 1 + q, q = " << Q << ")";
+  if (H.Kind == Collective::Reduce)
+    Out << ", the broadcast schedule run backwards";
   if (Request.Params.count("blocks")) {
     Out << "; n given by parameter blocks";
     return Out.str();
@@ -248,6 +264,13 @@ Program CirculantAlgorithm::buildRank(const PlanHeader &H,
   case Collective::Broadcast:
     buildBroadcast(H, Rank, Prog);
     break;
+  case Collective::Reduce: {
+    Program Broadcast;
+    buildBroadcast(H, Rank, Broadcast);
+    unsigned Q = llvm::Log2_64_Ceil(H.Ranks);
+    Prog = reversedBroadcast(Broadcast, uint32_t(H.Blocks - 1 + Q));
+    break;
+  }
   case Collective::Allgather:
     buildAllgather(H, Rank, Prog);
     break;

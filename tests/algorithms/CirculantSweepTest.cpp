@@ -71,6 +71,23 @@ TEST_CASE("circulant broadcast verifies for P = 1..256, three roots") {
   }
 }
 
+TEST_CASE("circulant reduce (the broadcast reversed) verifies for P = 1..256, "
+          "three roots, in the broadcast's n - 1 + q rounds") {
+  for (uint32_t P = 1; P <= MaxP; ++P) {
+    unsigned Q = ceilLog2(P);
+    for (uint64_t N : {uint64_t(1), uint64_t(2), uint64_t(Q + 1), uint64_t(17)})
+      for (uint32_t Root : {0u, P / 2, P - 1}) {
+        CAPTURE(P);
+        CAPTURE(N);
+        CAPTURE(Root);
+        CompileRequest Req = request(Collective::Reduce, P);
+        Req.Root = Root;
+        Req.Params = {{"blocks", std::to_string(N)}};
+        CHECK(compileAndVerify(Req) == (P == 1 ? 0 : N - 1 + Q));
+      }
+  }
+}
+
 TEST_CASE("circulant allgather and census allreduce verify for P = 1..256") {
   for (uint32_t P = 1; P <= MaxP; ++P) {
     CAPTURE(P);

@@ -69,6 +69,9 @@ PlanIndexEntry indexEntryFor(const PlanHeader &H, std::string File,
             Weight += H.Weights[B];
         E.Counts->push_back(Weight);
       }
+    // Equal weights serve exactly the calls of equal counts.
+    if (llvm::is_splat(*E.Counts))
+      E.Counts->clear();
   }
   E.Algorithm = H.Algorithm;
   E.Params = H.Params;

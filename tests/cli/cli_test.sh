@@ -121,6 +121,19 @@ check "the size limit is named" grep -q "holds more than" "$WORK/err"
 head -c 100000 /dev/urandom >"$WORK/w-binary.bin"
 expect 2 "a large binary weights file" -- "$COLLPLAN" compile --ranks 4 \
   --collective allgatherv --weights-file "$WORK/w-binary.bin"
+# No weights: a plan for equal counts, indexed as such.
+mkdir -p "$WORK/agv"
+expect 0 "allgatherv without weights" -- "$COLLPLAN" compile --ranks 4 \
+  --collective allgatherv -a recursive-doubling -o "$WORK/agv/equal.cplan" -q
+expect 0 "index the allgatherv plan for equal counts" -- "$COLLPLAN" index \
+  "$WORK/agv/equal.cplan" -q
+check "it serves equal counts" grep -q "counts: equal" "$WORK/agv/plans.index"
+expect 0 "tune allgatherv (equal counts)" -- "$COLLPLAN" tune --ranks 5 \
+  --collective allgatherv --bytes 8:1MiB -o "$WORK/agv-tuned" -q
+check "tune's allgatherv serves equal counts" grep -q "counts: equal" \
+  "$WORK/agv-tuned/plans.index"
+expect 0 "tune's allgatherv plans verify" -- "$COLLPLAN" verify \
+  "$WORK"/agv-tuned/allgatherv-p5-*.cplan
 expect 3 "unsupported collective" -- "$COLLPLAN" compile --ranks 4 \
   --collective broadcast --algorithm ring
 expect 3 "unknown parameter" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \

@@ -101,7 +101,13 @@ std::optional<Failure> buildRequest(const CompileOptions &O,
   if (std::optional<Failure> F =
           collplan::cli::buildRequest(O.Job, "", O.Bytes.Value, Request))
     return F;
-  return parseWeights(O, Request.ranks(), Request.Weights);
+  if (std::optional<Failure> F =
+          parseWeights(O, Request.ranks(), Request.Weights))
+    return F;
+  // Without weights an allgatherv plan serves equal counts, at any size.
+  if (Request.Kind == Collective::Allgatherv && Request.Weights.empty())
+    Request.Weights.assign(Request.ranks(), 1);
+  return std::nullopt;
 }
 
 void printSummary(const CompileOptions &O, const Plan &P,
@@ -290,9 +296,9 @@ int runCompile(const CompileOptions &O) {
   std::optional<VerifyResult> Verified;
   double VerifySeconds = 0;
   if (!O.NoVerify)
-    if (int Code = verifyAndStamp(
-            P, O.Mode, O.Quiet, Verified, VerifySeconds,
-            Compiled->Verified ? &*Compiled->Verified : nullptr))
+    if (int Code =
+            verifyAndStamp(P, O.Mode, O.Quiet, Verified, VerifySeconds,
+                           Compiled->Verified ? &*Compiled->Verified : nullptr))
       return Code;
 
   CostReport Cost = evaluateCost(P, Request.Bytes, Request.Cost);

@@ -82,7 +82,7 @@ ok() { grep -q "No Errors" "$1"; }
 passed=0 failed=0 mpich_failures="" from_plans=0
 for P in $PS; do
   PLANS=$WORK/plans-p$P
-  "$COLLPLAN" tune --collectives allreduce,allgather,broadcast,reduce,reduce-scatter \
+  "$COLLPLAN" tune --collectives allreduce,allgather,allgatherv,broadcast,reduce,reduce-scatter \
     -P "$P" --bytes 1:64MiB -o "$PLANS" -q
   for ENTRY in $PROGRAMS; do
     NAME=${ENTRY%%:*}

@@ -127,8 +127,43 @@ cmp -s "$W/rules" "$W/rules2" && cmp -s "$W/mpich.json" "$W/mpich2.json" ||
   --bytes 8:1GiB --openmpi-rules "$W/rules3" -q
 cmp -s "$W/rules" "$W/rules3" || fail "the rules differ without -o"
 
+# Several roots in one directory: broadcast from roots 0 and 2, then from 3
+# and a reduce to 3 in later runs beside them. Each (collective, root) keeps
+# its own files and index entries covering [0, inf), and every plan's header
+# has the root its entry says (before --roots, a second root's run replaced
+# the first's files under the same names).
+"$C" tune -c broadcast -P 4 --roots 0,2 --bytes 8:1MiB -o "$W/roots" -q
+"$C" tune -c broadcast -P 4 --root 3 --bytes 8:1MiB -o "$W/roots" -q
+"$C" tune -c reduce -P 4 --roots 3 --bytes 8:1MiB -o "$W/roots" -q
+for F in "$W"/roots/*.cplan; do
+  "$C" show "$F" | head -1 | sed "s|^|$(basename "$F") |"
+done >"$W/roots.shown"
+python3 - "$W/roots" "$W/roots.shown" <<'PY' || fail "roots"
+import os, re, sys, yaml
+d = sys.argv[1]
+shown = {}
+for line in open(sys.argv[2]):
+    name = line.split()[0]
+    m = re.search(r"root (\d+)", line)
+    shown[name] = int(m.group(1)) if m else None
+tables = {}
+for e in yaml.safe_load(open(os.path.join(d, "plans.index")))["plans"]:
+    tables.setdefault((e["collective"], e["root"]), []).append(e)
+    assert shown[e["file"]] == e["root"], (e, shown[e["file"]])
+assert set(tables) == {("broadcast", 0), ("broadcast", 2), ("broadcast", 3),
+                       ("reduce", 3)}, sorted(tables)
+for key, rs in tables.items():
+    rs.sort(key=lambda r: r["min_bytes"])
+    assert rs[0]["min_bytes"] == 0 and rs[-1]["max_bytes"] == "inf", key
+    for a, b in zip(rs, rs[1:]):
+        assert a["max_bytes"] == b["min_bytes"], (a, b)
+files = {f for f in os.listdir(d) if f.endswith(".cplan")}
+assert files == {e["file"] for rs in tables.values() for e in rs}, files
+PY
+echo "roots: four tables side by side"
+
 # Refusals: another tune's plans in the directory (2), bad sizes (2), a
-# directory that cannot be created (4).
+# directory that cannot be created (4), roots that are no ranks (2).
 set +e
 "$C" compile -c allreduce -a ring -P 8 -q -o "$W/plans/allreduce-p8-0-100.cplan"
 "$C" tune -c allreduce -P 8 -o "$W/plans" -q 2>"$W/stale.err"
@@ -143,5 +178,11 @@ grep -q "allreduce-p8-0-100.cplan" "$W/stale.err" || fail "the foreign plan not 
 touch "$W/file"
 "$C" tune -c allreduce -P 8 -o "$W/file/sub" -q 2>/dev/null
 [ $? -eq 4 ] || fail "an impossible directory was not exit 4"
+"$C" tune -c broadcast -P 4 --roots 0,4 -o "$W/y" -q 2>/dev/null
+[ $? -eq 2 ] || fail "--roots with a root past P accepted"
+"$C" tune -c broadcast -P 4 --roots 0 --root 1 -o "$W/y" -q 2>/dev/null
+[ $? -eq 2 ] || fail "--roots and --root together accepted"
+"$C" tune -c broadcast -P 300 --roots all -o "$W/y" -q 2>/dev/null
+[ $? -eq 2 ] || fail "--roots all for 300 ranks accepted"
 set -e
 echo "tune: OK"

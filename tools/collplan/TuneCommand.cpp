@@ -15,6 +15,10 @@
 // Parameters the families derive from the message size (circulant's block
 // count) are chosen at the middle size (geometric) of the range asked.
 //
+// Roots: broadcast and reduce are tuned for each root of --roots (or the one
+// --root names, 0 by default); a root other than 0 is part of its files'
+// names, so the plans of several roots share a directory.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/cost/CostModel.h"
@@ -44,6 +48,7 @@ namespace {
 struct TuneOptions {
   SelectRequestOptions Request;
   std::vector<std::string> Collectives;
+  std::string Roots;
   std::string Bytes = "8:1GiB";
   std::string Dir;
   std::string OpenMpiRules;
@@ -89,24 +94,74 @@ uint64_t middleSize(llvm::ArrayRef<uint64_t> Sizes) {
   return uint64_t(1) << uint64_t(std::llround(Mid));
 }
 
-std::string planFileName(Collective Kind, uint32_t Ranks, uint64_t Min,
+/// What every plan file of one request's table starts with:
+/// "broadcast-p8-", or "broadcast-root3-p8-" for a root other than 0 (the
+/// index, not the name, tells the interposer a plan's root).
+std::string planFilePrefix(const CompileRequest &Request) {
+  std::string Root;
+  if (Request.Root.value_or(0) != 0)
+    Root = "-root" + std::to_string(*Request.Root);
+  return (collectiveName(Request.Kind) + Root + "-p" +
+          llvm::Twine(Request.ranks()) + "-")
+      .str();
+}
+
+std::string planFileName(const CompileRequest &Request, uint64_t Min,
                          uint64_t Max, const std::string &Ext) {
-  return (collectiveName(Kind) + "-p" + llvm::Twine(Ranks) + "-" +
-          llvm::Twine(Min) + "-" +
+  return (planFilePrefix(Request) + llvm::Twine(Min) + "-" +
           (Max == UINT64_MAX ? llvm::Twine("inf") : llvm::Twine(Max)) + "." +
           Ext)
       .str();
 }
 
-/// Plan files in Dir for (Kind, Ranks) that this run would not write: the
-/// interposer would mix them with ours (it takes the narrowest range).
-std::vector<std::string> stalePlans(const std::string &Dir, Collective Kind,
-                                    uint32_t Ranks,
+/// The roots to tune a rooted collective for on P ranks: --roots (a list,
+/// or all), else --root, else 0. At most MaxTunedRoots.
+constexpr uint32_t MaxTunedRoots = 256;
+std::optional<RequestProblem> parseRoots(const TuneOptions &O, uint32_t P,
+                                         std::vector<uint32_t> &Roots) {
+  if (O.Roots.empty()) {
+    Roots = {O.Request.Job.Root.value_or(0)};
+    return std::nullopt;
+  }
+  if (O.Request.Job.Root)
+    return RequestProblem{ExitUsage, "give --root or --roots, not both"};
+  if (O.Roots == "all") {
+    if (P > MaxTunedRoots)
+      return RequestProblem{ExitUsage, "--roots all: P = " + std::to_string(P) +
+                                           " roots is more than " +
+                                           std::to_string(MaxTunedRoots) +
+                                           "; list them"};
+    for (uint32_t R = 0; R < P; ++R)
+      Roots.push_back(R);
+    return std::nullopt;
+  }
+  llvm::SmallVector<llvm::StringRef, 8> Items;
+  llvm::StringRef(O.Roots).split(Items, ',');
+  for (llvm::StringRef Item : Items) {
+    uint32_t R = 0;
+    if (Item.getAsInteger(10, R) || R >= P)
+      return RequestProblem{ExitUsage,
+                            "--roots '" + O.Roots + "': '" + Item.str() +
+                                "' is not a rank of P = " + std::to_string(P)};
+    if (!llvm::is_contained(Roots, R))
+      Roots.push_back(R);
+  }
+  if (Roots.size() > MaxTunedRoots)
+    return RequestProblem{ExitUsage, "--roots: more than " +
+                                         std::to_string(MaxTunedRoots) +
+                                         " roots"};
+  return std::nullopt;
+}
+
+/// Plan files in Dir of one request's table (the same collective, root and
+/// P) that this run would not write: the interposer would mix them with
+/// ours (it takes the narrowest range).
+std::vector<std::string> stalePlans(const std::string &Dir,
+                                    const CompileRequest &Request,
                                     const std::vector<std::string> &Ours) {
   std::vector<std::string> Out;
   std::error_code EC;
-  std::string Prefix =
-      (collectiveName(Kind) + "-p" + llvm::Twine(Ranks) + "-").str();
+  std::string Prefix = planFilePrefix(Request);
   for (llvm::sys::fs::directory_iterator It(Dir, EC), End; !EC && It != End;
        It.increment(EC)) {
     llvm::StringRef Name = llvm::sys::path::filename(It->path());
@@ -200,15 +255,31 @@ int runTune(const TuneOptions &O) {
     Kinds.push_back(O.Request.Job.Collective);
   uint64_t Anchor = middleSize(Sizes);
 
-  // Every request is checked before anything is priced or written.
-  std::vector<CompileRequest> Requests(Kinds.size());
-  std::vector<std::vector<const Algorithm *>> Families(Kinds.size());
-  for (size_t I = 0; I < Kinds.size(); ++I)
-    if (std::optional<RequestProblem> F = buildSelectRequest(
-            O.Request, Kinds[I], Anchor, Requests[I], Families[I])) {
+  // Every request is checked before anything is priced or written: one per
+  // collective, and per root of a rooted one.
+  std::vector<CompileRequest> Requests;
+  std::vector<std::vector<const Algorithm *>> Families;
+  for (const std::string &Kind : Kinds) {
+    CompileRequest Request;
+    std::vector<const Algorithm *> Own;
+    std::vector<uint32_t> Roots;
+    std::optional<RequestProblem> F =
+        buildSelectRequest(O.Request, Kind, Anchor, Request, Own);
+    if (!F && hasRoot(Request.Kind))
+      F = parseRoots(O, Request.ranks(), Roots);
+    if (F) {
       printError(F->Message);
       return F->Code;
     }
+    if (Roots.empty())
+      Roots.push_back(0);
+    for (uint32_t Root : Roots) {
+      if (hasRoot(Request.Kind))
+        Request.Root = Root;
+      Requests.push_back(Request);
+      Families.push_back(Own);
+    }
+  }
   bool WritePlans = !O.Dir.empty();
   if (!WritePlans && O.OpenMpiRules.empty() && O.MpichJson.empty()) {
     printError("nothing to write: give -o DIR (a plan directory), "
@@ -232,9 +303,11 @@ int runTune(const TuneOptions &O) {
           .str();
   std::vector<DecisionTable> Tables, OpenMpi, Mpich;
   Verdicts Known;
-  for (size_t I = 0; I < Kinds.size(); ++I) {
+  for (size_t I = 0; I < Requests.size(); ++I) {
     const CompileRequest &Request = Requests[I];
     std::string Name = collectiveName(Request.Kind).str();
+    if (Request.Root.value_or(0) != 0)
+      Name += " from root " + std::to_string(*Request.Root);
     // Every family's choice is needed for the plan directory only.
     if (WritePlans) {
       say(O, llvm::formatv("{0} on P = {1}: pricing every candidate at {2} "
@@ -247,16 +320,19 @@ int runTune(const TuneOptions &O) {
       if (!T)
         return reportError(T.takeError(), ErrorKind::CannotCompile);
       for (DecisionRange &R : T->Ranges)
-        R.PlanFile = planFileName(T->Kind, T->Ranks, R.MinBytes, R.MaxBytes,
-                                  O.PlanExtension);
+        R.PlanFile =
+            planFileName(Request, R.MinBytes, R.MaxBytes, O.PlanExtension);
       Tables.push_back(std::move(*T));
     }
 
     // The libraries' files: the same question among their own algorithms.
+    // They choose by size alone: the first root of a collective speaks for
+    // every root.
+    bool FirstOfKind = I == 0 || Requests[I - 1].Kind != Request.Kind;
     for (auto [Library, Path, Out] :
          {std::tuple(MpiLibrary::OpenMpi, &O.OpenMpiRules, &OpenMpi),
           std::tuple(MpiLibrary::Mpich, &O.MpichJson, &Mpich)}) {
-      if (Path->empty())
+      if (Path->empty() || !FirstOfKind)
         continue;
       std::vector<const Algorithm *> Own;
       for (const std::string &F : libraryFamilies(Library, Request.Kind))
@@ -287,12 +363,12 @@ int runTune(const TuneOptions &O) {
 
   // Every range is known before anything is written: another run's plans
   // in the directory are refused before ours join them.
-  for (const DecisionTable &T :
-       WritePlans ? Tables : std::vector<DecisionTable>()) {
+  for (size_t I = 0; WritePlans && I < Tables.size(); ++I) {
+    const DecisionTable &T = Tables[I];
     std::vector<std::string> Names;
     for (const DecisionRange &R : T.Ranges)
       Names.push_back(R.PlanFile);
-    std::vector<std::string> Stale = stalePlans(O.Dir, T.Kind, T.Ranks, Names);
+    std::vector<std::string> Stale = stalePlans(O.Dir, Requests[I], Names);
     if (!Stale.empty()) {
       printError("the plan directory holds other " +
                  collectiveName(T.Kind).str() +
@@ -364,8 +440,11 @@ int runTune(const TuneOptions &O) {
     return ExitSuccess;
   llvm::raw_ostream &OS = llvm::outs();
   std::vector<std::pair<std::string, const DecisionTable *>> Shown;
-  for (const DecisionTable &T : Tables)
-    Shown.push_back({"", &T});
+  for (size_t I = 0; I < Tables.size(); ++I)
+    Shown.push_back({Requests[I].Root.value_or(0) != 0
+                         ? " from root " + std::to_string(*Requests[I].Root)
+                         : "",
+                     &Tables[I]});
   for (const DecisionTable &T : OpenMpi)
     Shown.push_back({" (Open MPI's algorithms)", &T});
   for (const DecisionTable &T : Mpich)
@@ -417,6 +496,10 @@ void addTuneCommand(CLI::App &App, int &Exit) {
                   "several collectives, comma separated (instead of "
                   "--collective)")
       ->delimiter(',');
+  Cmd->add_option("--roots", O->Roots,
+                  "broadcast and reduce: tune for each of these roots "
+                  "(comma separated ranks, or all), into one directory; a "
+                  "root other than 0 is part of its files' names");
   Cmd->add_option("--bytes", O->Bytes,
                   "sizes MIN:MAX: the powers of two between them are "
                   "priced")

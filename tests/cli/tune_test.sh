@@ -162,6 +162,22 @@ assert files == {e["file"] for rs in tables.values() for e in rs}, files
 PY
 echo "roots: four tables side by side"
 
+# Several communicator sizes in one run: each P's table covers [0, inf).
+"$C" tune -c allreduce --ranks 2:4,8 --bytes 8:1MiB -o "$W/sizes" -q
+python3 - "$W/sizes" <<'PY' || fail "communicator sizes"
+import os, sys, yaml
+entries = yaml.safe_load(open(os.path.join(sys.argv[1], "plans.index")))["plans"]
+tables = {}
+for e in entries:
+    tables.setdefault(e["ranks"], []).append(e)
+assert sorted(tables) == [2, 3, 4, 8], sorted(tables)
+for p, rs in tables.items():
+    rs.sort(key=lambda r: r["min_bytes"])
+    assert rs[0]["min_bytes"] == 0 and rs[-1]["max_bytes"] == "inf", p
+    for a, b in zip(rs, rs[1:]):
+        assert a["max_bytes"] == b["min_bytes"], (a, b)
+PY
+
 # Refusals: another tune's plans in the directory (2), bad sizes (2), a
 # directory that cannot be created (4), roots that are no ranks (2).
 set +e
@@ -184,5 +200,13 @@ touch "$W/file"
 [ $? -eq 2 ] || fail "--roots and --root together accepted"
 "$C" tune -c broadcast -P 300 --roots all -o "$W/y" -q 2>/dev/null
 [ $? -eq 2 ] || fail "--roots all for 300 ranks accepted"
+"$C" tune -c allreduce --ranks 4:2 -o "$W/y" -q 2>/dev/null
+[ $? -eq 2 ] || fail "--ranks MIN > MAX accepted"
+"$C" tune -c allreduce --ranks 1:300 -o "$W/y" -q 2>/dev/null
+[ $? -eq 2 ] || fail "300 communicator sizes accepted"
+"$C" tune -c allreduce --ranks 2,4 --openmpi-rules "$W/y.rules" -q 2>/dev/null
+[ $? -eq 2 ] || fail "several sizes for the Open MPI file accepted"
+"$C" tune -c allreduce --ranks 2,4 --topology nodes:2x2 -o "$W/y" -q 2>/dev/null
+[ $? -eq 2 ] || fail "several sizes with a topology accepted"
 set -e
 echo "tune: OK"

@@ -17,7 +17,9 @@
 //
 // Roots: broadcast and reduce are tuned for each root of --roots (or the one
 // --root names, 0 by default); a root other than 0 is part of its files'
-// names, so the plans of several roots share a directory.
+// names, so the plans of several roots share a directory. Communicator
+// sizes: --ranks takes one P, a list or a range, so one directory serves a
+// job's sub-communicators too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +50,7 @@ namespace {
 struct TuneOptions {
   SelectRequestOptions Request;
   std::vector<std::string> Collectives;
+  std::string Ranks;
   std::string Roots;
   std::string Bytes = "8:1GiB";
   std::string Dir;
@@ -92,6 +95,37 @@ uint64_t middleSize(llvm::ArrayRef<uint64_t> Sizes) {
   double Mid =
       (std::log2(double(Sizes.front())) + std::log2(double(Sizes.back()))) / 2;
   return uint64_t(1) << uint64_t(std::llround(Mid));
+}
+
+/// The communicator sizes of --ranks: "8", "2,4,8" or "2:64" (every P from
+/// 2 to 64); none when it is not given (the topology fixes P). At most
+/// MaxTunedSizes of them.
+constexpr uint64_t MaxTunedSizes = 256;
+std::optional<RequestProblem> parseRanks(const std::string &Text,
+                                         std::vector<uint64_t> &Out) {
+  auto Bad = [&](const std::string &Why) {
+    return RequestProblem{ExitUsage, "--ranks '" + Text + "': " + Why};
+  };
+  if (Text.empty())
+    return std::nullopt;
+  llvm::SmallVector<llvm::StringRef, 8> Items;
+  llvm::StringRef(Text).split(Items, ',');
+  for (llvm::StringRef Item : Items) {
+    auto [From, To] = Item.split(':');
+    uint64_t Lo = 0, Hi = 0;
+    if (From.getAsInteger(10, Lo) ||
+        (Item.contains(':') ? To.getAsInteger(10, Hi) : (Hi = Lo, false)))
+      return Bad("expected P, P1,P2,... or MIN:MAX");
+    if (Lo == 0 || Lo > Hi)
+      return Bad("expected 0 < MIN <= MAX");
+    if (Hi - Lo >= MaxTunedSizes || Out.size() + (Hi - Lo) >= MaxTunedSizes)
+      return Bad("more than " + std::to_string(MaxTunedSizes) +
+                 " communicator sizes");
+    for (uint64_t P = Lo; P <= Hi; ++P)
+      if (!llvm::is_contained(Out, P))
+        Out.push_back(P);
+  }
+  return std::nullopt;
 }
 
 /// What every plan file of one request's table starts with:
@@ -255,31 +289,56 @@ int runTune(const TuneOptions &O) {
     Kinds.push_back(O.Request.Job.Collective);
   uint64_t Anchor = middleSize(Sizes);
 
+  std::vector<uint64_t> RankCounts;
+  if (std::optional<RequestProblem> F = parseRanks(O.Ranks, RankCounts)) {
+    printError(F->Message);
+    return F->Code;
+  }
+  if (RankCounts.size() > 1 &&
+      (O.Request.Job.Topology != "flat" || !O.Request.Job.Hostfile.empty() ||
+       O.Request.Job.Ppn)) {
+    printError("--ranks with several sizes tunes flat communicators; it does "
+               "not combine with --topology, --ppn or --hostfile");
+    return ExitUsage;
+  }
+  if (RankCounts.size() > 1 &&
+      (!O.OpenMpiRules.empty() || !O.MpichJson.empty())) {
+    printError("the Open MPI and MPICH files are written for one P: give "
+               "--ranks one size with --openmpi-rules or --mpich-json");
+    return ExitUsage;
+  }
+  if (RankCounts.empty())
+    RankCounts.push_back(0); // The topology's own P.
+
   // Every request is checked before anything is priced or written: one per
-  // collective, and per root of a rooted one.
+  // communicator size and collective, and per root of a rooted one.
   std::vector<CompileRequest> Requests;
   std::vector<std::vector<const Algorithm *>> Families;
-  for (const std::string &Kind : Kinds) {
-    CompileRequest Request;
-    std::vector<const Algorithm *> Own;
-    std::vector<uint32_t> Roots;
-    std::optional<RequestProblem> F =
-        buildSelectRequest(O.Request, Kind, Anchor, Request, Own);
-    if (!F && hasRoot(Request.Kind))
-      F = parseRoots(O, Request.ranks(), Roots);
-    if (F) {
-      printError(F->Message);
-      return F->Code;
+  for (uint64_t P : RankCounts)
+    for (const std::string &Kind : Kinds) {
+      SelectRequestOptions Job = O.Request;
+      if (P)
+        Job.Job.Ranks = P;
+      CompileRequest Request;
+      std::vector<const Algorithm *> Own;
+      std::vector<uint32_t> Roots;
+      std::optional<RequestProblem> F =
+          buildSelectRequest(Job, Kind, Anchor, Request, Own);
+      if (!F && hasRoot(Request.Kind))
+        F = parseRoots(O, Request.ranks(), Roots);
+      if (F) {
+        printError(F->Message);
+        return F->Code;
+      }
+      if (Roots.empty())
+        Roots.push_back(0);
+      for (uint32_t Root : Roots) {
+        if (hasRoot(Request.Kind))
+          Request.Root = Root;
+        Requests.push_back(Request);
+        Families.push_back(Own);
+      }
     }
-    if (Roots.empty())
-      Roots.push_back(0);
-    for (uint32_t Root : Roots) {
-      if (hasRoot(Request.Kind))
-        Request.Root = Root;
-      Requests.push_back(Request);
-      Families.push_back(Own);
-    }
-  }
   bool WritePlans = !O.Dir.empty();
   if (!WritePlans && O.OpenMpiRules.empty() && O.MpichJson.empty()) {
     printError("nothing to write: give -o DIR (a plan directory), "
@@ -296,7 +355,9 @@ int runTune(const TuneOptions &O) {
   auto Start = std::chrono::steady_clock::now();
   std::string Preamble =
       llvm::formatv("{0} on P = {1} ({2}); sizes {3} .. {4} ({5} sizes); {6}",
-                    llvm::join(Kinds, ", "), Requests[0].ranks(),
+                    llvm::join(Kinds, ", "),
+                    RankCounts.size() > 1 ? O.Ranks
+                                          : std::to_string(Requests[0].ranks()),
                     Requests[0].Topo.str(), formatBytes(double(Sizes.front())),
                     formatBytes(double(Sizes.back())), Sizes.size(),
                     costText(Requests[0].Cost))
@@ -492,6 +553,12 @@ void addTuneCommand(CLI::App &App, int &Exit) {
       "tune", "The best plan for every message size: a plan directory for "
               "the interposer, and Open MPI / MPICH tuning files");
   addSelectRequestOptions(*Cmd, O->Request);
+  // tune's --ranks also takes several communicator sizes.
+  Cmd->remove_option(Cmd->get_option("--ranks"));
+  Cmd->add_option("--ranks,-P", O->Ranks,
+                  "communicator sizes: P, a list P1,P2,... or a range "
+                  "MIN:MAX (flat; at most 256 sizes); may be omitted when "
+                  "the topology fixes P");
   Cmd->add_option("--collectives", O->Collectives,
                   "several collectives, comma separated (instead of "
                   "--collective)")

@@ -4,7 +4,8 @@
 # ships, fetched as Debian's source package of the installed mpich, never
 # copied into this repository) under LIBRARY, libcollplan_mpich.so, with a
 # plan directory from `collplan tune` for every collective the interposer
-# serves (broadcast and reduce from every root), on P ranks (default 2, 3, 4
+# serves (broadcast and reduce from every root; every communicator size up
+# to P, for the programs' sub-communicators), on P ranks (default 2, 3, 4
 # and 8). Each program checks its own results and prints "No Errors". A
 # program that fails under the interposer is run without it: if MPICH alone
 # fails too (4.0.2 has such bugs), it is reported and not counted; otherwise
@@ -84,7 +85,7 @@ passed=0 failed=0 mpich_failures="" from_plans=0
 for P in $PS; do
   PLANS=$WORK/plans-p$P
   "$COLLPLAN" tune --collectives allreduce,allgather,allgatherv,broadcast,reduce,reduce-scatter \
-    --roots all -P "$P" --bytes 1:64MiB -o "$PLANS" -q
+    --roots all --ranks "2:$P" --bytes 1:64MiB -o "$PLANS" -q
   for ENTRY in $PROGRAMS; do
     NAME=${ENTRY%%:*}
     if [ "$NAME" != "$ENTRY" ] && [ $((${ENTRY#*:} % P)) -ne 0 ]; then

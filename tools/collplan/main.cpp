@@ -68,6 +68,7 @@ int main(int Argc, char **Argv) {
   addImportCommand(App, Exit);
   addExportCommand(App, Exit);
   addIndexCommand(App, Exit);
+  addLaunchCommand(App, Exit);
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::CallForHelp &E) {

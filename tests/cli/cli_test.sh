@@ -273,5 +273,56 @@ expect 3 "smp refuses nodes of different sizes" -- "$COLLPLAN" compile \
   --hostfile "$WORK/hosts" --algorithm smp
 check "smp names nap" grep -q "use nap" "$WORK/err"
 
+# Outputs that are not regular files (issue 26, item 1): a device or a FIFO
+# is written into as a shell redirection would, never replaced by a file
+# (temp-file-and-rename turned /dev/null into a regular file). The nodes are
+# made here, so a regression cannot destroy the real /dev/null.
+"$COLLPLAN" compile --ranks 4 -q -o "$WORK/out4.cplan"
+if mknod "$WORK/null" c 1 3 2>/dev/null && mknod "$WORK/full" c 1 7 2>/dev/null
+then
+  ln -s null "$WORK/null.cplan"
+  ln -s full "$WORK/full.cplan"
+  expect 0 "compile -o a null device" -- "$COLLPLAN" compile --ranks 4 -q \
+    -o "$WORK/null.cplan"
+  expect 0 "select -o a null device" -- "$COLLPLAN" select --ranks 4 \
+    --bytes 8 -o "$WORK/null.cplan"
+  expect 0 "export -o a null device" -- "$COLLPLAN" export "$WORK/out4.cplan" \
+    --to msccl-xml -o "$WORK/null"
+  expect 0 "tune's library files into a null device" -- "$COLLPLAN" tune \
+    --ranks 4 --collective allreduce --bytes 8:64 -q \
+    --openmpi-rules "$WORK/null" --mpich-json "$WORK/null"
+  expect 0 "calibrate -o a null device" -- timeout 60 "$COLLPLAN" calibrate \
+    -o "$WORK/null"
+  check "the null device is still one" test -c "$WORK/null.cplan" -a -c "$WORK/null"
+  # A full device fails with exit 4 (and is still a device).
+  expect 4 "compile -o a full device" -- "$COLLPLAN" compile --ranks 4 -q \
+    -o "$WORK/full.cplan"
+  check "the error names the file" grep -q "No space left" "$WORK/err"
+  expect 4 "tune --openmpi-rules into a full device" -- "$COLLPLAN" tune \
+    --ranks 4 --collective allreduce --bytes 8:64 -q \
+    --openmpi-rules "$WORK/full"
+  expect 4 "calibrate -o a full device" -- timeout 60 "$COLLPLAN" calibrate \
+    -o "$WORK/full"
+  expect 4 "standard output into a full device" -- sh -c \
+    '"$0" list >"$1"' "$COLLPLAN" "$WORK/full"
+  check "standard output's error is named" grep -q "standard output" "$WORK/err"
+  check "the full device is still one" test -c "$WORK/full.cplan"
+else
+  echo "skipping the device outputs: mknod needs root"
+fi
+mkfifo "$WORK/fifo.yaml"
+expect 4 "a FIFO nobody reads is an error, not a wait" -- timeout 20 \
+  "$COLLPLAN" compile --ranks 4 -q -o "$WORK/fifo.yaml"
+check "the FIFO's reader is missed" grep -q "no process reads the FIFO" "$WORK/err"
+timeout 20 cat "$WORK/fifo.yaml" >"$WORK/from-fifo" &
+READER=$!
+for _ in $(seq 50); do
+  "$COLLPLAN" compile --ranks 4 -q -o "$WORK/fifo.yaml" 2>/dev/null && break
+  sleep 0.1
+done
+wait "$READER"
+check "the FIFO's reader gets the plan" grep -q "ranks: 4" "$WORK/from-fifo"
+check "the FIFO is still one" test -p "$WORK/fifo.yaml"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

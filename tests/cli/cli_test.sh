@@ -117,6 +117,10 @@ expect 0 "weights with mixed separators" -- "$COLLPLAN" compile --ranks 4 \
   --collective allgatherv --weights-file "$WORK/w-mixed.txt" -q
 expect 2 "an endless weights stream" -- timeout 20 "$COLLPLAN" compile \
   --ranks 4 --collective allgatherv --weights-file /dev/zero
+check "a device is refused" grep -q "not a regular file" "$WORK/err"
+expect 2 "an endless weights pipe" -- timeout 20 sh -c \
+  'head -c 1000000 /dev/zero | "$0" compile --ranks 4 --collective allgatherv \
+  --weights-file /dev/stdin' "$COLLPLAN"
 check "the size limit is named" grep -q "holds more than" "$WORK/err"
 head -c 100000 /dev/urandom >"$WORK/w-binary.bin"
 expect 2 "a large binary weights file" -- "$COLLPLAN" compile --ranks 4 \
@@ -323,6 +327,64 @@ done
 wait "$READER"
 check "the FIFO's reader gets the plan" grep -q "ranks: 4" "$WORK/from-fifo"
 check "the FIFO is still one" test -p "$WORK/fifo.yaml"
+
+# Inputs read without bound or type check (issue 26, item 5). The plan index
+# as a FIFO hung `index` and `tune -o`; as a link to /dev/zero it aborted.
+mkdir -p "$WORK/fifo-dir" "$WORK/zero-dir"
+mkfifo "$WORK/fifo-dir/plans.index"
+ln -s /dev/zero "$WORK/zero-dir/plans.index"
+for D in fifo-dir zero-dir; do
+  cp "$WORK/out4.cplan" "$WORK/$D/a.cplan"
+  expect 2 "index with a $D index" -- timeout 20 "$COLLPLAN" index \
+    "$WORK/$D/a.cplan"
+  check "the $D index is named" grep -q "not a regular file" "$WORK/err"
+  expect 2 "tune -o into a $D" -- timeout 20 "$COLLPLAN" tune --ranks 4 \
+    --collective allreduce --bytes 8:64 -q -o "$WORK/$D"
+done
+check "the FIFO index is still one" test -p "$WORK/fifo-dir/plans.index"
+# A 100,000-entry index: linear time (it took 26 s, quadratic).
+mkdir -p "$WORK/big-index"
+cp "$WORK/out4.cplan" "$WORK/big-index/a.cplan"
+python3 - "$WORK/big-index/plans.index" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("version: 1\nplans:\n")
+    for i in range(100000):
+        f.write(f'  - file: "p{i}.cplan"\n    collective: allreduce\n'
+                f'    ranks: 4\n    min_bytes: {i}\n    max_bytes: {i + 1}\n')
+PY
+expect 0 "a 100,000-entry index" -- timeout 20 "$COLLPLAN" index \
+  "$WORK/big-index/a.cplan" --bytes 0:8
+check "every entry is kept" grep -q "100001 plan" "$WORK/out"
+rm -rf "$WORK/big-index"
+# Devices as --hostfile and --params aborted (they were read to the end).
+expect 2 "--hostfile /dev/zero" -- timeout 20 "$COLLPLAN" compile \
+  --hostfile /dev/zero
+check "the device is named" grep -q "not a regular file" "$WORK/err"
+expect 2 "--params /dev/zero" -- timeout 20 "$COLLPLAN" compile --ranks 4 \
+  --params /dev/zero
+check "the device is named" grep -q "not a regular file" "$WORK/err"
+expect 0 "--params from a pipe" -- sh -c \
+  'printf "alpha: 2e-6\\n" | "$0" compile --ranks 4 -q --params /dev/stdin' \
+  "$COLLPLAN"
+# A tab parts a host name from slots=N as a space does (it was one rank).
+printf 'a\tslots=4\nb slots=2\n' >"$WORK/tab-hosts"
+expect 0 "a hostfile line with a tab" -- "$COLLPLAN" compile \
+  --hostfile "$WORK/tab-hosts" --algorithm nap --format json
+check "the tab line is 4 ranks" test "$(json_get "$WORK/out" "d['ranks']")" = 6
+# The parameters file takes numbers as the flags do.
+for V in 0x10 1e308 inf nan -1; do
+  printf 'alpha: %s\n' "$V" >"$WORK/bad-params.yaml"
+  expect 2 "--params alpha: $V" -- "$COLLPLAN" compile --ranks 4 \
+    --params "$WORK/bad-params.yaml"
+  expect 2 "--alpha $V" -- "$COLLPLAN" compile --ranks 4 --alpha "$V"
+done
+for V in nan inf 0 -1 1e308; do
+  expect 2 "calibrate --timeout $V" -- timeout 20 "$COLLPLAN" calibrate \
+    --timeout "$V"
+  expect 2 "run --timeout $V" -- timeout 20 "$COLLPLAN" run \
+    "$WORK/out4.cplan" --timeout "$V"
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

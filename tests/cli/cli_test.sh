@@ -386,5 +386,17 @@ for V in nan inf 0 -1 1e308; do
     "$WORK/out4.cplan" --timeout "$V"
 done
 
+# tune's sizes up to 2^64 - 1 (issue 26, item 7): doubling past 2^63 wrapped
+# to 0, so 8:2^64-1 grew a list of sizes until memory ran out and
+# 2^63:2^64-1 never ended. Under a memory limit and a time limit.
+for B in 8:18446744073709551615 9223372036854775808:18446744073709551615 \
+  18446744073709551615:18446744073709551615; do
+  expect 0 "tune --bytes $B" -- timeout 20 sh -c 'ulimit -v 4000000; \
+    "$0" tune --ranks 4 --collective allreduce --bytes "$1" \
+    --openmpi-rules "$2"' "$COLLPLAN" "$B" "$WORK/rules-$B.txt"
+done
+check "62 sizes priced up to 2^63, then 2^64 - 1" grep -q "(62 sizes)" \
+  "$WORK/rules-8:18446744073709551615.txt"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -133,4 +133,7 @@ grep -q "stopped or stuck" "$W/err" || fail "the stopped rank is not named"
 sed 's/^blocks: 2$/blocks: 1099511627776/' "$W/ring2.yaml" >"$W/huge-blocks.yaml"
 expect_exit 1 "expected" timeout 20 "$C" run "$W/huge-blocks.yaml" --check \
   --trust-unverified --timeout 5
+# A vector past this machine's memory: each rank says so (it aborted).
+expect_exit 5 "cannot allocate the buffers" timeout 20 "$C" run \
+  "$W/ring3.cplan" --bytes 1000GB
 echo "collplan run: all checks passed"

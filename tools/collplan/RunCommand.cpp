@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <new>
 #include <optional>
 
 namespace collplan::cli {
@@ -81,8 +82,18 @@ int runRank(const PlanHeader &H, const Program &Prog, uint64_t Hash,
             std::string &Report) {
   llvm::Expected<std::unique_ptr<TcpTransport>> T =
       TcpTransport::connect(Config);
-  llvm::Expected<RankReport> R = T ? runPlanRank(H, Prog, Hash, **T, S)
-                                   : llvm::Expected<RankReport>(T.takeError());
+  auto Run = [&]() -> llvm::Expected<RankReport> {
+    try {
+      return runPlanRank(H, Prog, Hash, **T, S);
+    } catch (const std::bad_alloc &) {
+      // --bytes past this machine's memory: a message, not an abort.
+      return makeError(ErrorKind::Runtime, "cannot allocate the buffers for " +
+                                               std::to_string(S.Count) +
+                                               " elements (--bytes)");
+    }
+  };
+  llvm::Expected<RankReport> R =
+      T ? Run() : llvm::Expected<RankReport>(T.takeError());
   if (!R) {
     ErrorReport E = takeErrorReport(R.takeError(), ErrorKind::Runtime);
     Report = "error\t0\t" + E.Message;

@@ -115,14 +115,13 @@ Error parseCostParams(StringRef Text, StringRef Name, CostParams &Into,
     if (std::find(Seen.begin(), Seen.end(), Key.str()) != Seen.end())
       return Fail("key '" + Key.str() + "' given twice");
     std::optional<double> D = parseCostNumber(Value);
-    if (!D)
-      return Fail(
-          "key '" + Key.str() +
-          "': expected a finite decimal number such as 2e-6 or 0.5, at most "
-          "1e30, "
-          "got '" +
-          Value.str() + "'");
-    if (*D <= 0)
+    // A sign is not part of a number here: "-1e-6" is not positive.
+    if (!D && !parseCostNumber(Value.drop_front(Value.startswith("-"))))
+      return Fail("key '" + Key.str() +
+                  "': expected a number (plain decimal such as 2e-6 or 0.5, "
+                  "at most 1e30), got '" +
+                  Value.str() + "'");
+    if (!D || *D <= 0)
       return Fail("key '" + Key.str() + "': expected a positive number, got '" +
                   Value.str() + "'");
     *Field = *D;

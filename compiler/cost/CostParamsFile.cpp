@@ -3,10 +3,10 @@
 #include "compiler/cost/CostParamsFile.h"
 
 #include "plan/ir/Error.h"
+#include "plan/ir/FileIo.h"
 
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -48,6 +48,45 @@ double *costParamField(CostParams &P, StringRef Key) {
   return nullptr;
 }
 
+/// Whether Text is a plain decimal number, optionally in scientific
+/// notation: digits with at most one '.', then an optional exponent. No
+/// sign, hex ("0x10"), "inf" or "nan", which strtod would take.
+static bool isPlainDecimal(StringRef Text) {
+  size_t I = 0, Mantissa = 0;
+  bool Dot = false;
+  for (; I < Text.size(); ++I) {
+    if (Text[I] == '.' && !Dot)
+      Dot = true;
+    else if (llvm::isDigit(Text[I]))
+      ++Mantissa;
+    else
+      break;
+  }
+  if (Mantissa == 0)
+    return false;
+  if (I < Text.size() && (Text[I] == 'e' || Text[I] == 'E')) {
+    ++I;
+    if (I < Text.size() && (Text[I] == '+' || Text[I] == '-'))
+      ++I;
+    size_t Exponent = I;
+    while (I < Text.size() && llvm::isDigit(Text[I]))
+      ++I;
+    if (I == Exponent)
+      return false;
+  }
+  return I == Text.size();
+}
+
+std::optional<double> parseCostNumber(StringRef Text) {
+  Text = Text.trim();
+  if (!isPlainDecimal(Text))
+    return std::nullopt;
+  double V = std::strtod(Text.str().c_str(), nullptr);
+  if (!std::isfinite(V) || V > MaxCostNumber)
+    return std::nullopt;
+  return V;
+}
+
 Error parseCostParams(StringRef Text, StringRef Name, CostParams &Into,
                       std::vector<std::string> *Set) {
   CostParams Result = Into;
@@ -75,17 +114,17 @@ Error parseCostParams(StringRef Text, StringRef Name, CostParams &Into,
                   "injection_bandwidth)");
     if (std::find(Seen.begin(), Seen.end(), Key.str()) != Seen.end())
       return Fail("key '" + Key.str() + "' given twice");
-    // strtod over the whole value: "1e-6" yes; "abc", "1e-6s", "" no.
-    std::string V = Value.str();
-    char *End = nullptr;
-    double D = V.empty() ? NAN : std::strtod(V.c_str(), &End);
-    if (V.empty() || End != V.c_str() + V.size() || !std::isfinite(D))
-      return Fail("key '" + Key.str() + "': expected a number, got '" + V +
-                  "'");
-    if (D <= 0)
+    std::optional<double> D = parseCostNumber(Value);
+    // A sign is not part of a number here: "-1e-6" is not positive.
+    if (!D && !parseCostNumber(Value.drop_front(Value.startswith("-"))))
+      return Fail("key '" + Key.str() +
+                  "': expected a number (plain decimal such as 2e-6 or 0.5, "
+                  "at most 1e30), got '" +
+                  Value.str() + "'");
+    if (!D || *D <= 0)
       return Fail("key '" + Key.str() + "': expected a positive number, got '" +
-                  V + "'");
-    *Field = D;
+                  Value.str() + "'");
+    *Field = *D;
     Seen.push_back(Key.str());
   }
   Into = Result;
@@ -96,11 +135,12 @@ Error parseCostParams(StringRef Text, StringRef Name, CostParams &Into,
 
 Error readCostParamsFile(StringRef Path, CostParams &Into,
                          std::vector<std::string> *Set) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
-  if (!Buf)
-    return makeError(ErrorKind::Usage, "cannot read parameters file '%s': %s",
-                     Path.str().c_str(), Buf.getError().message().c_str());
-  return parseCostParams((*Buf)->getBuffer(), Path, Into, Set);
+  // One line a key: a few hundred bytes; a pipe may stand for the file.
+  llvm::Expected<std::string> Text = readBoundedFile(
+      Path, MaxCostParamsFileBytes, "parameters file", PipeInput::Allow);
+  if (!Text)
+    return Text.takeError();
+  return parseCostParams(*Text, Path, Into, Set);
 }
 
 Error writeCostParamsFile(StringRef Path, const CostParams &P,
@@ -122,31 +162,7 @@ Error writeCostParamsFile(StringRef Path, const CostParams &P,
     OS << Key << ": " << Buf << "\n";
   }
   OS.flush();
-  // The temporary lives beside the target so that rename() is atomic.
-  llvm::SmallString<256> Model(Path);
-  Model += ".tmp%%%%%%";
-  int FD = -1;
-  llvm::SmallString<256> Temp;
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
-    return makeError(ErrorKind::Io, "cannot write parameters file '%s': %s",
-                     Path.str().c_str(), EC.message().c_str());
-  {
-    llvm::raw_fd_ostream Out(FD, /*shouldClose=*/true);
-    Out << Text;
-    Out.close();
-    if (Out.has_error()) {
-      Out.clear_error();
-      llvm::sys::fs::remove(Temp);
-      return makeError(ErrorKind::Io, "cannot write parameters file '%s'",
-                       Path.str().c_str());
-    }
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {
-    llvm::sys::fs::remove(Temp);
-    return makeError(ErrorKind::Io, "cannot write parameters file '%s': %s",
-                     Path.str().c_str(), EC.message().c_str());
-  }
-  return Error::success();
+  return writeFileAtomically(Path, Text, "parameters file");
 }
 
 } // namespace collplan

@@ -17,10 +17,25 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace collplan {
+
+/// The largest bytes a parameters file may hold: a few hundred make one.
+constexpr uint64_t MaxCostParamsFileBytes = 1 << 20;
+
+/// The largest value a cost parameter may take: products with byte counts
+/// (up to 2^64) and round counts stay finite.
+constexpr double MaxCostNumber = 1e30;
+
+/// A cost parameter's value, as the flags and the file both take it: a plain
+/// non-negative decimal number, optionally in scientific notation ("2e-6",
+/// "0.5"), at most MaxCostNumber; nullopt for anything else ("0x10", "-1",
+/// "inf", "nan", "1e308", "1e-6s").
+std::optional<double> parseCostNumber(llvm::StringRef Text);
 
 /// The file's keys, in the order they are written.
 const std::vector<std::string> &costParamKeys();

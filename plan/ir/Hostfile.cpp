@@ -6,6 +6,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
 
+#include <algorithm>
+
 namespace collplan {
 
 llvm::Expected<std::vector<uint32_t>> parseHostfile(llvm::StringRef Text,
@@ -24,9 +26,10 @@ llvm::Expected<std::vector<uint32_t>> parseHostfile(llvm::StringRef Text,
     Line = Line.split('#').first.trim();
     if (Line.empty())
       continue;
-    auto [Name, Rest] = Line.split(' ');
-    Name = Name.trim();
-    Rest = Rest.trim();
+    // Blanks of any kind part the name from "slots=N" (tabs too).
+    size_t Blank = Line.find_first_of(" \t\r\v\f");
+    llvm::StringRef Name = Line.substr(0, Blank);
+    llvm::StringRef Rest = Line.substr(std::min(Blank, Line.size())).trim();
     uint64_t Slots = 1;
     if (!Rest.empty()) {
       // The Open MPI form: NAME slots=N (max_slots and the like are not a

@@ -6,7 +6,6 @@
 #include "plan/serialize/MscclXml.h"
 #include "plan/serialize/PlanCodecs.h"
 
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Errc.h"
 #include "llvm/Support/FileSystem.h"
@@ -15,10 +14,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <cerrno>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace collplan {
 
@@ -29,11 +24,6 @@ using llvm::StringRef;
 /// A plan that cannot be read: the input is at fault.
 static Error fail(const llvm::Twine &Message) {
   return makeError(ErrorKind::Usage, Message);
-}
-
-/// A plan that cannot be written.
-static Error failWrite(const llvm::Twine &Message) {
-  return makeError(ErrorKind::Io, Message);
 }
 
 std::optional<PlanFormat> formatForPath(StringRef Path) {
@@ -125,59 +115,6 @@ Expected<Plan> readPlanFile(StringRef Path) {
   if (!Problems.empty())
     return structureError(Path, Problems);
   return P;
-}
-
-/// Writes all of Bytes to FD, retrying short writes and interruptions.
-static std::error_code writeAll(int FD, StringRef Bytes) {
-  while (!Bytes.empty()) {
-    ssize_t N = ::write(FD, Bytes.data(), Bytes.size());
-    if (N < 0) {
-      if (errno == EINTR)
-        continue;
-      return std::error_code(errno, std::generic_category());
-    }
-    Bytes = Bytes.drop_front(size_t(N));
-  }
-  return {};
-}
-
-static void syncDirectory(StringRef Dir) {
-  int FD = ::open(Dir.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (FD < 0)
-    return;
-  ::fsync(FD); // Best effort: the rename is already visible.
-  ::close(FD);
-}
-
-Error writeFileAtomically(StringRef Path, StringRef Bytes, StringRef What) {
-  StringRef Dir = llvm::sys::path::parent_path(Path);
-  if (Dir.empty())
-    Dir = ".";
-  // The temporary lives beside the target so that rename() is atomic.
-  llvm::SmallString<256> Model(Dir);
-  llvm::sys::path::append(Model, "." + llvm::sys::path::filename(Path) +
-                                     ".tmp-%%%%%%%%");
-  int FD = -1;
-  llvm::SmallString<256> TempPath;
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, TempPath))
-    return failWrite("cannot write " + What + " '" + Path +
-                     "': cannot create a temporary file in '" + Dir +
-                     "': " + EC.message());
-
-  std::error_code EC = writeAll(FD, Bytes);
-  if (!EC && ::fsync(FD) != 0)
-    EC = std::error_code(errno, std::generic_category());
-  if (::close(FD) != 0 && !EC)
-    EC = std::error_code(errno, std::generic_category());
-  if (!EC)
-    EC = llvm::sys::fs::rename(TempPath, Path);
-  if (EC) {
-    llvm::sys::fs::remove(TempPath);
-    return failWrite("cannot write " + What + " '" + Path +
-                     "': " + EC.message());
-  }
-  syncDirectory(Dir);
-  return Error::success();
 }
 
 Error writePlanFile(const Plan &P, StringRef Path, PlanFormat F) {

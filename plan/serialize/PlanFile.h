@@ -11,6 +11,7 @@
 #ifndef COLLPLAN_SERIALIZE_PLANFILE_H
 #define COLLPLAN_SERIALIZE_PLANFILE_H
 
+#include "plan/ir/FileIo.h"
 #include "plan/ir/Plan.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -61,13 +62,9 @@ openPlanFile(llvm::StringRef Path);
 /// (not empty): the first problem, prefixed with Name.
 llvm::Error structureError(llvm::StringRef Name,
                            const std::vector<Diagnostic> &Problems);
-/// Writes the whole file or nothing: a temporary file in the same directory,
-/// renamed into place once complete.
+/// Writes the whole file or nothing (writeFileAtomically, plan/ir/FileIo.h,
+/// which every other file collplan writes goes through too).
 llvm::Error writePlanFile(const Plan &P, llvm::StringRef Path, PlanFormat F);
-/// The same for any file's Bytes (an exported MSCCL file, a tuning file);
-/// an error of kind Io names What and Path.
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes,
-                                llvm::StringRef What = "file");
 
 /// A 64-bit hash of the plan's canonical (binary) encoding, the one a .cplan
 /// file stores: ranks compare it at start-up to be sure they run the same

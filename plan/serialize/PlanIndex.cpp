@@ -7,8 +7,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <yaml-cpp/yaml.h>
@@ -216,15 +216,16 @@ Expected<PlanIndex> parsePlanIndex(StringRef Text, StringRef Name) {
                      Name + ": expected 'version: 1' (a newer collplan may "
                             "have written it)");
   PlanIndex Index;
-  const YAML::Node &Plans = Root["plans"];
-  for (size_t I = 0; I < Plans.size(); ++I) {
+  llvm::StringSet<> Files;
+  Index.Plans.reserve(Root["plans"].size());
+  size_t I = 0;
+  // Iterators, not Plans[I]: yaml-cpp finds an index by walking the list.
+  for (const YAML::Node &N : Root["plans"]) {
     Expected<PlanIndexEntry> E =
-        parseEntry(Plans[I], Name.str() + ": plan " + std::to_string(I + 1));
+        parseEntry(N, Name.str() + ": plan " + std::to_string(++I));
     if (!E)
       return E.takeError();
-    if (llvm::any_of(Index.Plans, [&](const PlanIndexEntry &Old) {
-          return Old.File == E->File;
-        }))
+    if (!Files.insert(E->File).second)
       return makeError(ErrorKind::Usage,
                        Name + ": '" + E->File + "' is listed twice");
     Index.Plans.push_back(std::move(*E));
@@ -242,12 +243,13 @@ Expected<PlanIndex> readPlanIndex(StringRef Dir) {
   std::string Path = planIndexPath(Dir);
   if (!llvm::sys::fs::exists(Path))
     return PlanIndex();
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
-      llvm::MemoryBuffer::getFile(Path);
-  if (!Buf)
-    return makeError(ErrorKind::Io,
-                     "cannot read " + Path + ": " + Buf.getError().message());
-  return parsePlanIndex((*Buf)->getBuffer(), Path);
+  // Every rank under the interposer reads it: a FIFO or a device there must
+  // not stop them.
+  Expected<std::string> Text =
+      readBoundedFile(Path, MaxPlanIndexBytes, "plan index");
+  if (!Text)
+    return Text.takeError();
+  return parsePlanIndex(*Text, Path);
 }
 
 std::string planIndexText(const PlanIndex &Index, StringRef Preamble) {

@@ -47,6 +47,9 @@ namespace collplan {
 
 /// The index's file name inside a plan directory.
 constexpr const char *PlanIndexName = "plans.index";
+/// The largest index read: some 150,000 short entries (every rank under the
+/// interposer reads it, and the YAML tree takes some 60 times its size).
+constexpr uint64_t MaxPlanIndexBytes = uint64_t(16) << 20;
 
 struct PlanIndexEntry {
   std::string File; ///< A file name in the index's directory.
@@ -85,7 +88,8 @@ std::string planIndexPath(llvm::StringRef Dir);
 /// entry and what is wrong with it).
 llvm::Expected<PlanIndex> parsePlanIndex(llvm::StringRef Text,
                                          llvm::StringRef Name);
-/// Reads Dir's index: an empty index when there is none.
+/// Reads Dir's index: an empty index when there is none; a usage error when
+/// it is not a regular file or is larger than MaxPlanIndexBytes.
 llvm::Expected<PlanIndex> readPlanIndex(llvm::StringRef Dir);
 /// The index as YAML, Preamble (may be empty) as comments on top.
 std::string planIndexText(const PlanIndex &Index, llvm::StringRef Preamble);

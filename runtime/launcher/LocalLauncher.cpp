@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,9 +46,16 @@ void writeReport(int Fd, const std::string &Text) {
 
 /// Rank R's child process: runs Body, writes its report to ReportFd and
 /// exits with its code. OpenPipes are the earlier ranks' pipe ends it closes.
-[[noreturn]] void runChild(uint32_t R, const TcpConfig &Base, int Listener,
-                           int ReportFd, const std::vector<int> &OpenPipes,
+/// Launcher is the parent's pid.
+[[noreturn]] void runChild(uint32_t R, pid_t Launcher, const TcpConfig &Base,
+                           int Listener, int ReportFd,
+                           const std::vector<int> &OpenPipes,
                            const RankBody &Body) {
+  // The rank dies with the launcher, however the launcher ends (SIGKILL
+  // included): orphaned ranks spun or waited on their peers for minutes.
+  // A launcher that died before the prctl left us another parent already.
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != Launcher)
+    _exit(128 + SIGKILL);
   for (uint32_t Q = 0; Q < R; ++Q)
     close(OpenPipes[Q]);
   TcpConfig Config = Base;
@@ -190,6 +198,7 @@ launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
   std::fflush(stdout);
   std::fflush(stderr);
 
+  pid_t Launcher = getpid();
   std::vector<pid_t> Pids(Ranks, -1);
   std::vector<int> Pipes(Ranks, -1);
   std::vector<RankOutcome> Outcomes(Ranks);
@@ -206,7 +215,7 @@ launchLocal(uint32_t Ranks, std::chrono::milliseconds Timeout,
     }
     if (Pid == 0) {
       close(Fds[0]);
-      runChild(R, Base, *Listener, Fds[1], Pipes, Body);
+      runChild(R, Launcher, Base, *Listener, Fds[1], Pipes, Body);
     }
     close(Fds[1]);
     Pids[R] = Pid;

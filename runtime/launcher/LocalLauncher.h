@@ -8,7 +8,9 @@
 // peers fail on the closed connection; a child that is stopped makes them
 // time out. Either way the launcher ends, with every rank's story, instead
 // of hanging: once one child has failed, it kills those still running a
-// timeout and a margin later.
+// timeout and a margin later. The children die with the launcher
+// (PR_SET_PDEATHSIG, SIGKILL), however it ends: SIGTERM, SIGINT and SIGKILL
+// alike, so there is nothing to forward.
 //
 //===----------------------------------------------------------------------===//
 

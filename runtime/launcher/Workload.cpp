@@ -102,18 +102,22 @@ std::vector<char> expectedTyped(const PlanHeader &H, uint32_t Rank,
     return valueOf<T>(Op, splitmix64((uint64_t(R) << 40) ^ I));
   };
   // The contract's promise, element by element: every contribution
-  // combined in rank order, or the input of the block's contributor.
-  for (uint64_t B = 0; B < H.Blocks; ++B)
-    for (uint64_t I = Layout.begin(B); I < Layout.begin(B + 1); ++I) {
-      if (!reduces(H.Kind)) {
-        All[I] = ValueAt(H.contributorOf(B), I);
-        continue;
-      }
+  // combined in rank order, or the input of the block's contributor. By
+  // element and by each rank's ranges of blocks, never block by block: a
+  // header may claim far more blocks (2^40) than the vector has elements.
+  if (reduces(H.Kind)) {
+    for (uint64_t I = 0; I < Count; ++I) {
       T Acc = ValueAt(0, I);
       for (uint32_t R = 1; R < H.Ranks; ++R)
         Acc = combine<T>(Acc, ValueAt(R, I), Op);
       All[I] = Acc;
     }
+  } else {
+    for (uint32_t R = 0; R < H.Ranks; ++R)
+      for (const BlockRange &Rg : H.inputBlocks(R).ranges())
+        for (uint64_t I = Layout.begin(Rg.Begin); I < Layout.begin(Rg.End); ++I)
+          All[I] = ValueAt(R, I);
+  }
   BlockSet Output = H.outputBlocks(Rank);
   uint64_t Begin = Output.empty() ? 0 : Layout.begin(Output.ranges()[0].Begin);
   uint64_t End = Begin + Layout.size(Output);

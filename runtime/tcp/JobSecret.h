@@ -1,11 +1,14 @@
 //===- JobSecret.h - The secret that admits a rank to a TCP job --*- C++
 //-*-===//
 //
-// Ranks prove they belong to the job without sending the secret: the
-// listener sends a fresh random nonce, the connecting rank answers with
-// HMAC-SHA256(secret, nonce || hello) (RFC 2104 over LLVM Support's SHA256,
-// already linked: no crypto library needed). The nonce makes a recorded
-// hello useless on another connection. This keeps strangers and stale
+// Ranks prove they belong to the job without sending the secret, both
+// ways: the listener sends a fresh random nonce, the connecting rank answers
+// with HMAC-SHA256(secret, nonce || hello), its hello carrying a nonce of
+// its own, and the listener admits it with HMAC-SHA256(secret, "admit" ||
+// rank's nonce || listener's nonce) (RFC 2104 over LLVM Support's SHA256,
+// already linked: no crypto library needed). The nonces make a recorded
+// message useless on another connection; the label keeps a hello's MAC from
+// ever serving as an admission. This keeps strangers and stale
 // ranks of other jobs out; it does not encrypt the data that follows.
 //
 //===----------------------------------------------------------------------===//

@@ -28,7 +28,7 @@ namespace collplan::runtime {
 namespace {
 
 constexpr uint32_t HelloMagic = 0x4e4c5043; // "CPLN"
-constexpr uint32_t ProtocolVersion = 3;
+constexpr uint32_t ProtocolVersion = 4;
 
 /// What a listener sends first on every connection it accepts: the nonce
 /// the connecting rank must sign (JobSecret.h).
@@ -38,15 +38,26 @@ struct Challenge {
   uint8_t Nonce[16] = {};
 };
 
-/// The connecting rank's answer; Mac signs the nonce and the fields above
-/// it.
+/// The connecting rank's answer; Mac signs the listener's nonce and the
+/// fields above it, its own nonce included.
 struct Hello {
   uint32_t Magic = HelloMagic;
   uint32_t Version = ProtocolVersion;
   uint32_t Size = 0;
   uint32_t Rank = 0;
   uint32_t Port = 0;
-  uint32_t Addr = 0; ///< IPv4, network order, of the rank's listener.
+  uint32_t Addr = 0;      ///< IPv4, network order, of the rank's listener.
+  uint8_t Nonce[16] = {}; ///< The listener must sign it: Verdict.
+  HelloMac Mac{};
+};
+
+/// The listener's answer to a hello that claimed a rank. Admitted, its Mac
+/// signs both nonces: the connecting rank learns that the listener knows
+/// the secret too, so a process squatting on a rank's port cannot admit
+/// ranks. Refused, it carries no proof; the rank fails at once.
+struct Verdict {
+  uint32_t Magic = HelloMagic;
+  uint32_t Admitted = 0;
   HelloMac Mac{};
 };
 
@@ -55,8 +66,9 @@ struct Endpoint {
   uint32_t Addr = 0; ///< IPv4, network order.
   uint32_t Port = 0;
 };
-static_assert(sizeof(Hello) == 56 && offsetof(Hello, Mac) == 24,
-              "the hello is sent as raw bytes, without padding");
+static_assert(sizeof(Hello) == 72 && offsetof(Hello, Mac) == 40 &&
+                  sizeof(Verdict) == 40,
+              "the messages are sent as raw bytes, without padding");
 
 HelloMac signHello(const Hello &H, const uint8_t (&Nonce)[16],
                    const std::string &Secret) {
@@ -64,6 +76,17 @@ HelloMac signHello(const Hello &H, const uint8_t (&Nonce)[16],
       Secret, {llvm::ArrayRef<uint8_t>(Nonce),
                llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(&H),
                                        offsetof(Hello, Mac))});
+}
+
+/// The listener's proof: a label (so that no hello's MAC is ever one), the
+/// connecting rank's nonce, then the listener's.
+HelloMac signAdmission(const uint8_t (&RankNonce)[16],
+                       const uint8_t (&ListenerNonce)[16],
+                       const std::string &Secret) {
+  static const uint8_t Label[] = {'a', 'd', 'm', 'i', 't'};
+  return helloMac(Secret, {llvm::ArrayRef<uint8_t>(Label),
+                           llvm::ArrayRef<uint8_t>(RankNonce),
+                           llvm::ArrayRef<uint8_t>(ListenerNonce)});
 }
 
 /// A stranger or an unsigned hello may sit on a connection this long before
@@ -192,22 +215,26 @@ struct PendingHello {
   size_t Got = 0;
 };
 
-/// Decides on a whole hello: true admits it, false drops the connection
-/// (noting why in Refused when it claimed a rank), an error fails the
-/// rendezvous. Only a correctly signed hello can fail it: whatever a stranger
-/// sends is dropped.
-llvm::Expected<bool> judgeHello(const PendingHello &P, const TcpConfig &C,
-                                uint32_t Lo, const std::vector<int> &Sockets,
-                                std::vector<std::string> &Refused) {
+/// What the listener does with a whole hello.
+enum class Judgement { Admit, Refuse, Ignore };
+
+/// Decides on a whole hello: Admit; Refuse, telling the rank (noting why
+/// in Refused); Ignore, dropping what is not a collplan rank; or an error
+/// that fails the rendezvous. Only a correctly signed hello can fail it:
+/// whatever a stranger sends is dropped.
+llvm::Expected<Judgement> judgeHello(const PendingHello &P, const TcpConfig &C,
+                                     uint32_t Lo,
+                                     const std::vector<int> &Sockets,
+                                     std::vector<std::string> &Refused) {
   const Hello &H = P.H;
   auto Refuse = [&](std::string Why) {
     if (Refused.size() < 8)
       Refused.push_back("a connection claiming rank " + std::to_string(H.Rank) +
                         " was refused: " + Why);
-    return false;
+    return Judgement::Refuse;
   };
   if (H.Magic != HelloMagic)
-    return false; // Not a collplan rank at all: nothing worth reporting.
+    return Judgement::Ignore; // Not a collplan rank: nothing to report.
   if (H.Version != ProtocolVersion)
     return Refuse("it speaks protocol version " + std::to_string(H.Version) +
                   ", this rank " + std::to_string(ProtocolVersion));
@@ -227,7 +254,13 @@ llvm::Expected<bool> judgeHello(const PendingHello &P, const TcpConfig &C,
                      "rank %u connected twice or out of order "
                      "(two processes with the same rank?)",
                      H.Rank);
-  return true;
+  return Judgement::Admit;
+}
+
+/// Sends a fresh connection's verdict without waiting: its buffer is empty.
+bool sendVerdict(int Fd, const Verdict &V) {
+  return send(Fd, &V, sizeof(V), MSG_NOSIGNAL | MSG_DONTWAIT) ==
+         ssize_t(sizeof(V));
 }
 
 /// The error of a rank whose peers did not all arrive: which are missing,
@@ -312,10 +345,17 @@ llvm::Error acceptRanks(int Listener, const TcpConfig &C, const Deadline &Until,
       P.Got += size_t(Got);
       if (P.Got < sizeof(Hello))
         continue;
-      llvm::Expected<bool> Admit = judgeHello(P, C, Lo, Sockets, Refused);
-      if (!Admit)
-        return Fail(Admit.takeError());
-      if (!*Admit) {
+      llvm::Expected<Judgement> J = judgeHello(P, C, Lo, Sockets, Refused);
+      if (!J)
+        return Fail(J.takeError());
+      Verdict V;
+      if (*J == Judgement::Admit) {
+        V.Admitted = 1;
+        V.Mac = signAdmission(P.H.Nonce, P.Nonce, C.Secret);
+      }
+      if (*J == Judgement::Refuse)
+        sendVerdict(P.Fd, V);
+      if (*J != Judgement::Admit || !sendVerdict(P.Fd, V)) {
         Drop(P);
         continue;
       }
@@ -330,7 +370,9 @@ llvm::Error acceptRanks(int Listener, const TcpConfig &C, const Deadline &Until,
 
     if (!Polls[0].revents)
       continue;
-    while (true) {
+    // A few at a time, then the hellos: a burst of strangers must not push
+    // out a rank accepted just before them (MaxPending) unheard.
+    for (size_t Taken = 0; Taken < MaxPending / 4; ++Taken) {
       int Fd =
           accept4(Listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (Fd < 0)
@@ -362,20 +404,85 @@ llvm::Error acceptRanks(int Listener, const TcpConfig &C, const Deadline &Until,
 }
 
 /// Answers the challenge of the listener on Fd (rank Peer) with H, signed
-/// with the job's secret.
-llvm::Error introduce(int Fd, Hello H, const TcpConfig &C,
-                      const Deadline &Until, uint32_t Peer) {
+/// with the job's secret, and checks the listener's proof that it knows the
+/// secret too. False: the listener closed the connection without a verdict
+/// (it had too many at once); the caller connects again.
+llvm::Expected<bool> introduce(int Fd, Hello H, const TcpConfig &C,
+                               const Deadline &Until, uint32_t Peer) {
   Challenge Ch;
-  if (llvm::Error E = receiveAll(Fd, &Ch, sizeof(Ch), Until, Peer))
-    return E;
+  if (llvm::Error E = receiveAll(Fd, &Ch, sizeof(Ch), Until, Peer)) {
+    if (Until.expired())
+      return std::move(E);
+    llvm::consumeError(std::move(E));
+    return false;
+  }
   if (Ch.Magic != HelloMagic || Ch.Version != ProtocolVersion)
     return makeError(ErrorKind::Runtime,
                      "rank %u: what listens for rank %u is not a collplan "
                      "rank of protocol version %u (another program on its "
                      "port, or another collplan version)",
                      C.Rank, Peer, ProtocolVersion);
+  if (llvm::Error E = randomBytes(H.Nonce, sizeof(H.Nonce)))
+    return std::move(E);
   H.Mac = signHello(H, Ch.Nonce, C.Secret);
-  return sendAll(Fd, &H, sizeof(H), Until, Peer);
+  Verdict V;
+  llvm::Error E = sendAll(Fd, &H, sizeof(H), Until, Peer);
+  if (!E)
+    E = receiveAll(Fd, &V, sizeof(V), Until, Peer);
+  if (E) {
+    if (Until.expired())
+      return std::move(E);
+    llvm::consumeError(std::move(E));
+    return false;
+  }
+  if (V.Magic != HelloMagic || V.Admitted > 1)
+    return makeError(ErrorKind::Runtime,
+                     "rank %u: what listens for rank %u answered its hello "
+                     "with something else than a verdict",
+                     C.Rank, Peer);
+  if (!V.Admitted)
+    return makeError(ErrorKind::Runtime,
+                     "rank %u: rank %u refused its hello: not signed with its "
+                     "secret (is COLLPLAN_SECRET the same for every rank?), "
+                     "or of another job size",
+                     C.Rank, Peer);
+  if (!sameMac(signAdmission(H.Nonce, Ch.Nonce, C.Secret), V.Mac))
+    return makeError(ErrorKind::Runtime,
+                     "rank %u: what listens for rank %u admitted it without "
+                     "knowing this job's secret: another process on its port? "
+                     "(COLLPLAN_SECRET)",
+                     C.Rank, Peer);
+  return true;
+}
+
+/// Is admitted by rank Peer at Host:Port on Connected (if not -1, else a
+/// new connection), connecting again while the listener drops the
+/// connection unheard, until Until.
+llvm::Expected<int> join(const std::string &Host, uint16_t Port, const Hello &H,
+                         const TcpConfig &C, const Deadline &Until,
+                         uint32_t Peer, int Connected = -1) {
+  while (true) {
+    llvm::Expected<int> Fd = Connected >= 0
+                                 ? llvm::Expected<int>(Connected)
+                                 : connectWithRetry(Host, Port, Until, Peer);
+    Connected = -1;
+    if (!Fd)
+      return Fd.takeError();
+    llvm::Expected<bool> In = introduce(*Fd, H, C, Until, Peer);
+    if (In && *In)
+      return *Fd;
+    close(*Fd);
+    if (!In)
+      return In.takeError();
+    if (Until.expired())
+      return makeError(ErrorKind::Runtime,
+                       "rank %u: rank %u closed every connection before "
+                       "answering its hello, for %lld ms (too many "
+                       "connections to it?)",
+                       C.Rank, Peer, (long long)Until.total().count());
+    std::this_thread::sleep_for(std::chrono::milliseconds(
+        std::min(20, std::max(1, Until.remainingMs()))));
+  }
 }
 
 /// Rank 0: every other rank connects and says where it listens; rank 0
@@ -415,14 +522,17 @@ llvm::Error joinRanks(int &Listener, const TcpConfig &C, const Deadline &Until,
   llvm::Expected<int> Fd = connectWithRetry(C.Host, C.Port, Until, 0);
   if (!Fd)
     return Fd.takeError();
-  Sockets[0] = *Fd;
   llvm::Expected<std::string> Host = listenHostOf(C, *Fd);
-  if (!Host)
+  if (!Host) {
+    close(*Fd);
     return Host.takeError();
+  }
   uint16_t MyPort = 0;
   llvm::Expected<int> L = listenOn(*Host, MyPort);
-  if (!L)
+  if (!L) {
+    close(*Fd);
     return L.takeError();
+  }
   Listener = *L;
   llvm::Expected<sockaddr_in> Mine = addressOf(*Host, MyPort);
   if (!Mine)
@@ -432,19 +542,20 @@ llvm::Error joinRanks(int &Listener, const TcpConfig &C, const Deadline &Until,
   H.Rank = C.Rank;
   H.Port = MyPort;
   H.Addr = Mine->sin_addr.s_addr;
-  if (llvm::Error E = introduce(*Fd, H, C, Until, 0))
-    return E;
+  llvm::Expected<int> Zero = join(C.Host, C.Port, H, C, Until, 0, *Fd);
+  if (!Zero)
+    return Zero.takeError();
+  Sockets[0] = *Zero;
   std::vector<Endpoint> Endpoints(C.Size);
   if (llvm::Error E =
-          receiveAll(*Fd, Endpoints.data(), Endpoints.size() * sizeof(Endpoint),
-                     Until, 0)) {
+          receiveAll(*Zero, Endpoints.data(),
+                     Endpoints.size() * sizeof(Endpoint), Until, 0)) {
     if (Until.expired())
       return E;
     return llvm::joinErrors(
         makeError(ErrorKind::Runtime,
-                  "rank %u: rank 0 ended the rendezvous: it refuses a hello "
-                  "not signed with its secret (is COLLPLAN_SECRET the same "
-                  "for every rank?), or it failed:",
+                  "rank %u: rank 0 admitted it, then ended the rendezvous "
+                  "(it failed):",
                   C.Rank),
         std::move(E));
   }
@@ -454,12 +565,10 @@ llvm::Error joinRanks(int &Listener, const TcpConfig &C, const Deadline &Until,
     A.s_addr = Endpoints[Q].Addr;
     inet_ntop(AF_INET, &A, Text, sizeof(Text));
     llvm::Expected<int> Peer =
-        connectWithRetry(Text, uint16_t(Endpoints[Q].Port), Until, Q);
+        join(Text, uint16_t(Endpoints[Q].Port), H, C, Until, Q);
     if (!Peer)
       return Peer.takeError();
     Sockets[Q] = *Peer;
-    if (llvm::Error E = introduce(*Peer, H, C, Until, Q))
-      return E;
   }
   return acceptRanks(Listener, C, Until, C.Size - 1 - C.Rank, C.Rank + 1,
                      Sockets, nullptr);

@@ -14,18 +14,24 @@
 // connects to ranks 1..i-1 and accepts ranks i+1..P-1, so each pair has
 // exactly one connection.
 //
-// Admission: a listener greets every connection with a random nonce; the
-// hello that answers it (magic, protocol version, P, rank, address, port) is
-// signed
-// with HMAC-SHA256 under the job's secret (COLLPLAN_SECRET, or the one the
-// local launcher makes; JobSecret.h). Listeners serve all connections at
-// once in one poll(), each with a deadline of its own (5 s), so a stranger
-// that sends nothing or half a hello cannot stall the ranks. What is not a
-// correctly signed hello is closed and ignored: a port probe, another
-// program, a hello of another protocol version or signed with another
-// secret (a second claim of a rank already admitted too). Those that claimed
-// a rank are listed in the error if that rank never arrives. Only a signed
-// hello can fail the rendezvous: one of another P, or a rank admitted twice.
+// Admission, both ways: a listener greets every connection with a random
+// nonce; the hello that answers it (magic, protocol version, P, rank,
+// address, port and a nonce of the rank's own) is signed with HMAC-SHA256
+// under the job's secret (COLLPLAN_SECRET, or the one the local launcher
+// makes; JobSecret.h); the listener admits it with a verdict that signs the
+// rank's nonce, so a rank joins only a listener that knows the secret too
+// (a process squatting on rank 0's port admits nobody). Listeners serve all
+// connections at once in one poll(), each with a deadline of its own (5 s),
+// so a stranger that sends nothing or half a hello cannot stall the ranks;
+// past 64 such connections the oldest is closed, and a rank whose
+// connection was closed unheard connects again until the timeout, so a
+// flood of connections does not fail the job. What is not a correctly
+// signed hello is closed and ignored: a port probe, another program, a
+// hello of another protocol version or signed with another secret (a second
+// claim of a rank already admitted too); a hello that claimed a rank is told
+// it is refused (that rank fails at once) and listed in the error if that
+// rank never arrives. Only a signed hello can fail the rendezvous: one of
+// another P, or a rank admitted twice.
 // The secret authenticates ranks; it does not encrypt or sign the data.
 //
 //===----------------------------------------------------------------------===//

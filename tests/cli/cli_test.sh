@@ -117,6 +117,10 @@ expect 0 "weights with mixed separators" -- "$COLLPLAN" compile --ranks 4 \
   --collective allgatherv --weights-file "$WORK/w-mixed.txt" -q
 expect 2 "an endless weights stream" -- timeout 20 "$COLLPLAN" compile \
   --ranks 4 --collective allgatherv --weights-file /dev/zero
+check "a device is refused" grep -q "not a regular file" "$WORK/err"
+expect 2 "an endless weights pipe" -- timeout 20 sh -c \
+  'head -c 1000000 /dev/zero | "$0" compile --ranks 4 --collective allgatherv \
+  --weights-file /dev/stdin' "$COLLPLAN"
 check "the size limit is named" grep -q "holds more than" "$WORK/err"
 head -c 100000 /dev/urandom >"$WORK/w-binary.bin"
 expect 2 "a large binary weights file" -- "$COLLPLAN" compile --ranks 4 \
@@ -285,6 +289,127 @@ expect 2 "a hostfile with no rank" -- "$COLLPLAN" compile --hostfile "$WORK/empt
 expect 3 "smp refuses nodes of different sizes" -- "$COLLPLAN" compile \
   --hostfile "$WORK/hosts" --algorithm smp
 check "smp names nap" grep -q "use nap" "$WORK/err"
+
+# Outputs that are not regular files (issue 26, item 1): a device or a FIFO
+# is written into as a shell redirection would, never replaced by a file
+# (temp-file-and-rename turned /dev/null into a regular file). The nodes are
+# made here, so a regression cannot destroy the real /dev/null.
+"$COLLPLAN" compile --ranks 4 -q -o "$WORK/out4.cplan"
+if mknod "$WORK/null" c 1 3 2>/dev/null && mknod "$WORK/full" c 1 7 2>/dev/null
+then
+  ln -s null "$WORK/null.cplan"
+  ln -s full "$WORK/full.cplan"
+  expect 0 "compile -o a null device" -- "$COLLPLAN" compile --ranks 4 -q \
+    -o "$WORK/null.cplan"
+  expect 0 "select -o a null device" -- "$COLLPLAN" select --ranks 4 \
+    --bytes 8 -o "$WORK/null.cplan"
+  expect 0 "export -o a null device" -- "$COLLPLAN" export "$WORK/out4.cplan" \
+    --to msccl-xml -o "$WORK/null"
+  expect 0 "tune's library files into a null device" -- "$COLLPLAN" tune \
+    --ranks 4 --collective allreduce --bytes 8:64 -q \
+    --openmpi-rules "$WORK/null" --mpich-json "$WORK/null"
+  expect 0 "calibrate -o a null device" -- timeout 60 "$COLLPLAN" calibrate \
+    -o "$WORK/null"
+  check "the null device is still one" test -c "$WORK/null.cplan" -a -c "$WORK/null"
+  # A full device fails with exit 4 (and is still a device).
+  expect 4 "compile -o a full device" -- "$COLLPLAN" compile --ranks 4 -q \
+    -o "$WORK/full.cplan"
+  check "the error names the file" grep -q "No space left" "$WORK/err"
+  expect 4 "tune --openmpi-rules into a full device" -- "$COLLPLAN" tune \
+    --ranks 4 --collective allreduce --bytes 8:64 -q \
+    --openmpi-rules "$WORK/full"
+  expect 4 "calibrate -o a full device" -- timeout 60 "$COLLPLAN" calibrate \
+    -o "$WORK/full"
+  expect 4 "standard output into a full device" -- sh -c \
+    '"$0" list >"$1"' "$COLLPLAN" "$WORK/full"
+  check "standard output's error is named" grep -q "standard output" "$WORK/err"
+  check "the full device is still one" test -c "$WORK/full.cplan"
+else
+  echo "skipping the device outputs: mknod needs root"
+fi
+mkfifo "$WORK/fifo.yaml"
+expect 4 "a FIFO nobody reads is an error, not a wait" -- timeout 20 \
+  "$COLLPLAN" compile --ranks 4 -q -o "$WORK/fifo.yaml"
+check "the FIFO's reader is missed" grep -q "no process reads the FIFO" "$WORK/err"
+timeout 20 cat "$WORK/fifo.yaml" >"$WORK/from-fifo" &
+READER=$!
+for _ in $(seq 50); do
+  "$COLLPLAN" compile --ranks 4 -q -o "$WORK/fifo.yaml" 2>/dev/null && break
+  sleep 0.1
+done
+wait "$READER"
+check "the FIFO's reader gets the plan" grep -q "ranks: 4" "$WORK/from-fifo"
+check "the FIFO is still one" test -p "$WORK/fifo.yaml"
+
+# Inputs read without bound or type check (issue 26, item 5). The plan index
+# as a FIFO hung `index` and `tune -o`; as a link to /dev/zero it aborted.
+mkdir -p "$WORK/fifo-dir" "$WORK/zero-dir"
+mkfifo "$WORK/fifo-dir/plans.index"
+ln -s /dev/zero "$WORK/zero-dir/plans.index"
+for D in fifo-dir zero-dir; do
+  cp "$WORK/out4.cplan" "$WORK/$D/a.cplan"
+  expect 2 "index with a $D index" -- timeout 20 "$COLLPLAN" index \
+    "$WORK/$D/a.cplan"
+  check "the $D index is named" grep -q "not a regular file" "$WORK/err"
+  expect 2 "tune -o into a $D" -- timeout 20 "$COLLPLAN" tune --ranks 4 \
+    --collective allreduce --bytes 8:64 -q -o "$WORK/$D"
+done
+check "the FIFO index is still one" test -p "$WORK/fifo-dir/plans.index"
+# A 100,000-entry index: linear time (it took 26 s, quadratic).
+mkdir -p "$WORK/big-index"
+cp "$WORK/out4.cplan" "$WORK/big-index/a.cplan"
+python3 - "$WORK/big-index/plans.index" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("version: 1\nplans:\n")
+    for i in range(100000):
+        f.write(f'  - file: "p{i}.cplan"\n    collective: allreduce\n'
+                f'    ranks: 4\n    min_bytes: {i}\n    max_bytes: {i + 1}\n')
+PY
+expect 0 "a 100,000-entry index" -- timeout 20 "$COLLPLAN" index \
+  "$WORK/big-index/a.cplan" --bytes 0:8
+check "every entry is kept" grep -q "100001 plan" "$WORK/out"
+rm -rf "$WORK/big-index"
+# Devices as --hostfile and --params aborted (they were read to the end).
+expect 2 "--hostfile /dev/zero" -- timeout 20 "$COLLPLAN" compile \
+  --hostfile /dev/zero
+check "the device is named" grep -q "not a regular file" "$WORK/err"
+expect 2 "--params /dev/zero" -- timeout 20 "$COLLPLAN" compile --ranks 4 \
+  --params /dev/zero
+check "the device is named" grep -q "not a regular file" "$WORK/err"
+expect 0 "--params from a pipe" -- sh -c \
+  'printf "alpha: 2e-6\\n" | "$0" compile --ranks 4 -q --params /dev/stdin' \
+  "$COLLPLAN"
+# A tab parts a host name from slots=N as a space does (it was one rank).
+printf 'a\tslots=4\nb slots=2\n' >"$WORK/tab-hosts"
+expect 0 "a hostfile line with a tab" -- "$COLLPLAN" compile \
+  --hostfile "$WORK/tab-hosts" --algorithm nap --format json
+check "the tab line is 4 ranks" test "$(json_get "$WORK/out" "d['ranks']")" = 6
+# The parameters file takes numbers as the flags do.
+for V in 0x10 1e308 inf nan -1; do
+  printf 'alpha: %s\n' "$V" >"$WORK/bad-params.yaml"
+  expect 2 "--params alpha: $V" -- "$COLLPLAN" compile --ranks 4 \
+    --params "$WORK/bad-params.yaml"
+  expect 2 "--alpha $V" -- "$COLLPLAN" compile --ranks 4 --alpha "$V"
+done
+for V in nan inf 0 -1 1e308; do
+  expect 2 "calibrate --timeout $V" -- timeout 20 "$COLLPLAN" calibrate \
+    --timeout "$V"
+  expect 2 "run --timeout $V" -- timeout 20 "$COLLPLAN" run \
+    "$WORK/out4.cplan" --timeout "$V"
+done
+
+# tune's sizes up to 2^64 - 1 (issue 26, item 7): doubling past 2^63 wrapped
+# to 0, so 8:2^64-1 grew a list of sizes until memory ran out and
+# 2^63:2^64-1 never ended. Under a memory limit and a time limit.
+for B in 8:18446744073709551615 9223372036854775808:18446744073709551615 \
+  18446744073709551615:18446744073709551615; do
+  expect 0 "tune --bytes $B" -- timeout 20 sh -c 'ulimit -v 4000000; \
+    "$0" tune --ranks 4 --collective allreduce --bytes "$1" \
+    --openmpi-rules "$2"' "$COLLPLAN" "$B" "$WORK/rules-$B.txt"
+done
+check "62 sizes priced up to 2^63, then 2^64 - 1" grep -q "(62 sizes)" \
+  "$WORK/rules-8:18446744073709551615.txt"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

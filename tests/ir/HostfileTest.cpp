@@ -29,6 +29,10 @@ TEST_CASE("one host name per rank, nodes numbered as they first appear") {
   // Open MPI's hostfile form: consecutive ranks by slot.
   CHECK(nodesOk("x slots=3\ny slots=1\nx\n") ==
         std::vector<uint32_t>{0, 0, 0, 1, 0});
+  // A tab parts the name from slots=N as a space does (it used to make one
+  // host named "a\tslots=4").
+  CHECK(nodesOk("a\tslots=4\nb \t slots=2\n") ==
+        std::vector<uint32_t>{0, 0, 0, 0, 1, 1});
 }
 
 TEST_CASE("a hostfile's irregular job is an explicit topology") {
@@ -52,6 +56,7 @@ TEST_CASE("bad hostfiles are usage errors naming the line") {
   CHECK(failure("").find("lists no rank") != std::string::npos);
   CHECK(failure("# only a comment\n\n").find("hosts:") == 0);
   CHECK(failure("a\nb c\n").find("hosts:2:") == 0);
+  CHECK(failure("a\nb\tc\n").find("hosts:2:") == 0);
   CHECK(failure("a\nb slots=0\n").find("hosts:2:") == 0);
   CHECK(failure("a\n\nb max_slots=4\n").find("hosts:3:") == 0);
   CHECK(failure("a slots=16777217\n").find("more than") != std::string::npos);

@@ -10,6 +10,9 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace collplan;
 using namespace collplan::runtime;
 
@@ -258,5 +261,28 @@ TEST_CASE("the index lists plans for roots and counts a name cannot say") {
                 "allgatherv\n    ranks: 2\n    min_bytes: 0\n    max_bytes: "
                 "inf\n    counts: [1, 2, 3]\n")
             .find("one weight per rank") != std::string::npos);
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST_CASE("an index that is a FIFO or a device is skipped, not waited on") {
+  llvm::SmallString<128> Dir;
+  REQUIRE(!llvm::sys::fs::createUniqueDirectory("collplan-plans", Dir));
+  std::string Index = planIndexPath(Dir);
+  for (bool Fifo : {true, false}) {
+    CAPTURE(Fifo);
+    // A FIFO nobody writes used to hang every rank at its first collective;
+    // a link to /dev/zero made every rank abort.
+    if (Fifo)
+      REQUIRE(::mkfifo(Index.c_str(), 0600) == 0);
+    else
+      REQUIRE(!llvm::sys::fs::create_link("/dev/zero", Index));
+    llvm::Expected<PlanDirectory> D = PlanDirectory::open(Dir.str().str());
+    REQUIRE(bool(D));
+    REQUIRE(D->misnamed().size() == 1);
+    CHECK_MESSAGE(D->misnamed()[0].find("not a regular file") !=
+                      std::string::npos,
+                  D->misnamed()[0]);
+    ::unlink(Index.c_str()); // fs::remove leaves FIFOs alone.
+  }
   llvm::sys::fs::remove_directories(Dir);
 }

@@ -23,9 +23,11 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <deque>
 #include <thread>
 
 #include <arpa/inet.h>
@@ -441,6 +443,92 @@ TEST_CASE("a rank with the wrong secret is refused and named at the timeout") {
   CHECK((*Outcomes)[2].Report.find("COLLPLAN_SECRET") != std::string::npos);
   CHECK((*Outcomes)[1].ExitCode == 5);
   CHECK(secondsSince(Start) < 10);
+}
+
+TEST_CASE("a process squatting on rank 0's port cannot admit a rank") {
+  // It greets like rank 0 and admits whatever hello comes, but cannot sign
+  // the admission: rank 1 must refuse it at once (it used to go on, and
+  // exit 0 with its own data echoed as the allreduce result).
+  uint16_t Port = 0;
+  llvm::Expected<int> Listener = listenOn("127.0.0.1", Port);
+  REQUIRE(bool(Listener));
+  std::thread Squatter([Fd = *Listener] {
+    int Conn = accept(Fd, nullptr, nullptr);
+    if (Conn < 0)
+      return;
+    uint32_t Challenge[6] = {0x4e4c5043, 4, 1, 2, 3, 4};
+    uint8_t Hello[72];
+    uint32_t Verdict[10] = {0x4e4c5043, 1}; // Admitted, an unsigned "proof".
+    size_t Got = 0;
+    if (write(Conn, Challenge, sizeof(Challenge)) == ssize_t(sizeof(Challenge)))
+      for (ssize_t N; Got < sizeof(Hello) &&
+                      (N = read(Conn, Hello + Got, sizeof(Hello) - Got)) > 0;)
+        Got += size_t(N);
+    if (Got == sizeof(Hello) &&
+        write(Conn, Verdict, sizeof(Verdict)) == ssize_t(sizeof(Verdict))) {
+      char Byte;
+      (void)!read(Conn, &Byte, 1); // Until rank 1 hangs up.
+    }
+    close(Conn);
+  });
+  TcpConfig C;
+  C.Rank = 1;
+  C.Size = 2;
+  C.Port = Port;
+  C.Timeout = 5s;
+  C.Secret = "the job's secret";
+  auto Start = std::chrono::steady_clock::now();
+  llvm::Expected<std::vector<int>> Sockets = rendezvous(C);
+  double Seconds = secondsSince(Start);
+  Squatter.join();
+  close(*Listener);
+  REQUIRE(!Sockets);
+  std::string Message = llvm::toString(Sockets.takeError());
+  CHECK_MESSAGE(Message.find("without knowing this job's secret") !=
+                    std::string::npos,
+                Message);
+  CHECK(Seconds < 2);
+}
+
+TEST_CASE("a flood of connections to rank 0's port does not fail the job") {
+  // Strangers open connections as fast as they can and hold them, saying
+  // nothing, while the ranks meet: rank 0 drops the oldest past 64, which
+  // could be a rank's before it was heard (all ranks then failed, rank 1
+  // told its hello was unsigned). Ranks now reconnect, and rank 0 reads
+  // hellos between bursts of accepts.
+  Plan Pl = compile("ring", Collective::Allreduce, 3);
+  auto Outcomes =
+      launchLocal(3, 10s, 60s, [&](const TcpConfig &C, std::string &Report) {
+        std::atomic<bool> Stop{false};
+        std::thread Flood;
+        if (C.Rank == 1)
+          Flood = std::thread([&] {
+            std::deque<int> Open;
+            while (!Stop) {
+              int Fd = connectToRankZero(C.Port);
+              if (Fd >= 0)
+                Open.push_back(Fd);
+              if (Open.size() > 256 || (Fd < 0 && !Open.empty())) {
+                close(Open.front());
+                Open.pop_front();
+              }
+            }
+            for (int Fd : Open)
+              close(Fd);
+          });
+        if (C.Rank != 0)
+          std::this_thread::sleep_for(200ms); // The flood first.
+        int Code =
+            runAndCompare(Pl, C, 1000, Datatype::Int32, ReduceOp::Sum, Report);
+        Stop = true;
+        if (Flood.joinable())
+          Flood.join();
+        return Code;
+      });
+  REQUIRE(bool(Outcomes));
+  INFO(describe(*Outcomes));
+  for (const RankOutcome &O : *Outcomes)
+    CHECK(O.ExitCode == 0);
 }
 
 TEST_CASE("the hello MAC is HMAC-SHA256") {

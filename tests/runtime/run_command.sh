@@ -124,4 +124,16 @@ wait "$RUN"; RC=$?
 set -e
 [ "$RC" -eq 5 ] || fail "exit $RC, not 5, with a stopped rank"
 grep -q "stopped or stuck" "$W/err" || fail "the stopped rank is not named"
+# A header claiming 2^40 blocks over a 2-rank ring (issue 26, item 3): the
+# reference result walked every block and never returned (nor did
+# --timeout fire, the ranks were not waiting). Now it is by element: the
+# check fails at once, for a plan whose blocks do not say what its
+# operations do.
+"$C" compile -c allreduce -a ring -P 2 -o "$W/ring2.yaml" >/dev/null
+sed 's/^blocks: 2$/blocks: 1099511627776/' "$W/ring2.yaml" >"$W/huge-blocks.yaml"
+expect_exit 1 "expected" timeout 20 "$C" run "$W/huge-blocks.yaml" --check \
+  --trust-unverified --timeout 5
+# A vector past this machine's memory: each rank says so (it aborted).
+expect_exit 5 "cannot allocate the buffers" timeout 20 "$C" run \
+  "$W/ring3.cplan" --bytes 1000GB
 echo "collplan run: all checks passed"

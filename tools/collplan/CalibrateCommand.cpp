@@ -119,10 +119,7 @@ void addCalibrateCommand(CLI::App &App, int &Exit) {
       ->capture_default_str();
   Cmd->add_option("--op", O->Op, "reduction operator gamma is measured for")
       ->capture_default_str();
-  Cmd->add_option("--timeout", O->TimeoutSeconds,
-                  "seconds a rank waits for a peer before failing")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  addTimeoutOption(*Cmd, O->TimeoutSeconds);
   addFormatOption(*Cmd, O->Format);
   Cmd->callback([O, &Exit] { Exit = runCalibrate(*O); });
 }

@@ -67,8 +67,7 @@ std::optional<Failure> parseWeights(const CompileOptions &O, uint64_t Ranks,
   if (!O.WeightsFile.empty()) {
     llvm::Expected<std::string> File =
         readInputFile("--weights-file", O.WeightsFile,
-                      Ranks * WeightsFileBytesPerRank + WeightsFileSlack,
-                      "too many for one count per rank");
+                      Ranks * WeightsFileBytesPerRank + WeightsFileSlack);
     if (!File)
       return Failure{ExitUsage, llvm::toString(File.takeError())};
     Text = std::move(*File);

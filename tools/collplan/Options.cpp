@@ -4,6 +4,7 @@
 
 #include "compiler/cost/CostParamsFile.h"
 #include "plan/ir/Error.h"
+#include "plan/ir/FileIo.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -76,45 +78,14 @@ CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
       ->type_name("SIZE");
 }
 
-/// Whether Text is a plain decimal number, optionally in scientific
-/// notation: digits with at most one '.', then an optional exponent. No
-/// sign, hex ("0x10"), "inf" or "nan", which strtod and CLI11 would take.
-static bool isPlainDecimal(llvm::StringRef Text) {
-  size_t I = 0, Mantissa = 0;
-  bool Dot = false;
-  for (; I < Text.size(); ++I) {
-    if (Text[I] == '.' && !Dot)
-      Dot = true;
-    else if (llvm::isDigit(Text[I]))
-      ++Mantissa;
-    else
-      break;
-  }
-  if (Mantissa == 0)
-    return false;
-  if (I < Text.size() && (Text[I] == 'e' || Text[I] == 'E')) {
-    ++I;
-    if (I < Text.size() && (Text[I] == '+' || Text[I] == '-'))
-      ++I;
-    size_t Exponent = I;
-    while (I < Text.size() && llvm::isDigit(Text[I]))
-      ++I;
-    if (I == Exponent)
-      return false;
-  }
-  return I == Text.size();
-}
-
-/// Cost flags take plain non-negative decimal numbers: CLI11 would read
-/// "0x10" as 16 and let "nan" and "inf" through (every comparison with NaN is
-/// false, and a NaN cost parameter makes every prediction NaN).
+/// Cost flags take what a parameters file takes (parseCostNumber): CLI11
+/// would read "0x10" as 16 and let "nan" and "inf" through (every comparison
+/// with NaN is false, and a NaN cost parameter makes every prediction NaN).
 static const CLI::Validator FiniteNonNegative(
     [](std::string &Text) -> std::string {
-      double V = 0;
-      if (!isPlainDecimal(llvm::StringRef(Text).trim()) ||
-          !CLI::detail::lexical_cast(Text, V) || !std::isfinite(V) || V < 0)
+      if (!parseCostNumber(Text))
         return "expected a finite non-negative decimal number such as 2e-6 "
-               "or 0.5, got '" +
+               "or 0.5, at most 1e30, got '" +
                Text + "'";
       return "";
     },
@@ -200,6 +171,22 @@ CLI::Option *addFormatOption(CLI::App &Cmd, OutputFormat &Format) {
       ->option_text("text|json (default text)");
 }
 
+CLI::Option *addTimeoutOption(CLI::App &Cmd, double &Seconds) {
+  return Cmd
+      .add_option("--timeout", Seconds,
+                  "seconds a rank waits for a peer to arrive or progress, "
+                  "0.001 .. 86400")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string &Text) -> std::string {
+            std::optional<double> V = parseCostNumber(Text);
+            if (!V || *V < 0.001 || *V > 86400)
+              return "expected seconds in [0.001, 86400], got '" + Text + "'";
+            return "";
+          },
+          "SECONDS"));
+}
+
 CLI::Option *addVerifyModeOption(CLI::App &Cmd, const std::string &Name,
                                  VerifyMode &Mode) {
   return Cmd
@@ -215,28 +202,8 @@ CLI::Option *addVerifyModeOption(CLI::App &Cmd, const std::string &Name,
 
 llvm::Expected<std::string> readInputFile(const std::string &Option,
                                           const std::string &Path,
-                                          uint64_t Limit,
-                                          const std::string &TooLarge) {
-  auto Fail = [&](const std::string &Why) {
-    return makeError(ErrorKind::Usage, "%s '%s': %s", Option.c_str(),
-                     Path.c_str(), Why.c_str());
-  };
-  std::unique_ptr<std::FILE, int (*)(std::FILE *)> F(
-      std::fopen(Path.c_str(), "rb"), &std::fclose);
-  if (!F)
-    return Fail(std::string("cannot read it: ") + std::strerror(errno));
-  std::string Text;
-  char Buf[1 << 16];
-  size_t N = 0;
-  while ((N = std::fread(Buf, 1, sizeof(Buf), F.get())) > 0) {
-    if (Text.size() + N > Limit)
-      return Fail("holds more than " + std::to_string(Limit) + " bytes, " +
-                  TooLarge);
-    Text.append(Buf, N);
-  }
-  if (std::ferror(F.get()))
-    return Fail("cannot read it");
-  return Text;
+                                          uint64_t Limit) {
+  return readBoundedFile(Path, Limit, Option, PipeInput::Allow);
 }
 
 std::function<void(uint64_t, uint64_t)> progressReporter(std::string What) {

@@ -36,6 +36,11 @@ void addCostOptions(CLI::App &Cmd, CostParams &Params);
 enum class OutputFormat { Text, Json };
 CLI::Option *addFormatOption(CLI::App &Cmd, OutputFormat &Format);
 
+/// --timeout SECONDS, how long a rank waits for a peer: in [0.001, 86400],
+/// the limits COLLPLAN_TIMEOUT has (zero fails every wait at once, NaN every
+/// comparison).
+CLI::Option *addTimeoutOption(CLI::App &Cmd, double &Seconds);
+
 /// --NAME auto|exact|hashed.
 CLI::Option *addVerifyModeOption(CLI::App &Cmd, const std::string &Name,
                                  VerifyMode &Mode);
@@ -46,13 +51,13 @@ CLI::Option *addVerifyModeOption(CLI::App &Cmd, const std::string &Name,
 std::function<void(uint64_t Done, uint64_t Total)>
 progressReporter(std::string What);
 
-/// The contents of Path, given as Option; a file (or stream: /dev/zero)
-/// longer than Limit bytes is refused, saying why (TooLarge), without
-/// reading on. Errors are usage errors naming the option and the path.
+/// The contents of Path, given as Option: a regular file or a pipe of at
+/// most Limit bytes (plan/ir/FileIo.h); a device (/dev/zero) or a larger
+/// file is refused without reading on. Errors are usage errors naming the
+/// option and the path.
 llvm::Expected<std::string> readInputFile(const std::string &Option,
                                           const std::string &Path,
-                                          uint64_t Limit,
-                                          const std::string &TooLarge);
+                                          uint64_t Limit);
 
 /// Seconds in engineering units: "12.3 us", "4.56 ms".
 std::string formatSeconds(double Seconds);

@@ -60,8 +60,7 @@ llvm::Expected<Topology> readHostfileTopology(const RequestOptions &O) {
                      "it does not combine with --topology, --ppn or "
                      "--mapping");
   llvm::Expected<std::string> Text =
-      readInputFile("--hostfile", O.Hostfile, MaxRanks * HostfileBytesPerRank,
-                    "more than a host name per rank");
+      readInputFile("--hostfile", O.Hostfile, MaxRanks * HostfileBytesPerRank);
   if (!Text)
     return Text.takeError();
   llvm::Expected<Topology> Topo = topologyFromHostfile(*Text, O.Hostfile);

@@ -80,11 +80,10 @@ std::optional<RequestProblem> parseSizes(const std::string &Text,
     return RequestProblem{ExitUsage,
                           "--bytes '" + Text + "': expected 0 < MIN <= MAX"};
   Sizes.push_back(*Min);
-  uint64_t P = 1;
-  while (P <= *Min)
-    P *= 2;
-  for (; P < *Max; P *= 2)
-    Sizes.push_back(P);
+  // By exponent: doubling past 2^63 would wrap to 0 and never end.
+  for (unsigned K = 0; K < 64; ++K)
+    if (uint64_t P = uint64_t(1) << K; P > *Min && P < *Max)
+      Sizes.push_back(P);
   if (*Max != *Min)
     Sizes.push_back(*Max);
   return std::nullopt;
@@ -94,7 +93,7 @@ std::optional<RequestProblem> parseSizes(const std::string &Text,
 uint64_t middleSize(llvm::ArrayRef<uint64_t> Sizes) {
   double Mid =
       (std::log2(double(Sizes.front())) + std::log2(double(Sizes.back()))) / 2;
-  return uint64_t(1) << uint64_t(std::llround(Mid));
+  return uint64_t(1) << std::min<uint64_t>(63, std::llround(Mid));
 }
 
 /// The communicator sizes of --ranks: "8", "2,4,8" or "2:64" (every P from

@@ -86,5 +86,14 @@ int main(int Argc, char **Argv) {
     std::cerr << "\n" << Relevant->help();
     return ExitUsage;
   }
+  // Standard output that could not be written (a full disk, /dev/full) is
+  // an output error like a file's; LLVM would abort at exit on it.
+  llvm::raw_fd_ostream &Out = llvm::outs();
+  Out.flush();
+  if (Out.has_error()) {
+    printError("cannot write the standard output: " + Out.error().message());
+    Out.clear_error();
+    return Exit == ExitSuccess ? ExitIoError : Exit;
+  }
   return Exit;
 }

@@ -99,4 +99,20 @@ grep -q "ignoring $PLANS/bcast-from-root-0.cplan" "$LOG" ||
   fail "the plan taken out of the index was not reported as misnamed"
 grep -q "MPI_Bcast of 800 bytes on 4 ranks: no plan fits" "$LOG" ||
   fail "the broadcast from rank 0 did not fall back without the index"
+# An index that is a FIFO nobody writes (every rank hung at its first
+# collective) or a link to /dev/zero (every rank aborted): reported, and the
+# named plans serve as without an index. run() bounds the time.
+rm -f "$PLANS/plans.index"
+mkfifo "$PLANS/plans.index"
+run "$WORK/log-fifo-index"
+grep -q "plans.index': not a regular file" "$LOG" ||
+  fail "the FIFO index was not reported"
+expect_plan MPI_Allreduce allreduce-p4-0-4096.cplan 4
+rm "$PLANS/plans.index"
+ln -s /dev/zero "$PLANS/plans.index"
+run "$WORK/log-zero-index"
+grep -q "plans.index': not a regular file" "$LOG" ||
+  fail "the /dev/zero index was not reported"
+expect_plan MPI_Allreduce allreduce-p4-0-4096.cplan 4
+rm "$PLANS/plans.index"
 echo "interposer edge cases: all checks passed"

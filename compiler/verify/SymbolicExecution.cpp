@@ -181,7 +181,8 @@ public:
          std::vector<Diagnostic> &Errors, std::string &DifferentTrees)
       : H(H), X(X), MaxErrors(MaxErrors), S(S), CB(X.ChunkBlocks),
         NumBuffers(H.Buffers.size()), Errors(Errors),
-        DifferentTrees(DifferentTrees) {
+        DifferentTrees(DifferentTrees),
+        Touched(uint64_t(H.Ranks) * NumBuffers, 0) {
     if (claimsRankOrder(H))
       Order.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
     if (comparesTrees(H))
@@ -202,7 +203,7 @@ public:
       N = std::min(CB, X.Atoms.size() - C0);
       ChunkErrors = 0;
       Doubles.clear();
-      initialise();
+      ++Generation;
       uint64_t End = X.ChunkBegin[Chunk + 1];
       for (uint64_t E = X.ChunkBegin[Chunk]; E < End; ++E) {
         // A chunk's steps lie scattered over the plan: fetch ahead what the
@@ -250,6 +251,9 @@ private:
   std::vector<Double> Doubles;
   static constexpr size_t MaxDoubles = 256;
   uint64_t C0 = 0, N = 0; ///< The chunk: atoms [C0, C0 + N).
+  /// Per (rank, buffer): the chunk's Generation once touch() set it up.
+  std::vector<uint32_t> Touched;
+  uint32_t Generation = 0;
   size_t ChunkErrors = 0;
 
   uint64_t slot(uint32_t Rank, uint16_t Buffer, uint64_t Block) const {
@@ -267,34 +271,40 @@ private:
            H.Buffers[Buffer];
   }
 
-  /// The contract's initial state: every rank's contribution in its input
-  /// blocks of `data`, every other block of every buffer empty.
-  void initialise() {
-    for (uint32_t R = 0; R < H.Ranks; ++R)
-      for (uint16_t Buf = 0; Buf < NumBuffers; ++Buf) {
-        // Blocks of an input covering the chunk are set below: one write,
-        // not two (every block of an allreduce).
-        llvm::ArrayRef<BlockRange> In = X.Inputs.of(R);
-        if (Buf == DataBuffer && In.size() == 1 && In[0].Begin <= C0 &&
-            In[0].End >= C0 + N)
-          continue;
-        S.clearRun(slot(R, Buf, C0), N);
-        if (Order)
-          Order->clearRun(slot(R, Buf, C0), N);
-        if (Trees)
-          Trees->clearRun(slot(R, Buf, C0), N);
-      }
-    for (uint32_t R = 0; R < H.Ranks; ++R)
-      for (const BlockRange &Rg : X.Inputs.of(R)) {
-        uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
-        if (Lo >= Hi)
-          continue;
-        S.setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
-        if (Order)
-          Order->setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
-        if (Trees)
-          Trees->setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
-      }
+  /// Gives Rank's Buffer the contract's initial state in this chunk the
+  /// first time the chunk touches it: its contribution in its input blocks
+  /// of `data`, every other block empty. Lazily, because a chunk touches
+  /// few of the P x buffers runs when a plan has many buffers (Swing's odd
+  /// ring: one per member of the odd rank's largest group, about P / 2),
+  /// and setting them all up for every chunk took most of the replay.
+  void touch(uint32_t Rank, uint16_t Buf) {
+    uint32_t &Seen = Touched[uint64_t(Rank) * NumBuffers + Buf];
+    if (Seen == Generation)
+      return;
+    Seen = Generation;
+    llvm::ArrayRef<BlockRange> In = X.Inputs.of(Rank);
+    // An input covering the chunk is set below: one write, not two (every
+    // block of an allreduce).
+    if (Buf != DataBuffer ||
+        !(In.size() == 1 && In[0].Begin <= C0 && In[0].End >= C0 + N)) {
+      S.clearRun(slot(Rank, Buf, C0), N);
+      if (Order)
+        Order->clearRun(slot(Rank, Buf, C0), N);
+      if (Trees)
+        Trees->clearRun(slot(Rank, Buf, C0), N);
+    }
+    if (Buf != DataBuffer)
+      return;
+    for (const BlockRange &Rg : In) {
+      uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
+      if (Lo >= Hi)
+        continue;
+      S.setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
+      if (Order)
+        Order->setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
+      if (Trees)
+        Trees->setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
+    }
   }
 
   void step(const Step &St) {
@@ -314,6 +324,8 @@ private:
   /// Combines Count sets from the step's source into its destination,
   /// diagnosing the first bad block of the step in this chunk.
   void apply(const Step &St, uint64_t Lo, uint64_t Count, bool &Reported) {
+    touch(St.Rank, St.Buffer);
+    touch(St.From, St.Source);
     uint64_t Dst = slot(St.Rank, St.Buffer, Lo);
     uint64_t Src = slot(St.From, St.Source, Lo);
     uint64_t K = Count, OutOfOrder = Count;
@@ -444,6 +456,9 @@ private:
                                  " " + S.whyNotHolding(Slot + K, E));
       return false;
     };
+    // compareTrees reads every rank's data too.
+    for (uint32_t R = 0; R < H.Ranks; ++R)
+      touch(R, DataBuffer);
     for (uint32_t R = 0; R < H.Ranks; ++R)
       for (const BlockRange &Rg : X.Outputs.of(R)) {
         uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);

@@ -250,6 +250,35 @@ expect 0 "list json" -- "$COLLPLAN" list --format json
 check "list names ring with its collectives" test \
   "$(json_get "$WORK/out" "'reduce-scatter' in [a for a in d if a['name']=='ring'][0]['collectives']")" = True
 
+# Hostile sizes (issue 26): each refused fast and in bounded memory, with a
+# message naming the limit. `bounded` runs a command under a memory and a
+# time limit that the code before these fixes broke (an abort after seconds
+# to minutes, up to 24 GB).
+bounded() {
+  local kib=$1 seconds=$2
+  shift 2
+  (ulimit -v "$kib" && exec timeout "$seconds" "$@")
+}
+# P = 2^k - 1: rank 0 of recursive doubling only folds in, so rank 0 x P
+# says the plan is small; the sample of ranks says it is not.
+for algo in recursive-doubling rabenseifner nap smp; do
+  expect 3 "$algo at P = 2^24 - 1 is refused" -- bounded 2000000 10 \
+    "$COLLPLAN" compile -a $algo --ranks 16777215 --explain -o "$WORK/big.cplan"
+  check "$algo at 2^24 - 1 names the limit and the memory" \
+    grep -q "operations (for .* GiB (RLIMIT_AS" "$WORK/err"
+done
+expect 3 "reduce-scatter on torus:4096x4096 is refused" -- bounded 2000000 10 \
+  "$COLLPLAN" compile -c reduce-scatter --topology torus:4096x4096
+# Past the limit's estimate, memory itself runs out: a message, not an abort.
+expect 3 "running out of memory is a message" -- bounded 400000 60 \
+  "$COLLPLAN" compile -a ring --ranks 900 -o "$WORK/oom.cplan"
+check "out of memory names the limit" grep -q "out of memory: collplan may use 0.4 GiB (RLIMIT_AS" "$WORK/err"
+# Swing's odd ring has a buffer per member of its largest group (1024 at
+# P = 2049): the verifier sets up only the buffers a chunk touches.
+expect 0 "swing at P = 2049 verifies in seconds" -- bounded 4000000 30 \
+  "$COLLPLAN" compile -a swing --param variant=bandwidth --ranks 2049 \
+  -o "$WORK/swing2049.cplan" -q
+
 # --hostfile: an irregular job (nodes of 4, 2 and 3 ranks), stored in the plan.
 printf 'a\na\na\na\nb # two on b\nb\n\nc slots=3\n' >"$WORK/hosts"
 expect 0 "nap on a hostfile" -- "$COLLPLAN" compile --hostfile "$WORK/hosts" \

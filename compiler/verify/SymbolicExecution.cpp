@@ -61,10 +61,10 @@ struct Step {
 };
 
 /// The plan in replay order: per global round, every Recv, then every Local
-/// in each rank's listed order; and, per chunk of blocks, the steps that
-/// touch it. Chunks are small enough that their state stays in cache, so
-/// without the per-chunk lists replaying every step for every chunk would
-/// dominate.
+/// in each rank's listed order; and, per chunk of blocks (of the window of
+/// chunks being replayed), the steps that touch it. Chunks are small enough
+/// that their state stays in cache, so without the per-chunk lists replaying
+/// every step for every chunk would dominate.
 /// Every rank's ranges of one kind (its input, or its output), stored flat.
 struct RankRanges {
   std::vector<uint64_t> Begin{0}; ///< Into Ranges, one per rank + 1.
@@ -89,9 +89,13 @@ struct ReplayIndex {
   std::vector<BlockRange> Ranges;
   RankRanges Inputs, Outputs;
   BlockAtoms Atoms;
-  uint64_t ChunkBlocks = 1;         ///< In atoms, like every range here.
-  std::vector<uint64_t> ChunkBegin; ///< Into Entries, one per chunk + 1.
-  std::vector<uint32_t> Entries;    ///< Step indices, in replay order.
+  uint64_t ChunkBlocks = 1; ///< In atoms, like every range here.
+  uint64_t Chunks = 0;
+  /// The window of chunks whose lists are built: [FirstChunk, EndChunk).
+  uint64_t FirstChunk = 0, EndChunk = 0;
+  /// Into Entries, one per chunk of the window + 1.
+  std::vector<uint64_t> ChunkBegin;
+  std::vector<uint32_t> Entries; ///< Step indices, in replay order.
 
   ReplayIndex(const Plan &P, const MatchedPlan &M)
       : Inputs(P.Header.Ranks,
@@ -144,34 +148,45 @@ struct ReplayIndex {
     }
   }
 
-  /// Calls F(step index, chunk) once for every chunk a step touches.
-  template <typename Fn> void forEachTouch(uint64_t CB, Fn F) const {
+  /// Calls F(step index, chunk) once for every chunk in [From, To) a step
+  /// touches.
+  template <typename Fn>
+  void forEachTouch(uint64_t From, uint64_t To, Fn F) const {
+    uint64_t CB = ChunkBlocks;
     for (uint32_t I = 0; I < Steps.size(); ++I) {
       uint64_t Last = ~uint64_t(0);
       const Step &S = Steps[I];
       for (uint64_t R = S.FirstRange; R < S.FirstRange + S.NumRanges; ++R)
-        for (uint64_t C = std::max(Ranges[R].Begin / CB, Last + 1);
-             C <= (Ranges[R].End - 1) / CB; ++C)
+        for (uint64_t C = std::max({Ranges[R].Begin / CB, Last + 1, From}),
+                      E = std::min((Ranges[R].End - 1) / CB + 1, To);
+             C < E; ++C)
           F(I, Last = C);
     }
   }
 
-  uint64_t touches(uint64_t CB) const {
-    uint64_t N = 0;
-    forEachTouch(CB, [&](uint32_t, uint64_t) { ++N; });
-    return N;
+  /// The number of touches of each chunk, to cut the chunks into windows.
+  std::vector<uint64_t> touchesPerChunk(uint64_t CB) {
+    ChunkBlocks = CB;
+    Chunks = (Atoms.size() + CB - 1) / CB;
+    std::vector<uint64_t> Count(Chunks, 0);
+    forEachTouch(0, Chunks, [&](uint32_t, uint64_t C) { ++Count[C]; });
+    return Count;
   }
 
-  void bucket(uint64_t CB) {
-    ChunkBlocks = CB;
-    uint64_t Chunks = (Atoms.size() + CB - 1) / CB;
-    ChunkBegin.assign(Chunks + 1, 0);
-    forEachTouch(CB, [&](uint32_t, uint64_t C) { ++ChunkBegin[C + 1]; });
-    for (uint64_t C = 0; C < Chunks; ++C)
+  /// Builds the per-chunk lists of chunks [From, To).
+  void bucket(uint64_t From, uint64_t To) {
+    FirstChunk = From;
+    EndChunk = To;
+    ChunkBegin.assign(To - From + 1, 0);
+    forEachTouch(From, To,
+                 [&](uint32_t, uint64_t C) { ++ChunkBegin[C - From + 1]; });
+    for (uint64_t C = 0; C < To - From; ++C)
       ChunkBegin[C + 1] += ChunkBegin[C];
     Entries.resize(ChunkBegin.back());
     std::vector<uint64_t> Fill(ChunkBegin.begin(), ChunkBegin.end() - 1);
-    forEachTouch(CB, [&](uint32_t I, uint64_t C) { Entries[Fill[C]++] = I; });
+    forEachTouch(From, To, [&](uint32_t I, uint64_t C) {
+      Entries[Fill[C - From]++] = I;
+    });
   }
 };
 
@@ -195,8 +210,9 @@ public:
   void run(uint64_t First, uint64_t Stride, std::atomic<uint64_t> &Done,
            const std::function<void(uint64_t, uint64_t)> *Progress,
            std::atomic<bool> *StopAtDifferentOrders) {
-    uint64_t Total = X.ChunkBegin.size() - 1;
-    for (uint64_t Chunk = First; Chunk < Total; Chunk += Stride) {
+    uint64_t Total = X.Chunks;
+    for (uint64_t Chunk = X.FirstChunk + First; Chunk < X.EndChunk;
+         Chunk += Stride) {
       if (StopAtDifferentOrders && *StopAtDifferentOrders)
         break;
       C0 = Chunk * CB;
@@ -204,15 +220,18 @@ public:
       ChunkErrors = 0;
       Doubles.clear();
       ++Generation;
-      uint64_t End = X.ChunkBegin[Chunk + 1];
-      for (uint64_t E = X.ChunkBegin[Chunk]; E < End; ++E) {
-        // A chunk's steps lie scattered over the plan: fetch ahead what the
-        // coming ones read, or the replay waits on memory for every step.
+      uint64_t End = X.ChunkBegin[Chunk - X.FirstChunk + 1];
+      for (uint64_t E = X.ChunkBegin[Chunk - X.FirstChunk]; E < End; ++E) {
+        // A chunk's steps lie scattered over the plan, and the runs of state
+        // they combine over the chunk's: fetch ahead what the coming ones
+        // read, or the replay waits on memory for every step.
         if (E + 2 * PrefetchDistance < End)
           __builtin_prefetch(&X.Steps[X.Entries[E + 2 * PrefetchDistance]]);
-        if (E + PrefetchDistance < End)
-          __builtin_prefetch(
-              &X.Ranges[X.Steps[X.Entries[E + PrefetchDistance]].FirstRange]);
+        if (E + PrefetchDistance < End) {
+          const Step &Ahead = X.Steps[X.Entries[E + PrefetchDistance]];
+          __builtin_prefetch(&X.Ranges[Ahead.FirstRange]);
+          prefetchState(Ahead);
+        }
         step(X.Steps[X.Entries[E]]);
       }
       checkEndState();
@@ -269,6 +288,17 @@ private:
   std::string blockOf(uint64_t Atom, uint16_t Buffer) const {
     return "block " + std::to_string(X.Atoms.firstBlock(Atom)) + " of " +
            H.Buffers[Buffer];
+  }
+
+  void prefetchState(const Step &St) const {
+    for (uint64_t Slot :
+         {slot(St.Rank, St.Buffer, C0), slot(St.From, St.Source, C0)}) {
+      S.prefetch(Slot);
+      if (Order)
+        Order->prefetch(Slot);
+      if (Trees)
+        Trees->prefetch(Slot);
+    }
   }
 
   /// Gives Rank's Buffer the contract's initial state in this chunk the
@@ -483,31 +513,50 @@ private:
 
 /// Replays every chunk on Threads threads, each with its own store from
 /// MakeStore(); diagnostics are gathered per thread and appended in thread
-/// order (the caller sorts them).
+/// order (the caller sorts them). The per-chunk lists cost 4 bytes per
+/// (step, chunk touched), which at P = 65536 is gigabytes: they are built
+/// for a window of chunks at a time, a quarter of the budget each, rather
+/// than made coarser, so chunks keep a cache-sized state however many steps
+/// touch them. Touches holds each chunk's count of them.
 template <class MakeStoreFn>
-void replayWith(const PlanHeader &H, const ReplayIndex &X,
-                const VerifyOptions &Options, unsigned Threads,
-                MakeStoreFn MakeStore, std::vector<Diagnostic> &Errors,
-                std::string &DifferentTrees) {
+void replayWith(const PlanHeader &H, ReplayIndex &X,
+                llvm::ArrayRef<uint64_t> Touches, const VerifyOptions &Options,
+                unsigned Threads, MakeStoreFn MakeStore,
+                std::vector<Diagnostic> &Errors, std::string &DifferentTrees) {
   std::vector<std::vector<Diagnostic>> Found(Threads);
   std::vector<std::string> Trees(Threads);
   std::atomic<uint64_t> Done{0};
   std::atomic<bool> Stop{false};
-  auto Work = [&](unsigned T) {
-    auto S = MakeStore();
-    // Only the calling thread reports progress.
-    const auto *Progress =
-        T == 0 && Options.Progress ? &Options.Progress : nullptr;
-    Replay<decltype(S)>(H, X, Options.MaxErrors, S, Found[T], Trees[T])
-        .run(T, Threads, Done, Progress,
-             Options.StopAtDifferentOrders ? &Stop : nullptr);
-  };
-  std::vector<std::thread> Pool;
-  for (unsigned T = 1; T < Threads; ++T)
-    Pool.emplace_back(Work, T);
-  Work(0);
-  for (std::thread &Th : Pool)
-    Th.join();
+  uint64_t MaxEntries =
+      std::max<uint64_t>(Options.MemoryBudget / 4 / sizeof(uint32_t), 1);
+  for (uint64_t From = 0; From < X.Chunks;) {
+    uint64_t To = From, Entries = 0;
+    while (To < X.Chunks && (To == From || Entries + Touches[To] <= MaxEntries))
+      Entries += Touches[To++];
+    X.bucket(From, To);
+    From = To;
+    unsigned Active =
+        unsigned(std::min<uint64_t>(Threads, X.EndChunk - X.FirstChunk));
+    auto Work = [&](unsigned T) {
+      auto S = MakeStore();
+      // Only the calling thread reports progress.
+      const auto *Progress =
+          T == 0 && Options.Progress ? &Options.Progress : nullptr;
+      Replay<decltype(S)>(H, X, Options.MaxErrors, S, Found[T], Trees[T])
+          .run(T, Active, Done, Progress,
+               Options.StopAtDifferentOrders ? &Stop : nullptr);
+    };
+    std::vector<std::thread> Pool;
+    for (unsigned T = 1; T < Active; ++T)
+      Pool.emplace_back(Work, T);
+    Work(0);
+    for (std::thread &Th : Pool)
+      Th.join();
+    if (Stop || llvm::any_of(Found, [&](const std::vector<Diagnostic> &F) {
+          return F.size() >= Options.MaxErrors;
+        }))
+      break;
+  }
   for (std::vector<Diagnostic> &F : Found)
     Errors.insert(Errors.end(), std::make_move_iterator(F.begin()),
                   std::make_move_iterator(F.end()));
@@ -548,23 +597,18 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
   uint64_t MaxCB =
       std::min(Atoms, chunkBlocks(H, Mode, Options.MemoryBudget / Threads));
   uint64_t CB = std::min(MaxCB, chunkBlocks(H, Mode, CacheTarget));
-  // The per-chunk lists cost 4 bytes per (step, chunk touched): coarser
-  // chunks when they would outgrow a quarter of the budget.
-  while (CB < MaxCB &&
-         X.touches(CB) * sizeof(uint32_t) > Options.MemoryBudget / 4)
-    CB = std::min(MaxCB, CB * 2);
-  X.bucket(CB);
-  Threads = unsigned(std::min<uint64_t>(Threads, X.ChunkBegin.size() - 1));
-  Threads = std::max(Threads, 1u);
+  std::vector<uint64_t> Touches = X.touchesPerChunk(CB);
+  Threads = unsigned(
+      std::clamp<uint64_t>(Threads, 1, std::max<uint64_t>(X.Chunks, 1)));
   uint32_t Buffers = H.Buffers.size();
   if (Mode == VerifyMode::Exact)
     replayWith(
-        H, X, Options, Threads,
+        H, X, Touches, Options, Threads,
         [&] { return ExactStore(H.Ranks, Buffers, CB); }, Errors,
         DifferentTrees);
   else
     replayWith(
-        H, X, Options, Threads,
+        H, X, Touches, Options, Threads,
         [&] { return HashedStore(H.Ranks, Buffers, CB, Options.Seed); }, Errors,
         DifferentTrees);
 }

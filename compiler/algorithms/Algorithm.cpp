@@ -2,6 +2,8 @@
 
 #include "compiler/algorithms/Algorithm.h"
 #include "plan/ir/Error.h"
+#include "plan/ir/Hash.h"
+#include "plan/ir/MemoryLimit.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -117,6 +119,49 @@ integerParam(const std::map<std::string, std::string> &Params,
   return V;
 }
 
+uint64_t maxPlanOps() {
+  static const uint64_t Limit = std::min<uint64_t>(
+      uint64_t(1) << 28, memoryLimit().Bytes / 8 * 7 / BytesPerPlanOp);
+  return Limit;
+}
+
+std::string maxPlanOpsText() {
+  return "the limit of " + std::to_string(maxPlanOps()) + " operations (for " +
+         memoryLimit().str() + ")";
+}
+
+PlanSizeEstimate estimatePlanOps(const Algorithm &A, const PlanHeader &H,
+                                 uint64_t Limit) {
+  PlanSizeEstimate Out;
+  uint64_t P = std::max<uint32_t>(H.Ranks, 1);
+  {
+    OpBudget Budget(Limit / P);
+    Out.First = A.buildRank(H, 0);
+    Out.Ops = Budget.added();
+    if (Budget.exceeded()) {
+      Out.Ops = std::max(Out.Ops * P, Limit + 1);
+      return Out;
+    }
+  }
+  if (P == 1)
+    return Out;
+  // Every rank when there are few; else ranks picked by a hash, since a
+  // stride could fall on every node's leader (smp) or on every even rank
+  // (the ranks that fold in).
+  constexpr uint64_t Samples = 64;
+  uint64_t Sampled = std::min(P - 1, Samples);
+  OpBudget Budget(Limit / P * Sampled);
+  uint64_t Built = 0;
+  for (; Built < Sampled && !Budget.exceeded(); ++Built)
+    A.buildRank(H,
+                uint32_t(P - 1 <= Samples ? 1 + Built
+                                          : 1 + splitmix64(Built) % (P - 1)));
+  Out.Ops += Budget.added() * (P - 1) / Built;
+  if (Budget.exceeded())
+    Out.Ops = std::max(Out.Ops, Limit + 1);
+  return Out;
+}
+
 llvm::Expected<Plan>
 compilePlan(const Algorithm &A, const CompileRequest &Request,
             llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress) {
@@ -147,34 +192,31 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
                      "order and needs a commutative operator; this "
                      "operator is not",
                      A.name().str().c_str());
-  // Rank 0's program stands for every rank's size: refuse a plan that cannot
-  // fit before running out of memory building it (ring allreduce at large P has
-  // 4P(P-1) operations).
-  // Rank 0 is built under a budget of the plan's share per rank, so a plan
-  // far past the limit is refused in bounded memory.
-  Program First;
-  uint64_t Estimate = 0;
-  {
-    OpBudget Budget(MaxPlanOps / P);
-    First = A.buildRank(Result.Header, 0);
-    Estimate = Budget.added() * P;
-  }
-  if (Estimate > MaxPlanOps)
-    return makeError(
-        ErrorKind::CannotCompile,
-        "the %s plan for P = %u would hold %llu operations or more: more than "
-        "the limit of %llu; choose an algorithm with fewer rounds (see "
-        "'collplan list')",
-        A.name().str().c_str(), P, (unsigned long long)Estimate,
-        (unsigned long long)MaxPlanOps);
+  uint64_t Limit = maxPlanOps();
+  PlanSizeEstimate Size = estimatePlanOps(A, Result.Header, Limit);
+  if (Size.Ops > Limit)
+    return makeError(ErrorKind::CannotCompile,
+                     "the %s plan for P = %u would hold about %llu operations "
+                     "or more: more than %s; choose an algorithm with fewer "
+                     "rounds (see 'collplan list')",
+                     A.name().str().c_str(), P, (unsigned long long)Size.Ops,
+                     maxPlanOpsText().c_str());
   // Ranks are built independently, so one thread per core takes the next
-  // rank until none is left; only the calling thread reports progress.
+  // rank until none is left; only the calling thread reports progress. The
+  // estimate is a sample's: the ranks built so far are counted too, so a
+  // plan larger than its sample showed stops at the limit.
   Result.Programs.resize(P);
-  Result.Programs[0] = std::move(First);
+  std::atomic<uint64_t> Ops{Size.First.numOps()};
+  Result.Programs[0] = std::move(Size.First);
   std::atomic<uint32_t> Next{1}, Built{1};
+  std::atomic<bool> TooLarge{false};
   auto Work = [&](bool Reports) {
-    for (uint32_t R; (R = Next++) < P;) {
+    for (uint32_t R; !TooLarge && (R = Next++) < P;) {
       Result.Programs[R] = A.buildRank(Result.Header, R);
+      if ((Ops += Result.Programs[R].numOps()) > Limit) {
+        TooLarge = true;
+        Result.Programs[R] = {};
+      }
       uint32_t Done = ++Built;
       if (Reports && Progress)
         Progress(Done, P);
@@ -187,6 +229,12 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
   Work(true);
   for (std::thread &T : Pool)
     T.join();
+  if (TooLarge)
+    return makeError(ErrorKind::CannotCompile,
+                     "the %s plan for P = %u holds more operations than %s; "
+                     "choose an algorithm with fewer rounds (see 'collplan "
+                     "list')",
+                     A.name().str().c_str(), P, maxPlanOpsText().c_str());
   return Result;
 }
 

@@ -136,15 +136,33 @@ bool knowsParam(const Algorithm &A, llvm::StringRef Name);
 const Algorithm *findAlgorithm(llvm::StringRef Name);
 
 /// Plans with more operations than this are refused before they are built:
-/// at about 70 bytes each in memory (measured: ring allreduce at P = 8192,
-/// just under the limit, peaks at 19 GB) a larger one would exhaust a 24 GiB
-/// machine. Ring allreduce, 4P(P-1) operations (2(P-1) rounds of a send and a
-/// receive on each of P ranks), reaches it past P = 8192.
-constexpr uint64_t MaxPlanOps = uint64_t(1) << 28;
+/// about 72 bytes each in memory (measured: ring allreduce at P = 8192 with
+/// 2^28 operations peaks at 19 GB, verification included), so the limit is
+/// seven eighths of the memory this process may use (MemoryLimit.h) at 72
+/// bytes an operation, and never more than 2^28 (ring allreduce, 4P(P-1)
+/// operations, reaches it past P = 8192).
+uint64_t maxPlanOps();
+constexpr uint64_t BytesPerPlanOp = 72;
+/// "the limit of N operations (for 16.0 GiB (RLIMIT_AS (ulimit -v)))".
+std::string maxPlanOpsText();
+
+/// The operations of A's plan under Header, estimated without building it:
+/// rank 0 and a sample of other ranks stand for all P. Rank 0 alone does not
+/// (at P = 2^k - 1 recursive doubling's rank 0 only folds in). The sample is
+/// built under a budget, so a plan far past Limit costs bounded time and
+/// memory; past Limit, Ops is only known to exceed it.
+struct PlanSizeEstimate {
+  uint64_t Ops = 0;
+  /// Rank 0's program, whole when Ops <= Limit.
+  Program First;
+};
+PlanSizeEstimate estimatePlanOps(const Algorithm &A, const PlanHeader &Header,
+                                 uint64_t Limit);
 
 /// prepare() then buildRank() for every rank: the whole plan. Progress, if
 /// given, is told how many ranks are built after each rank. Fails, before
-/// building the others, when rank 0's program times P exceeds MaxPlanOps.
+/// building the others, when estimatePlanOps exceeds maxPlanOps(), and stops
+/// building when the ranks built so far do.
 llvm::Expected<Plan>
 compilePlan(const Algorithm &A, const CompileRequest &Request,
             llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress =

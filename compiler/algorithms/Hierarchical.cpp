@@ -55,24 +55,21 @@ llvm::Expected<uint32_t> planRoundSpan(const Algorithm &A,
     if (It != Known.end())
       return It->second;
   }
+  uint64_t Limit = maxPlanOps();
   auto TooLarge = [&](uint64_t Ops) {
     return makeError(ErrorKind::CannotCompile,
                      "its %s plan for %u ranks would hold about %llu "
-                     "operations, more than the limit of %llu",
+                     "operations, more than %s",
                      A.name().str().c_str(), H.Ranks, (unsigned long long)Ops,
-                     (unsigned long long)MaxPlanOps);
+                     maxPlanOpsText().c_str());
   };
   // Every sub-rank is built under a budget of its own: the caller's budget
   // (compilePlan sizing the composed rank 0) must not be charged, and a stage
-  // too large for any plan is refused from its rank 0, as compilePlan does,
+  // too large for any plan is refused from its estimate, as compilePlan does,
   // before building all its ranks.
-  {
-    OpBudget Budget(MaxPlanOps / H.Ranks);
-    A.buildRank(H, 0);
-    if (Budget.exceeded())
-      return TooLarge(Budget.added() * H.Ranks);
-  }
-  OpBudget Budget(MaxPlanOps);
+  if (uint64_t Ops = estimatePlanOps(A, H, Limit).Ops; Ops > Limit)
+    return TooLarge(Ops);
+  OpBudget Budget(Limit);
   uint32_t Span = 0;
   for (uint32_t R = 0; R < H.Ranks && !Budget.exceeded(); ++R) {
     Program Prog = A.buildRank(H, R);

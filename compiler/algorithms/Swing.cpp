@@ -430,6 +430,10 @@ private:
     bool Allreduce = H.Kind == Collective::Allreduce;
     bool DoRs = H.Kind != Collective::Allgather;
     bool DoAg = H.Kind != Collective::ReduceScatter;
+    // Two operations per step of each half and collective, known before the
+    // sets, which take O(P) to compute each (seconds at P = 2^24).
+    if (OpBudget::cannotFit(NumC * L * 2 * (DoRs + DoAg)))
+      return;
     for (uint32_t C = 0; C < NumC; ++C) {
       llvm::SmallVector<StepDim, 32> Sched = Virt.schedule(C);
       // Rank 0's send sets; a rank's own and its peers' are their images.

@@ -173,19 +173,15 @@ Priced price(const Setting &S, llvm::ArrayRef<uint64_t> Sizes) {
     return Out;
   }
   Out.C.Params = H->Params;
-  // Rank 0 under a budget: a candidate too large to ever build (more than
-  // MaxPlanOps) is refused from rank 0's count, in bounded memory.
-  Program First;
-  uint64_t Ops = 0;
-  {
-    OpBudget Budget(MaxPlanOps / H->Ranks);
-    First = A.buildRank(*H, 0);
-    Ops = Budget.added() * H->Ranks;
-  }
-  if (Ops > MaxPlanOps) {
-    Out.C.Skipped = "about " + std::to_string(Ops) +
-                    " operations: more than the limit of " +
-                    std::to_string(MaxPlanOps);
+  // A candidate too large to ever build is refused from its estimate, in
+  // bounded memory.
+  uint64_t Limit = maxPlanOps();
+  PlanSizeEstimate Size = estimatePlanOps(A, *H, Limit);
+  uint64_t Ops = Size.Ops;
+  const Program &First = Size.First;
+  if (Ops > Limit) {
+    Out.C.Skipped = "about " + std::to_string(Ops) + " operations: more than " +
+                    maxPlanOpsText();
     return Out;
   }
   if (Ops <= MaxOpsToPrice) {

@@ -33,6 +33,7 @@ public:
   explicit CombineTrees(uint64_t Slots) : Tree(Slots, Empty) {}
   static constexpr uint64_t bytesPerSet() { return sizeof(uint32_t); }
 
+  void prefetch(uint64_t Slot) const { __builtin_prefetch(Tree.data() + Slot); }
   void clearRun(uint64_t Slot, uint64_t N) {
     std::fill_n(Tree.begin() + Slot, N, Empty);
   }

@@ -90,6 +90,7 @@ public:
   }
 
   /// Makes N sets from Slot empty, or all {Rank}.
+  void prefetch(uint64_t Slot) const { __builtin_prefetch(set(Slot)); }
   void clearRun(uint64_t Slot, uint64_t N);
   void setSingleRun(uint64_t Slot, uint64_t N, uint32_t Rank);
   bool empty(uint64_t Slot) const;
@@ -146,6 +147,7 @@ public:
   void clearRun(uint64_t Slot, uint64_t N) {
     std::fill_n(Word.begin() + Slot, N, 0);
   }
+  void prefetch(uint64_t Slot) const { __builtin_prefetch(Word.data() + Slot); }
   void setSingleRun(uint64_t Slot, uint64_t N, uint32_t Rank) {
     std::fill_n(Word.begin() + Slot, N, RankWord[Rank]);
   }

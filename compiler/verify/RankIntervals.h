@@ -32,6 +32,10 @@ public:
   explicit RankIntervals(uint64_t Slots) : Lo(Slots, Empty), Hi(Slots, 0) {}
   static constexpr uint64_t bytesPerSet() { return 2 * sizeof(uint32_t); }
 
+  void prefetch(uint64_t Slot) const {
+    __builtin_prefetch(Lo.data() + Slot);
+    __builtin_prefetch(Hi.data() + Slot);
+  }
   void clearRun(uint64_t Slot, uint64_t N) {
     std::fill_n(Lo.begin() + Slot, N, Empty);
   }

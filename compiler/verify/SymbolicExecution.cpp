@@ -61,10 +61,10 @@ struct Step {
 };
 
 /// The plan in replay order: per global round, every Recv, then every Local
-/// in each rank's listed order; and, per chunk of blocks, the steps that
-/// touch it. Chunks are small enough that their state stays in cache, so
-/// without the per-chunk lists replaying every step for every chunk would
-/// dominate.
+/// in each rank's listed order; and, per chunk of blocks (of the window of
+/// chunks being replayed), the steps that touch it. Chunks are small enough
+/// that their state stays in cache, so without the per-chunk lists replaying
+/// every step for every chunk would dominate.
 /// Every rank's ranges of one kind (its input, or its output), stored flat.
 struct RankRanges {
   std::vector<uint64_t> Begin{0}; ///< Into Ranges, one per rank + 1.
@@ -89,9 +89,13 @@ struct ReplayIndex {
   std::vector<BlockRange> Ranges;
   RankRanges Inputs, Outputs;
   BlockAtoms Atoms;
-  uint64_t ChunkBlocks = 1;         ///< In atoms, like every range here.
-  std::vector<uint64_t> ChunkBegin; ///< Into Entries, one per chunk + 1.
-  std::vector<uint32_t> Entries;    ///< Step indices, in replay order.
+  uint64_t ChunkBlocks = 1; ///< In atoms, like every range here.
+  uint64_t Chunks = 0;
+  /// The window of chunks whose lists are built: [FirstChunk, EndChunk).
+  uint64_t FirstChunk = 0, EndChunk = 0;
+  /// Into Entries, one per chunk of the window + 1.
+  std::vector<uint64_t> ChunkBegin;
+  std::vector<uint32_t> Entries; ///< Step indices, in replay order.
 
   ReplayIndex(const Plan &P, const MatchedPlan &M)
       : Inputs(P.Header.Ranks,
@@ -144,34 +148,45 @@ struct ReplayIndex {
     }
   }
 
-  /// Calls F(step index, chunk) once for every chunk a step touches.
-  template <typename Fn> void forEachTouch(uint64_t CB, Fn F) const {
+  /// Calls F(step index, chunk) once for every chunk in [From, To) a step
+  /// touches.
+  template <typename Fn>
+  void forEachTouch(uint64_t From, uint64_t To, Fn F) const {
+    uint64_t CB = ChunkBlocks;
     for (uint32_t I = 0; I < Steps.size(); ++I) {
       uint64_t Last = ~uint64_t(0);
       const Step &S = Steps[I];
       for (uint64_t R = S.FirstRange; R < S.FirstRange + S.NumRanges; ++R)
-        for (uint64_t C = std::max(Ranges[R].Begin / CB, Last + 1);
-             C <= (Ranges[R].End - 1) / CB; ++C)
+        for (uint64_t C = std::max({Ranges[R].Begin / CB, Last + 1, From}),
+                      E = std::min((Ranges[R].End - 1) / CB + 1, To);
+             C < E; ++C)
           F(I, Last = C);
     }
   }
 
-  uint64_t touches(uint64_t CB) const {
-    uint64_t N = 0;
-    forEachTouch(CB, [&](uint32_t, uint64_t) { ++N; });
-    return N;
+  /// The number of touches of each chunk, to cut the chunks into windows.
+  std::vector<uint64_t> touchesPerChunk(uint64_t CB) {
+    ChunkBlocks = CB;
+    Chunks = (Atoms.size() + CB - 1) / CB;
+    std::vector<uint64_t> Count(Chunks, 0);
+    forEachTouch(0, Chunks, [&](uint32_t, uint64_t C) { ++Count[C]; });
+    return Count;
   }
 
-  void bucket(uint64_t CB) {
-    ChunkBlocks = CB;
-    uint64_t Chunks = (Atoms.size() + CB - 1) / CB;
-    ChunkBegin.assign(Chunks + 1, 0);
-    forEachTouch(CB, [&](uint32_t, uint64_t C) { ++ChunkBegin[C + 1]; });
-    for (uint64_t C = 0; C < Chunks; ++C)
+  /// Builds the per-chunk lists of chunks [From, To).
+  void bucket(uint64_t From, uint64_t To) {
+    FirstChunk = From;
+    EndChunk = To;
+    ChunkBegin.assign(To - From + 1, 0);
+    forEachTouch(From, To,
+                 [&](uint32_t, uint64_t C) { ++ChunkBegin[C - From + 1]; });
+    for (uint64_t C = 0; C < To - From; ++C)
       ChunkBegin[C + 1] += ChunkBegin[C];
     Entries.resize(ChunkBegin.back());
     std::vector<uint64_t> Fill(ChunkBegin.begin(), ChunkBegin.end() - 1);
-    forEachTouch(CB, [&](uint32_t I, uint64_t C) { Entries[Fill[C]++] = I; });
+    forEachTouch(From, To, [&](uint32_t I, uint64_t C) {
+      Entries[Fill[C - From]++] = I;
+    });
   }
 };
 
@@ -181,7 +196,8 @@ public:
          std::vector<Diagnostic> &Errors, std::string &DifferentTrees)
       : H(H), X(X), MaxErrors(MaxErrors), S(S), CB(X.ChunkBlocks),
         NumBuffers(H.Buffers.size()), Errors(Errors),
-        DifferentTrees(DifferentTrees) {
+        DifferentTrees(DifferentTrees),
+        Touched(uint64_t(H.Ranks) * NumBuffers, 0) {
     if (claimsRankOrder(H))
       Order.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
     if (comparesTrees(H))
@@ -194,24 +210,28 @@ public:
   void run(uint64_t First, uint64_t Stride, std::atomic<uint64_t> &Done,
            const std::function<void(uint64_t, uint64_t)> *Progress,
            std::atomic<bool> *StopAtDifferentOrders) {
-    uint64_t Total = X.ChunkBegin.size() - 1;
-    for (uint64_t Chunk = First; Chunk < Total; Chunk += Stride) {
+    uint64_t Total = X.Chunks;
+    for (uint64_t Chunk = X.FirstChunk + First; Chunk < X.EndChunk;
+         Chunk += Stride) {
       if (StopAtDifferentOrders && *StopAtDifferentOrders)
         break;
       C0 = Chunk * CB;
       N = std::min(CB, X.Atoms.size() - C0);
       ChunkErrors = 0;
       Doubles.clear();
-      initialise();
-      uint64_t End = X.ChunkBegin[Chunk + 1];
-      for (uint64_t E = X.ChunkBegin[Chunk]; E < End; ++E) {
-        // A chunk's steps lie scattered over the plan: fetch ahead what the
-        // coming ones read, or the replay waits on memory for every step.
+      ++Generation;
+      uint64_t End = X.ChunkBegin[Chunk - X.FirstChunk + 1];
+      for (uint64_t E = X.ChunkBegin[Chunk - X.FirstChunk]; E < End; ++E) {
+        // A chunk's steps lie scattered over the plan, and the runs of state
+        // they combine over the chunk's: fetch ahead what the coming ones
+        // read, or the replay waits on memory for every step.
         if (E + 2 * PrefetchDistance < End)
           __builtin_prefetch(&X.Steps[X.Entries[E + 2 * PrefetchDistance]]);
-        if (E + PrefetchDistance < End)
-          __builtin_prefetch(
-              &X.Ranges[X.Steps[X.Entries[E + PrefetchDistance]].FirstRange]);
+        if (E + PrefetchDistance < End) {
+          const Step &Ahead = X.Steps[X.Entries[E + PrefetchDistance]];
+          __builtin_prefetch(&X.Ranges[Ahead.FirstRange]);
+          prefetchState(Ahead);
+        }
         step(X.Steps[X.Entries[E]]);
       }
       checkEndState();
@@ -250,6 +270,9 @@ private:
   std::vector<Double> Doubles;
   static constexpr size_t MaxDoubles = 256;
   uint64_t C0 = 0, N = 0; ///< The chunk: atoms [C0, C0 + N).
+  /// Per (rank, buffer): the chunk's Generation once touch() set it up.
+  std::vector<uint32_t> Touched;
+  uint32_t Generation = 0;
   size_t ChunkErrors = 0;
 
   uint64_t slot(uint32_t Rank, uint16_t Buffer, uint64_t Block) const {
@@ -267,34 +290,51 @@ private:
            H.Buffers[Buffer];
   }
 
-  /// The contract's initial state: every rank's contribution in its input
-  /// blocks of `data`, every other block of every buffer empty.
-  void initialise() {
-    for (uint32_t R = 0; R < H.Ranks; ++R)
-      for (uint16_t Buf = 0; Buf < NumBuffers; ++Buf) {
-        // Blocks of an input covering the chunk are set below: one write,
-        // not two (every block of an allreduce).
-        llvm::ArrayRef<BlockRange> In = X.Inputs.of(R);
-        if (Buf == DataBuffer && In.size() == 1 && In[0].Begin <= C0 &&
-            In[0].End >= C0 + N)
-          continue;
-        S.clearRun(slot(R, Buf, C0), N);
-        if (Order)
-          Order->clearRun(slot(R, Buf, C0), N);
-        if (Trees)
-          Trees->clearRun(slot(R, Buf, C0), N);
-      }
-    for (uint32_t R = 0; R < H.Ranks; ++R)
-      for (const BlockRange &Rg : X.Inputs.of(R)) {
-        uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
-        if (Lo >= Hi)
-          continue;
-        S.setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
-        if (Order)
-          Order->setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
-        if (Trees)
-          Trees->setSingleRun(slot(R, DataBuffer, Lo), Hi - Lo, R);
-      }
+  void prefetchState(const Step &St) const {
+    for (uint64_t Slot :
+         {slot(St.Rank, St.Buffer, C0), slot(St.From, St.Source, C0)}) {
+      S.prefetch(Slot);
+      if (Order)
+        Order->prefetch(Slot);
+      if (Trees)
+        Trees->prefetch(Slot);
+    }
+  }
+
+  /// Gives Rank's Buffer the contract's initial state in this chunk the
+  /// first time the chunk touches it: its contribution in its input blocks
+  /// of `data`, every other block empty. Lazily, because a chunk touches
+  /// few of the P x buffers runs when a plan has many buffers (Swing's odd
+  /// ring: one per member of the odd rank's largest group, about P / 2),
+  /// and setting them all up for every chunk took most of the replay.
+  void touch(uint32_t Rank, uint16_t Buf) {
+    uint32_t &Seen = Touched[uint64_t(Rank) * NumBuffers + Buf];
+    if (Seen == Generation)
+      return;
+    Seen = Generation;
+    llvm::ArrayRef<BlockRange> In = X.Inputs.of(Rank);
+    // An input covering the chunk is set below: one write, not two (every
+    // block of an allreduce).
+    if (Buf != DataBuffer ||
+        !(In.size() == 1 && In[0].Begin <= C0 && In[0].End >= C0 + N)) {
+      S.clearRun(slot(Rank, Buf, C0), N);
+      if (Order)
+        Order->clearRun(slot(Rank, Buf, C0), N);
+      if (Trees)
+        Trees->clearRun(slot(Rank, Buf, C0), N);
+    }
+    if (Buf != DataBuffer)
+      return;
+    for (const BlockRange &Rg : In) {
+      uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
+      if (Lo >= Hi)
+        continue;
+      S.setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
+      if (Order)
+        Order->setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
+      if (Trees)
+        Trees->setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
+    }
   }
 
   void step(const Step &St) {
@@ -314,6 +354,8 @@ private:
   /// Combines Count sets from the step's source into its destination,
   /// diagnosing the first bad block of the step in this chunk.
   void apply(const Step &St, uint64_t Lo, uint64_t Count, bool &Reported) {
+    touch(St.Rank, St.Buffer);
+    touch(St.From, St.Source);
     uint64_t Dst = slot(St.Rank, St.Buffer, Lo);
     uint64_t Src = slot(St.From, St.Source, Lo);
     uint64_t K = Count, OutOfOrder = Count;
@@ -444,6 +486,9 @@ private:
                                  " " + S.whyNotHolding(Slot + K, E));
       return false;
     };
+    // compareTrees reads every rank's data too.
+    for (uint32_t R = 0; R < H.Ranks; ++R)
+      touch(R, DataBuffer);
     for (uint32_t R = 0; R < H.Ranks; ++R)
       for (const BlockRange &Rg : X.Outputs.of(R)) {
         uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
@@ -468,31 +513,50 @@ private:
 
 /// Replays every chunk on Threads threads, each with its own store from
 /// MakeStore(); diagnostics are gathered per thread and appended in thread
-/// order (the caller sorts them).
+/// order (the caller sorts them). The per-chunk lists cost 4 bytes per
+/// (step, chunk touched), which at P = 65536 is gigabytes: they are built
+/// for a window of chunks at a time, a quarter of the budget each, rather
+/// than made coarser, so chunks keep a cache-sized state however many steps
+/// touch them. Touches holds each chunk's count of them.
 template <class MakeStoreFn>
-void replayWith(const PlanHeader &H, const ReplayIndex &X,
-                const VerifyOptions &Options, unsigned Threads,
-                MakeStoreFn MakeStore, std::vector<Diagnostic> &Errors,
-                std::string &DifferentTrees) {
+void replayWith(const PlanHeader &H, ReplayIndex &X,
+                llvm::ArrayRef<uint64_t> Touches, const VerifyOptions &Options,
+                unsigned Threads, MakeStoreFn MakeStore,
+                std::vector<Diagnostic> &Errors, std::string &DifferentTrees) {
   std::vector<std::vector<Diagnostic>> Found(Threads);
   std::vector<std::string> Trees(Threads);
   std::atomic<uint64_t> Done{0};
   std::atomic<bool> Stop{false};
-  auto Work = [&](unsigned T) {
-    auto S = MakeStore();
-    // Only the calling thread reports progress.
-    const auto *Progress =
-        T == 0 && Options.Progress ? &Options.Progress : nullptr;
-    Replay<decltype(S)>(H, X, Options.MaxErrors, S, Found[T], Trees[T])
-        .run(T, Threads, Done, Progress,
-             Options.StopAtDifferentOrders ? &Stop : nullptr);
-  };
-  std::vector<std::thread> Pool;
-  for (unsigned T = 1; T < Threads; ++T)
-    Pool.emplace_back(Work, T);
-  Work(0);
-  for (std::thread &Th : Pool)
-    Th.join();
+  uint64_t MaxEntries =
+      std::max<uint64_t>(Options.MemoryBudget / 4 / sizeof(uint32_t), 1);
+  for (uint64_t From = 0; From < X.Chunks;) {
+    uint64_t To = From, Entries = 0;
+    while (To < X.Chunks && (To == From || Entries + Touches[To] <= MaxEntries))
+      Entries += Touches[To++];
+    X.bucket(From, To);
+    From = To;
+    unsigned Active =
+        unsigned(std::min<uint64_t>(Threads, X.EndChunk - X.FirstChunk));
+    auto Work = [&](unsigned T) {
+      auto S = MakeStore();
+      // Only the calling thread reports progress.
+      const auto *Progress =
+          T == 0 && Options.Progress ? &Options.Progress : nullptr;
+      Replay<decltype(S)>(H, X, Options.MaxErrors, S, Found[T], Trees[T])
+          .run(T, Active, Done, Progress,
+               Options.StopAtDifferentOrders ? &Stop : nullptr);
+    };
+    std::vector<std::thread> Pool;
+    for (unsigned T = 1; T < Active; ++T)
+      Pool.emplace_back(Work, T);
+    Work(0);
+    for (std::thread &Th : Pool)
+      Th.join();
+    if (Stop || llvm::any_of(Found, [&](const std::vector<Diagnostic> &F) {
+          return F.size() >= Options.MaxErrors;
+        }))
+      break;
+  }
   for (std::vector<Diagnostic> &F : Found)
     Errors.insert(Errors.end(), std::make_move_iterator(F.begin()),
                   std::make_move_iterator(F.end()));
@@ -533,23 +597,18 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
   uint64_t MaxCB =
       std::min(Atoms, chunkBlocks(H, Mode, Options.MemoryBudget / Threads));
   uint64_t CB = std::min(MaxCB, chunkBlocks(H, Mode, CacheTarget));
-  // The per-chunk lists cost 4 bytes per (step, chunk touched): coarser
-  // chunks when they would outgrow a quarter of the budget.
-  while (CB < MaxCB &&
-         X.touches(CB) * sizeof(uint32_t) > Options.MemoryBudget / 4)
-    CB = std::min(MaxCB, CB * 2);
-  X.bucket(CB);
-  Threads = unsigned(std::min<uint64_t>(Threads, X.ChunkBegin.size() - 1));
-  Threads = std::max(Threads, 1u);
+  std::vector<uint64_t> Touches = X.touchesPerChunk(CB);
+  Threads = unsigned(
+      std::clamp<uint64_t>(Threads, 1, std::max<uint64_t>(X.Chunks, 1)));
   uint32_t Buffers = H.Buffers.size();
   if (Mode == VerifyMode::Exact)
     replayWith(
-        H, X, Options, Threads,
+        H, X, Touches, Options, Threads,
         [&] { return ExactStore(H.Ranks, Buffers, CB); }, Errors,
         DifferentTrees);
   else
     replayWith(
-        H, X, Options, Threads,
+        H, X, Touches, Options, Threads,
         [&] { return HashedStore(H.Ranks, Buffers, CB, Options.Seed); }, Errors,
         DifferentTrees);
 }

@@ -50,6 +50,14 @@ bool OpBudget::exceededOnThisThread() {
   return CurrentBudget && CurrentBudget->exceeded();
 }
 
+bool OpBudget::cannotFit(uint64_t Ops) {
+  OpBudget *B = CurrentBudget;
+  if (!B || B->Added + Ops <= B->Limit)
+    return false;
+  B->Added += Ops;
+  return true;
+}
+
 void Program::add(uint32_t Index, Op Operation) {
   if (OpBudget *B = CurrentBudget)
     if (++B->Added > B->Limit)

@@ -133,6 +133,11 @@ public:
   /// Whether the innermost budget on this thread is exceeded: a builder's
   /// loops may stop early then, since the program will be discarded.
   static bool exceededOnThisThread();
+  /// Whether Ops more operations would exceed the innermost budget on this
+  /// thread; if so they are counted as added. Lets a builder whose sets cost
+  /// far more than its operations (Swing's reduce-scatter at P = 2^24: a
+  /// second per rank) give up before computing them.
+  static bool cannotFit(uint64_t Ops);
 
 private:
   friend struct Program;

@@ -44,6 +44,8 @@ struct MscclLimits {
   unsigned ThreadblocksPerChannel = 32;
   unsigned MaxCount = 71; ///< cnt below 72.
   unsigned MaxOffset = 0xffff;
+  /// What the reader accepts (ngpus), far above any real machine's.
+  unsigned MaxGpus = 4096;
 };
 
 struct MscclExportOptions {

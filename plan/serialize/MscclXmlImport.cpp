@@ -22,6 +22,7 @@
 #include "plan/serialize/PlanFile.h"
 
 #include "plan/ir/Error.h"
+#include "plan/ir/Hash.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Path.h"
@@ -41,6 +42,9 @@ namespace msccl {
 namespace {
 
 enum Space : uint8_t { DataSpace, OutSpace, ScratchSpace, TempSpace };
+
+constexpr uint64_t MaxLocations = uint64_t(1) << 26;
+constexpr uint64_t MaxChunkMoves = uint64_t(1) << 22;
 
 struct Loc {
   Space Sp;
@@ -73,7 +77,7 @@ private:
   uint64_t N = 1, K = 1; ///< Blocks; chunks per rank (allgather, RS).
   uint16_t FirstScratch = 1;
   /// Which block each location holds: [gpu][space][index], -1 for none.
-  std::vector<std::array<std::vector<int64_t>, 3>> Holds;
+  std::vector<std::array<std::vector<int32_t>, 3>> Holds;
   /// Scratch buffer of (gpu, space, index, block), and the count per
   /// (gpu, block) that allocates them.
   std::map<std::tuple<uint32_t, uint8_t, int64_t, uint64_t>, uint16_t>
@@ -86,7 +90,7 @@ private:
     int64_t Writer = -1;
     std::vector<uint32_t> Readers;
   };
-  llvm::DenseMap<uint64_t, Access> Accesses;
+  llvm::DenseMap<uint64_t, Access, PackedKeyInfo> Accesses;
   std::map<std::tuple<int64_t, int64_t, int64_t>, std::deque<PendingMessage>>
       Queues;
   std::vector<std::vector<int64_t>> LastPhase; ///< [gpu][tb]
@@ -105,7 +109,7 @@ private:
                             "): " + Message);
   }
   Expected<Loc> locate(uint32_t G, char Buf, int64_t Off, size_t T, size_t St);
-  int64_t &holds(uint32_t G, Loc L) { return Holds[G][L.Sp][L.Index]; }
+  int32_t &holds(uint32_t G, Loc L) { return Holds[G][L.Sp][L.Index]; }
   uint16_t buffer(uint32_t G, Loc L, uint64_t Block);
   uint32_t newPhase(PhaseKind Kind, uint32_t G, size_t T, size_t St);
   void read(uint32_t P, uint16_t Buf, uint64_t Block);
@@ -277,14 +281,26 @@ Error Importer::setUp() {
     H.Root = Roots[0];
   }
   size_t G = A.GpuList.size();
-  // Bounds the simulation's memory: a location table per gpu.
-  uint64_t Locations = 0;
-  for (const Gpu &Gp : A.GpuList)
+  // Bounds the simulation's memory before it starts: a location table per
+  // gpu, and about a hundred bytes per chunk a step moves (the accesses
+  // each chunk records for ordering and races). A kilobyte file can ask for
+  // 2^24-chunk steps; real ones move a few million chunks in all.
+  uint64_t Locations = 0, Moves = 0;
+  for (const Gpu &Gp : A.GpuList) {
     Locations += 2 * N + uint64_t(Gp.ScratchChunks);
-  if (Locations > (uint64_t(1) << 27))
+    for (const Threadblock &Tb : Gp.Tbs)
+      for (const Step &St : Tb.Steps)
+        Moves += uint64_t(St.Count);
+  }
+  if (Locations > MaxLocations)
     return makeError(ErrorKind::CannotCompile,
                      Name + ": too large to import: " + llvm::Twine(Locations) +
-                         " chunk locations over all gpus (at most 2^27)");
+                         " chunk locations over all gpus (at most 2^26)");
+  if (Moves > MaxChunkMoves)
+    return makeError(ErrorKind::CannotCompile,
+                     Name + ": too large to import: its steps move " +
+                         llvm::Twine(Moves) +
+                         " chunks in all (the sum of cnt; at most 2^22)");
   Holds.resize(G);
   LastPhase.resize(G);
   StepPhase.resize(G);
@@ -297,7 +313,7 @@ Error Importer::setUp() {
       Holds[I][Sp].assign(Size, -1);
       if (Sp != ScratchSpace)
         for (size_t B = 0; B < Size; ++B)
-          Holds[I][Sp][B] = int64_t(B);
+          Holds[I][Sp][B] = int32_t(B);
     }
     LastPhase[I].assign(Gp.Tbs.size(), -1);
     StepPhase[I].resize(Gp.Tbs.size());
@@ -401,7 +417,7 @@ Error Importer::exec(uint32_t G, size_t T) {
                                   : "block " + llvm::Twine(holds(G, DL))) +
                 "; no collective result mixes blocks");
       uint16_t SB = buffer(G, SL, uint64_t(B)), DB = buffer(G, DL, uint64_t(B));
-      holds(G, DL) = B;
+      holds(G, DL) = int32_t(B);
       if (SB == DB) {
         if (Ty == StepType::Reduce)
           return Fail(ErrorKind::Invalid, "reduces a chunk into itself");
@@ -464,7 +480,7 @@ Error Importer::exec(uint32_t G, size_t T) {
         read(P, SrcB, B);
       write(P, DstB, B);
       if (DL.Sp != TempSpace)
-        holds(G, DL) = int64_t(B);
+        holds(G, DL) = int32_t(B);
       BlockSet One = BlockSet::single(B);
       appendMerged(SendP.Transfers, Op::send(G, One, M.Chunks[J].SrcBuf));
       appendMerged(S.Phases[P].Transfers,

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "plan/serialize/MscclXml.h"
 #include "plan/serialize/MscclXmlModel.h"
 
 #include "plan/ir/Error.h"
@@ -95,8 +96,8 @@ private:
 };
 
 // Bounds far above any real file that keep the import's arithmetic small.
-constexpr int64_t MaxGpus = 4096, MaxChunks = int64_t(1) << 24,
-                  MaxId = int64_t(1) << 20;
+const int64_t MaxGpus = MscclLimits().MaxGpus;
+constexpr int64_t MaxChunks = int64_t(1) << 24, MaxId = int64_t(1) << 20;
 
 Expected<Step> parseStep(const tinyxml2::XMLElement &E, StringRef Name) {
   Attrs A(E, Name);
@@ -176,9 +177,67 @@ Expected<Threadblock> parseTb(const tinyxml2::XMLElement &E, StringRef Name) {
   return Tb;
 }
 
+/// MSCCL's elements have about ten attributes each; this leaves room for
+/// any a newer tool adds.
+constexpr unsigned MaxAttributes = 256;
+
+/// Refuses an element with more than MaxAttributes attributes before
+/// tinyxml2 reads it: tinyxml2 looks for a duplicate among the attributes
+/// read so far for every attribute it reads, quadratic in their number (a
+/// 2 MB element of 100,000 attributes takes a minute). A lexical scan:
+/// comments, CDATA, declarations and quoted values are skipped; each '='
+/// of a start tag is an attribute.
+Error checkAttributeCounts(StringRef Bytes, StringRef Name) {
+  int Line = 1;
+  auto SkipTo = [&](size_t &I, StringRef End) {
+    size_t J = Bytes.find(End, I);
+    J = J == StringRef::npos ? Bytes.size() : J + End.size();
+    Line += Bytes.slice(I, J).count('\n');
+    I = J;
+  };
+  for (size_t I = 0; I < Bytes.size();) {
+    char C = Bytes[I];
+    if (C != '<') {
+      Line += C == '\n';
+      ++I;
+      continue;
+    }
+    StringRef Rest = Bytes.drop_front(I);
+    if (Rest.startswith("<!--")) {
+      SkipTo(I, "-->");
+    } else if (Rest.startswith("<![CDATA[")) {
+      SkipTo(I, "]]>");
+    } else if (Rest.startswith("<?")) {
+      SkipTo(I, "?>");
+    } else if (Rest.startswith("<!") || Rest.startswith("</")) {
+      SkipTo(I, ">");
+    } else {
+      int TagLine = Line;
+      unsigned Count = 0;
+      char Quote = 0;
+      for (++I; I < Bytes.size() && (Quote || Bytes[I] != '>'); ++I) {
+        char D = Bytes[I];
+        Line += D == '\n';
+        if (Quote)
+          Quote = D == Quote ? 0 : Quote;
+        else if (D == '"' || D == '\'')
+          Quote = D;
+        else if (D == '=' && ++Count > MaxAttributes)
+          return makeError(ErrorKind::Usage,
+                           Name + ":" + llvm::Twine(TagLine) +
+                               ": an element with more than " +
+                               llvm::Twine(MaxAttributes) + " attributes");
+      }
+    }
+  }
+  return Error::success();
+}
+
 } // namespace
 
 Expected<Algorithm> parseAlgorithm(StringRef Bytes, StringRef Name) {
+  if (Error E = checkAttributeCounts(Bytes, Name))
+    return std::move(E);
   tinyxml2::XMLDocument Doc;
   if (Doc.Parse(Bytes.data(), Bytes.size()) != tinyxml2::XML_SUCCESS)
     return makeError(ErrorKind::Usage,
@@ -189,6 +248,11 @@ Expected<Algorithm> parseAlgorithm(StringRef Bytes, StringRef Name) {
     return makeError(ErrorKind::Usage,
                      Name + ": not an MSCCL algorithm (no <algo> element)");
   Attrs A(*Root, Name);
+  // tinyxml2 reads a document of several root elements; which one is the
+  // algorithm would be a guess.
+  if (const tinyxml2::XMLElement *Second = Root->NextSiblingElement())
+    return Attrs(*Second, Name)
+        .fail("a second root element: an MSCCL file holds one <algo>");
   Algorithm Algo;
   COLLPLAN_TRY(AlgoName, A.str("name"));
   COLLPLAN_TRY(Proto, A.str("proto"));

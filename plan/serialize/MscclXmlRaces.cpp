@@ -13,7 +13,12 @@ RaceDetector::RaceDetector(const Algorithm &A) : A(A) {
     for (size_t Tb = 0; Tb < A.GpuList[Gp].Tbs.size(); ++Tb, ++N)
       Of.push_back({Gp, Tb});
   }
-  Enabled = N <= MaxThreadblocks;
+  uint64_t Clocks = N; // One per threadblock, one per send and dependency.
+  for (const Gpu &Gpu : A.GpuList)
+    for (const Threadblock &Tb : Gpu.Tbs)
+      for (const Step &S : Tb.Steps)
+        Clocks += hasSend(S.Type) + (S.DepTb >= 0);
+  Enabled = N <= MaxThreadblocks && Clocks * N <= MaxClockEntries;
   if (!Enabled)
     return;
   TbClock.assign(N, Clock(N, 0));

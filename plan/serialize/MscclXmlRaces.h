@@ -13,6 +13,7 @@
 #ifndef COLLPLAN_SERIALIZE_MSCCLXMLRACES_H
 #define COLLPLAN_SERIALIZE_MSCCLXMLRACES_H
 
+#include "plan/ir/Hash.h"
 #include "plan/serialize/MscclXmlModel.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -29,9 +30,12 @@ using Clock = std::vector<uint32_t>;
 
 class RaceDetector {
 public:
-  /// Clocks cost (threadblocks)^2 memory: past MaxThreadblocks threadblocks
-  /// in all the detector stays off.
+  /// A clock is one entry per threadblock, kept per threadblock, per step
+  /// others depend on, and per message until it is received (sends are
+  /// eager, so nearly all of them): past MaxThreadblocks threadblocks, or
+  /// MaxClockEntries entries for all of these, the detector stays off.
   static constexpr size_t MaxThreadblocks = 2048;
+  static constexpr uint64_t MaxClockEntries = uint64_t(1) << 26;
   explicit RaceDetector(const Algorithm &A);
   bool enabled() const { return Enabled; }
 
@@ -60,7 +64,7 @@ private:
   std::vector<std::pair<uint32_t, size_t>> Of; ///< Number → (gpu, tb).
   std::vector<Clock> TbClock;
   std::map<std::tuple<uint32_t, size_t, size_t>, Clock> DepClock;
-  llvm::DenseMap<uint64_t, Chunk> Chunks;
+  llvm::DenseMap<uint64_t, Chunk, PackedKeyInfo> Chunks;
   Clock Now;
   uint32_t G = 0, Me = 0;
   size_t T = 0, St = 0;

@@ -15,6 +15,7 @@
 #include "plan/serialize/MscclXml.h"
 
 #include "plan/ir/Error.h"
+#include "plan/ir/Hash.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
@@ -65,7 +66,7 @@ private:
     std::optional<StepId> Writer;
     std::vector<StepId> Readers;
   };
-  llvm::DenseMap<uint64_t, Access> Accesses;
+  llvm::DenseMap<uint64_t, Access, PackedKeyInfo> Accesses;
 
   uint32_t tbFor(int64_t Peer, int64_t Channel);
   /// The buffer of the K-th operation of kind Kind with this rank at Peer
@@ -306,6 +307,11 @@ Expected<std::string> encodeMscclXml(const Plan &P,
                      "--protocol must be Simple, LL or LL128");
   if (O.Channels < 1)
     return makeError(ErrorKind::Usage, "--channels must be at least 1");
+  // Checked before lowering, not found when the file fails to import back.
+  if (H.Ranks > O.Limits.MaxGpus)
+    return refuse(llvm::Twine(H.Ranks) +
+                  " ranks: an MSCCL file holds at most " +
+                  llvm::Twine(O.Limits.MaxGpus) + " gpus");
   if (H.Blocks > O.Limits.MaxOffset + 1)
     return refuse(llvm::Twine(H.Blocks) +
                   " blocks: offsets must fit in 16 bits (at most " +

@@ -267,6 +267,115 @@ expect 0 "list json" -- "$COLLPLAN" list --format json
 check "list names ring with its collectives" test \
   "$(json_get "$WORK/out" "'reduce-scatter' in [a for a in d if a['name']=='ring'][0]['collectives']")" = True
 
+# Hostile sizes (issue 26): each refused fast and in bounded memory, with a
+# message naming the limit. `bounded` runs a command under a memory and a
+# time limit that the code before these fixes broke (an abort after seconds
+# to minutes, up to 24 GB).
+bounded() {
+  local kib=$1 seconds=$2
+  shift 2
+  (ulimit -v "$kib" && exec timeout "$seconds" "$@")
+}
+# P = 2^k - 1: rank 0 of recursive doubling only folds in, so rank 0 x P
+# says the plan is small; the sample of ranks says it is not.
+for algo in recursive-doubling rabenseifner nap smp; do
+  expect 3 "$algo at P = 2^24 - 1 is refused" -- bounded 2000000 10 \
+    "$COLLPLAN" compile -a $algo --ranks 16777215 --explain -o "$WORK/big.cplan"
+  check "$algo at 2^24 - 1 names the limit and the memory" \
+    grep -q "operations (for .* GiB (RLIMIT_AS" "$WORK/err"
+done
+expect 3 "reduce-scatter on torus:4096x4096 is refused" -- bounded 2000000 10 \
+  "$COLLPLAN" compile -c reduce-scatter --topology torus:4096x4096
+# Past the limit's estimate, memory itself runs out: a message, not an abort.
+expect 3 "running out of memory is a message" -- bounded 400000 60 \
+  "$COLLPLAN" compile -a ring --ranks 900 -o "$WORK/oom.cplan"
+check "out of memory names the limit" grep -q "out of memory: collplan may use 0.4 GiB (RLIMIT_AS" "$WORK/err"
+# Swing's odd ring has a buffer per member of its largest group (1024 at
+# P = 2049): the verifier sets up only the buffers a chunk touches.
+expect 0 "swing at P = 2049 verifies in seconds" -- bounded 4000000 30 \
+  "$COLLPLAN" compile -a swing --param variant=bandwidth --ranks 2049 \
+  -o "$WORK/swing2049.cplan" -q
+
+# MSCCL XML at scale: refused up front, or imported in linear time.
+python3 - "$WORK/huge.xml" <<'PY'
+import sys
+N = 1 << 24
+step = lambda s, t: (f'<step s="{s}" type="{t}" srcbuf="i" srcoff="0" dstbuf="i" '
+                     f'dstoff="0" cnt="{N}" depid="-1" deps="-1" hasdep="0"/>')
+gpu = lambda g: (f'<gpu id="{g}" i_chunks="{N}" o_chunks="0" s_chunks="0">'
+                 f'<tb id="0" send="{1 - g}" recv="{1 - g}" chan="0">'
+                 + step(0, "s") + step(1, "rrc") + '</tb></gpu>')
+open(sys.argv[1], "w").write(
+    f'<algo name="huge" proto="Simple" nchannels="1" nchunksperloop="{N}" '
+    f'ngpus="2" coll="allreduce" inplace="1">' + gpu(0) + gpu(1) + '</algo>')
+PY
+expect 3 "an MSCCL file moving 2^26 chunks is refused" -- bounded 2000000 10 \
+  "$COLLPLAN" import "$WORK/huge.xml"
+check "the chunk limit is named" grep -q "at most 2^22" "$WORK/err"
+python3 - "$WORK/attrs.xml" <<'PY'
+import sys
+attrs = " ".join(f'a{i}="1"' for i in range(100000))
+open(sys.argv[1], "w").write(
+    '<algo name="x" proto="Simple" coll="allreduce" nchannels="1" ngpus="1" '
+    f'inplace="1" {attrs}><gpu id="0" i_chunks="1" o_chunks="0" s_chunks="0"/>'
+    '</algo>')
+PY
+expect 2 "an element of 100,000 attributes is refused" -- bounded 2000000 10 \
+  "$COLLPLAN" import "$WORK/attrs.xml"
+check "the attribute limit is named" grep -q "attrs.xml:1: an element with more than 256 attributes" "$WORK/err"
+# 1023 threadblock pairs, each sending 64 messages before receiving: the
+# race detector's clocks (2046 entries a message) would take a gigabyte.
+python3 - "$WORK/tbs.xml" <<'PY'
+import sys
+T, S = 1023, 64
+out = [f'<algo name="tbs" proto="Simple" nchannels="{T}" nchunksperloop="{T}" '
+       'ngpus="2" coll="allreduce" inplace="1">']
+step = ('<step s="{}" type="{}" srcbuf="{}" srcoff="{}" dstbuf="{}" dstoff="{}" '
+        'cnt="1" depid="-1" deps="-1" hasdep="0"/>')
+for g in (0, 1):
+    out.append(f'<gpu id="{g}" i_chunks="{T}" o_chunks="0" s_chunks="{T * S}">')
+    for k in range(T):
+        out.append(f'<tb id="{k}" send="{1 - g}" recv="{1 - g}" chan="{k}">')
+        out += [step.format(j, "s", "i", k, "i", k) for j in range(S)]
+        out += [step.format(S + j, "r", "s", k * S + j, "s", k * S + j)
+                for j in range(S)]
+        out.append('</tb>')
+    out.append('</gpu>')
+open(sys.argv[1], "w").write("\n".join(out + ['</algo>']))
+PY
+expect 1 "2046 threadblocks import in bounded memory" -- bounded 500000 60 \
+  "$COLLPLAN" import "$WORK/tbs.xml"
+check "and the file is found wrong, not out of memory" grep -q "lacks rank 0's contribution" "$WORK/out" "$WORK/err"
+sed 's#</algo>#</algo><algo name="second"/>#' \
+  "$(dirname "$0")/../fixtures/msccl/allreduce-ring-4r-1ch-1i-Simple.xml" \
+  >"$WORK/two-roots.xml"
+expect 2 "two <algo> roots are refused" -- "$COLLPLAN" import "$WORK/two-roots.xml"
+check "the second root is named" grep -q "a second root element" "$WORK/err"
+expect 2 "verify: a file collplan cannot model is unusable input" -- \
+  "$COLLPLAN" verify "$(dirname "$0")/../fixtures/msccl/alltoall-8n-0-1kb.xml"
+# collplan's own Rabenseifner at P = 512 (6.7 MB of XML) exports, and so
+# imports back, in linear time (31 s before, with a map hashing away the gpu).
+expect 0 "compile rabenseifner P = 512" -- "$COLLPLAN" compile -a rabenseifner \
+  --ranks 512 -o "$WORK/rab512.cplan" -q
+expect 0 "export and import rabenseifner P = 512" -- bounded 2000000 20 \
+  "$COLLPLAN" export "$WORK/rab512.cplan" -o "$WORK/rab512.xml" -q
+expect 0 "compile recursive doubling P = 4097" -- "$COLLPLAN" compile \
+  -a recursive-doubling --ranks 4097 -o "$WORK/rd4097.cplan" -q
+expect 3 "export past 4096 ranks cannot be compiled" -- "$COLLPLAN" export \
+  "$WORK/rd4097.cplan" -o "$WORK/rd4097.xml"
+check "the gpu limit is named" grep -q "at most 4096 gpus" "$WORK/err"
+expect 2 "export checks the stamp" -- "$COLLPLAN" export "$WORK/broken.json" \
+  -o "$WORK/broken.xml"
+python3 - "$WORK/broken.json" "$WORK/broken-unstamped.json" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+del plan["verified"]
+json.dump(plan, open(sys.argv[2], "w"))
+PY
+expect 1 "export verifies" -- "$COLLPLAN" export \
+  "$WORK/broken-unstamped.json" -o "$WORK/broken.xml"
+check "nothing is written" test ! -e "$WORK/broken.xml"
+
 # --hostfile: an irregular job (nodes of 4, 2 and 3 ranks), stored in the plan.
 printf 'a\na\na\na\nb # two on b\nb\n\nc slots=3\n' >"$WORK/hosts"
 expect 0 "nap on a hostfile" -- "$COLLPLAN" compile --hostfile "$WORK/hosts" \

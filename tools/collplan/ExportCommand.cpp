@@ -2,12 +2,14 @@
 //
 // Writes a plan (any format collplan reads) as an MSCCL XML algorithm
 // (plan/serialize/MscclXml.h), refusing, with the limit named, a plan the
-// MSCCL runtimes could not load. The file is read back before it is
-// written: what collplan exports, collplan imports.
+// MSCCL runtimes could not load. The plan is verified (and its stamp, if
+// any, checked) first, and the file is read back before it is written: what
+// collplan exports, collplan imports.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tools/collplan/Commands.h"
+#include "tools/collplan/PlanOutput.h"
 
 #include "plan/serialize/MscclXml.h"
 #include "plan/serialize/PlanFile.h"
@@ -36,6 +38,16 @@ int runExport(ExportOptions O) {
   llvm::Expected<Plan> P = readPlanFile(O.File);
   if (!P)
     return reportError(P.takeError(), ErrorKind::Usage);
+  // An MSCCL runtime checks nothing: what leaves collplan must be what its
+  // verifier accepts, and a stamped plan must still be what was stamped.
+  if (P->Header.Stamp)
+    if (llvm::Error E = checkStamp(P->Header, planHash(*P), O.File))
+      return reportError(std::move(E), ErrorKind::Usage);
+  std::optional<VerifyResult> Verified;
+  double Seconds = 0;
+  if (int Code = verifyAndStamp(*P, VerifyMode::Auto, /*Quiet=*/true, Verified,
+                                Seconds))
+    return Code;
   if (O.OlderExecutor)
     O.Xml.Limits.StepsPerThreadblock = 256;
   llvm::Expected<std::string> Xml = encodeMscclXml(*P, O.Xml);

@@ -55,7 +55,7 @@ std::optional<double> rankZeroSent(const Candidate &C,
     llvm::consumeError(H.takeError());
     return std::nullopt;
   }
-  OpBudget Budget(MaxPlanOps / std::max<uint32_t>(H->Ranks, 1));
+  OpBudget Budget(maxPlanOps() / std::max<uint32_t>(H->Ranks, 1));
   Program P = C.Algo->buildRank(*H, 0);
   if (Budget.exceeded())
     return std::nullopt;

@@ -126,10 +126,14 @@ int runVerify(const VerifyCommandOptions &O) {
       // A reader that parsed the file but found what it describes cannot
       // work (an MSCCL file that deadlocks) reports it as invalid, not as
       // unreadable; an unreadable file still decides the exit code.
+      // verify's codes are 0, 1 and 2: a file it cannot model (an MSCCL
+      // step type collplan lacks) is unusable input, like a malformed one.
       V.Readable = R.Kind == ErrorKind::Invalid;
       V.Result.Errors.push_back({{}, R.Message});
-      if (!V.Readable || Exit == ExitSuccess)
-        Exit = exitCodeFor(R.Kind);
+      if (!V.Readable)
+        Exit = ExitUsage;
+      else if (Exit == ExitSuccess)
+        Exit = ExitInvalid;
     } else {
       VO.Progress = progressReporter("verifying " + File);
       V.Result = verifyPlan(*P, VO);

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/collplan/Commands.h"
+#include "tools/collplan/OutOfMemory.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -47,6 +48,7 @@ static const char *ExitCodesHelp =
     "  5  running a plan failed (a peer died or stalled, a transport error)\n";
 
 int main(int Argc, char **Argv) {
+  installOutOfMemoryHandlers();
   CLI::App App{"collplan: an offline compiler of collective communication "
                "schedules.\nIt compiles per-rank send/recv/reduce plans for "
                "allreduce, reduce-scatter,\nallgather(v), broadcast and "

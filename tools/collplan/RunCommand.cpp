@@ -19,6 +19,7 @@
 #include "runtime/tcp/TcpTransport.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
+#include "tools/collplan/OutOfMemory.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
@@ -83,6 +84,7 @@ int runRank(const PlanHeader &H, const Program &Prog, uint64_t Hash,
   llvm::Expected<std::unique_ptr<TcpTransport>> T =
       TcpTransport::connect(Config);
   auto Run = [&]() -> llvm::Expected<RankReport> {
+    AllocationsThrow Sized;
     try {
       return runPlanRank(H, Prog, Hash, **T, S);
     } catch (const std::bad_alloc &) {

@@ -3,7 +3,10 @@
 # builds it into ./build. Used by the README's two commands and by .ci/run.
 # Open MPI is the MPI collplan builds against and `mpirun` runs; MPICH is
 # installed beside it (its mpicc.mpich / mpirun.mpich, lower in Debian's
-# alternatives) only for the test that loads tune's MPICH selection file.
+# alternatives): the interposer is built a second time against it
+# (libcollplan_mpich.so), and the MPI tests run under it too. xz-utils and
+# the archive keyring let the MPICH coll-suite test fetch and unpack Debian's
+# mpich source package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +19,7 @@ PACKAGES=(
   libgloo-dev
   libsimgrid-dev python3-matplotlib
   libtinyxml2-dev
+  xz-utils debian-archive-keyring
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -3,8 +3,8 @@
 //
 // An algorithm turns a CompileRequest into a PlanHeader once (prepare), then
 // builds any single rank's program from that header alone (buildRank). That
-// split is DESIGN.md's rule 2: a launcher compiles only its own rank, in
-// O(log P) for the log-round families.
+// split is the project's rule (ARCHITECTURE.md, "The flow"): a launcher
+// compiles only its own rank, in O(log P) for the log-round families.
 //
 //===----------------------------------------------------------------------===//
 

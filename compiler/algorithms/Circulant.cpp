@@ -6,10 +6,13 @@
 //   broadcast   n blocks from any root in n - 1 + q rounds, q = ceil(log2 P);
 //   reduce      the broadcast run backwards (ReversedBroadcast.h): n blocks
 //               to any root in the same n - 1 + q rounds;
-//   allgather   one block per rank in q rounds, edges used backwards (§8);
+//   allgather   one block per rank in q rounds, edges used backwards;
 //   allgatherv  every rank the root of its own n-block broadcast, all P
-//               broadcasts sharing the rounds (§10);
-//   allreduce   the census algorithm for small vectors, q rounds (§9).
+//               broadcasts sharing the rounds;
+//   allreduce   the census algorithm for small vectors, q rounds.
+//
+// docs/algorithms/circulant.md ("Schedule arithmetic") explains each;
+// the comments below cite its paragraphs.
 //
 // Broadcast, reduce and allgatherv cut each root's data into n blocks;
 // without the `blocks` parameter n is the model optimum
@@ -40,7 +43,7 @@ using llvm::inconvertibleErrorCode;
 /// broadcast or reduce and P * n blocks for allgatherv.
 constexpr int64_t MaxBroadcastBlocks = int64_t(1) << 22;
 constexpr uint64_t MaxAllgathervBlocks = uint64_t(1) << 24;
-// Census buffers (circulant-logp.md §9).
+// Census buffers ("Census allreduce").
 constexpr uint16_t PartialBuffer = 1;  ///< W: the other ranks' sum so far.
 constexpr uint16_t IncomingBuffer = 2; ///< A W received while ours is sent.
 constexpr uint16_t OutgoingBuffer = 3; ///< V (+) W, sent in even rounds.
@@ -138,7 +141,8 @@ void CirculantAlgorithm::layBlocks(PlanHeader &H, const CompileRequest &Request,
   }
   // Allgatherv: rank j owns blocks [j n, (j+1) n), so PlanHeader::ownedBy
   // holds. Its w_j elements are split as evenly as integers allow: the first
-  // w_j mod n blocks get one element more (circulant-2022.md V12).
+  // w_j mod n blocks get one element more (circulant.md, "Errata and
+  // decisions": block sizes).
   H.Blocks = uint64_t(H.Ranks) * N;
   H.Weights.assign(H.Blocks, 0);
   for (uint32_t J = 0; J < H.Ranks; ++J) {
@@ -209,7 +213,7 @@ CirculantAlgorithm::prepare(const CompileRequest &Request) const {
     H.Blocks = H.Ranks;
     break;
   case Collective::Allreduce:
-    // Every rank sums in its own cyclic order (circulant-logp.md §9 caveat):
+    // Every rank sums in its own cyclic order ("Census allreduce"):
     // correct only for commutative operators, and floating-point results may
     // differ between ranks in the last bits.
     H.Blocks = 1;
@@ -286,7 +290,7 @@ Program CirculantAlgorithm::buildRank(const PlanHeader &H,
   return Prog;
 }
 
-// circulant-logp.md §7: real round t is round k of a phase whose entries are
+// "Phase rounds": real round t is round k of a phase whose entries are
 // shifted by the phase offset. Negative blocks are virtual (nothing moves),
 // blocks past n - 1 are capped, and nothing is sent to the root.
 void CirculantAlgorithm::buildBroadcast(const PlanHeader &H, uint32_t Rank,
@@ -312,7 +316,7 @@ void CirculantAlgorithm::buildBroadcast(const PlanHeader &H, uint32_t Rank,
   }
 }
 
-// circulant-logp.md §8: after round k rank r holds the blocks of ranks
+// "Allgather": after round k rank r holds the blocks of ranks
 // r .. r + skip[k+1] - 1; it passes the first skip[k+1] - skip[k] of them
 // backwards along edge k.
 void CirculantAlgorithm::buildAllgather(const PlanHeader &H, uint32_t Rank,
@@ -329,7 +333,7 @@ void CirculantAlgorithm::buildAllgather(const PlanHeader &H, uint32_t Rank,
   }
 }
 
-// circulant-logp.md §10: each rank j broadcasts its n blocks with the
+// "Allgatherv": each rank j broadcasts its n blocks with the
 // schedules of the virtual ranks (r - j) mod P. The schedule table is the same
 // for every root, so it is computed once per rank build: O(P log P).
 void CirculantAlgorithm::buildAllgatherv(const PlanHeader &H, uint32_t Rank,
@@ -343,7 +347,7 @@ void CirculantAlgorithm::buildAllgatherv(const PlanHeader &H, uint32_t Rank,
     PhaseSchedule R = receiveSchedule(S, V);
     std::copy(R.begin(), R.end(), RecvTable.begin() + V * Q);
   }
-  // A sender's entry is what its receiver expects (circulant-logp.md §6.1);
+  // A sender's entry is what its receiver expects ("Send schedule");
   // the root (virtual rank 0) sends block k in round k.
   auto SendEntry = [&](uint64_t V, unsigned K) {
     return V == 0 ? int32_t(K) : RecvTable[S.to(V, K) * Q + K];
@@ -373,7 +377,7 @@ void CirculantAlgorithm::buildAllgatherv(const PlanHeader &H, uint32_t Rank,
   }
 }
 
-// circulant-logp.md §9 (Bar-Noy-Kipnis-Schieber census): after round k,
+// "Census allreduce" (Bar-Noy, Kipnis and Schieber): after round k,
 // partial W holds the sum of ranks r+1 .. r+skip[k+1]-1. When skip[k+1] is
 // even, W (+) V goes to r - skip[k]; when odd, W alone goes to
 // r - skip[k] + 1. A Recv may not land in a buffer sent in the same round,

@@ -9,7 +9,8 @@
 //
 // Processors are numbered relative to the root (r = (rank - root) mod p). A
 // schedule entry is phase-relative: b >= 0 is block b of the current phase,
-// b - q < 0 is block b of the previous phase (circulant-logp.md §1).
+// b - q < 0 is block b of the previous phase (circulant.md, "Schedule
+// arithmetic").
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +33,7 @@ constexpr uint64_t MaxProcessors = uint64_t(1) << 62;
 using PhaseSchedule = llvm::SmallVector<int32_t, 32>;
 
 /// The circulant graph on p processors: q = ceil(log2 p) and the skips
-/// skip[0..q] obtained by halving p with rounding up (circulant-logp.md §2).
+/// skip[0..q] obtained by halving p with rounding up (circulant.md, "Skips").
 /// In round k processor r sends to r + skip[k] and receives from r - skip[k].
 class Skips {
 public:
@@ -58,7 +59,7 @@ private:
 
 /// The block relative processor R (0 <= R < p) first receives in the greedy
 /// first phase: the smallest skip index of R's greedy decomposition into
-/// skips (circulant-logp.md §3). q for the root (R = 0).
+/// skips (circulant.md, "Baseblock"). q for the root (R = 0).
 unsigned baseblock(const Skips &S, uint64_t R);
 
 /// The largest k with skip[k] <= R, for 1 <= R < p: the round in which R
@@ -66,18 +67,20 @@ unsigned baseblock(const Skips &S, uint64_t R);
 unsigned homerange(const Skips &S, uint64_t R);
 
 /// R's receive schedule: in round k of a phase, R receives entry k from
-/// R - skip[k]. The depth-first search over sums of decreasing skips of
-/// circulant-logp.md §5.2, O(log p). For the root the result is a
+/// R - skip[k]. A depth-first search over sums of decreasing skips
+/// (circulant.md, "Receive schedule"), O(log p). For the root the result is a
 /// permutation of -q..-1 that is never executed.
 PhaseSchedule receiveSchedule(const Skips &S, uint64_t R);
 
 /// R's send schedule: in round k of a phase, R sends entry k to R + skip[k],
 /// which is what that processor's receive schedule expects
-/// (circulant-logp.md §6.2: rules, with the rare violations resolved by
-/// computing the receiver's schedule). O(log p). The root sends k in round k.
+/// (circulant.md, "Send schedule": rules, with the rare violations resolved
+/// by computing the receiver's schedule). O(log p). The root sends k in round
+/// k.
 PhaseSchedule sendSchedule(const Skips &S, uint64_t R);
 
-/// Where real round T of an n-block broadcast falls (circulant-logp.md §7):
+/// Where real round T of an n-block broadcast falls (circulant.md, "Phase
+/// rounds"):
 /// the round within the phase and the offset to add to schedule entries.
 struct PhaseRound {
   unsigned K;

@@ -96,35 +96,46 @@ uint64_t middleSize(llvm::ArrayRef<uint64_t> Sizes) {
   return uint64_t(1) << std::min<uint64_t>(63, std::llround(Mid));
 }
 
-/// The communicator sizes of --ranks: "8", "2,4,8" or "2:64" (every P from
-/// 2 to 64); none when it is not given (the topology fixes P). At most
-/// MaxTunedSizes of them.
-constexpr uint64_t MaxTunedSizes = 256;
-std::optional<RequestProblem> parseRanks(const std::string &Text,
-                                         std::vector<uint64_t> &Out) {
+/// At most this many communicator sizes, and roots, in one run.
+constexpr uint64_t MaxTunedValues = 256;
+
+/// Option's Text, "V", "V1,V2,..." or "MIN:MAX" (every value between) or a
+/// mix, into Out: distinct integers in [Lo, Hi], at most MaxTunedValues.
+std::optional<RequestProblem> parseIntegerList(const std::string &Option,
+                                               const std::string &Text,
+                                               uint64_t Lo, uint64_t Hi,
+                                               std::vector<uint64_t> &Out) {
   auto Bad = [&](const std::string &Why) {
-    return RequestProblem{ExitUsage, "--ranks '" + Text + "': " + Why};
+    return RequestProblem{ExitUsage, Option + " '" + Text + "': " + Why};
   };
-  if (Text.empty())
-    return std::nullopt;
   llvm::SmallVector<llvm::StringRef, 8> Items;
   llvm::StringRef(Text).split(Items, ',');
   for (llvm::StringRef Item : Items) {
     auto [From, To] = Item.split(':');
-    uint64_t Lo = 0, Hi = 0;
-    if (From.getAsInteger(10, Lo) ||
-        (Item.contains(':') ? To.getAsInteger(10, Hi) : (Hi = Lo, false)))
-      return Bad("expected P, P1,P2,... or MIN:MAX");
-    if (Lo == 0 || Lo > Hi)
-      return Bad("expected 0 < MIN <= MAX");
-    if (Hi - Lo >= MaxTunedSizes || Out.size() + (Hi - Lo) >= MaxTunedSizes)
-      return Bad("more than " + std::to_string(MaxTunedSizes) +
-                 " communicator sizes");
-    for (uint64_t P = Lo; P <= Hi; ++P)
-      if (!llvm::is_contained(Out, P))
-        Out.push_back(P);
+    uint64_t Min = 0, Max = 0;
+    if (From.getAsInteger(10, Min) ||
+        (Item.contains(':') ? To.getAsInteger(10, Max) : (Max = Min, false)))
+      return Bad("expected V, V1,V2,... or MIN:MAX");
+    if (Min < Lo || Max > Hi || Min > Max)
+      return Bad("expected values from " + std::to_string(Lo) + " to " +
+                 std::to_string(Hi) + ", MIN <= MAX");
+    if (Max - Min >= MaxTunedValues ||
+        Out.size() + (Max - Min) >= MaxTunedValues)
+      return Bad("more than " + std::to_string(MaxTunedValues) + " values");
+    for (uint64_t V = Min; V <= Max; ++V)
+      if (!llvm::is_contained(Out, V))
+        Out.push_back(V);
   }
   return std::nullopt;
+}
+
+/// The communicator sizes of --ranks: "8", "2,4,8" or "2:64" (every P from
+/// 2 to 64); none when it is not given (the topology fixes P).
+std::optional<RequestProblem> parseRanks(const std::string &Text,
+                                         std::vector<uint64_t> &Out) {
+  if (Text.empty())
+    return std::nullopt;
+  return parseIntegerList("--ranks", Text, 1, MaxRanks, Out);
 }
 
 /// What every plan file of one request's table starts with:
@@ -147,9 +158,8 @@ std::string planFileName(const CompileRequest &Request, uint64_t Min,
       .str();
 }
 
-/// The roots to tune a rooted collective for on P ranks: --roots (a list,
-/// or all), else --root, else 0. At most MaxTunedRoots.
-constexpr uint32_t MaxTunedRoots = 256;
+/// The roots to tune a rooted collective for on P ranks: --roots (a list
+/// or range of ranks, or all), else --root, else 0.
 std::optional<RequestProblem> parseRoots(const TuneOptions &O, uint32_t P,
                                          std::vector<uint32_t> &Roots) {
   if (O.Roots.empty()) {
@@ -158,31 +168,13 @@ std::optional<RequestProblem> parseRoots(const TuneOptions &O, uint32_t P,
   }
   if (O.Request.Job.Root)
     return RequestProblem{ExitUsage, "give --root or --roots, not both"};
-  if (O.Roots == "all") {
-    if (P > MaxTunedRoots)
-      return RequestProblem{ExitUsage, "--roots all: P = " + std::to_string(P) +
-                                           " roots is more than " +
-                                           std::to_string(MaxTunedRoots) +
-                                           "; list them"};
-    for (uint32_t R = 0; R < P; ++R)
-      Roots.push_back(R);
-    return std::nullopt;
-  }
-  llvm::SmallVector<llvm::StringRef, 8> Items;
-  llvm::StringRef(O.Roots).split(Items, ',');
-  for (llvm::StringRef Item : Items) {
-    uint32_t R = 0;
-    if (Item.getAsInteger(10, R) || R >= P)
-      return RequestProblem{ExitUsage,
-                            "--roots '" + O.Roots + "': '" + Item.str() +
-                                "' is not a rank of P = " + std::to_string(P)};
-    if (!llvm::is_contained(Roots, R))
-      Roots.push_back(R);
-  }
-  if (Roots.size() > MaxTunedRoots)
-    return RequestProblem{ExitUsage, "--roots: more than " +
-                                         std::to_string(MaxTunedRoots) +
-                                         " roots"};
+  std::vector<uint64_t> Values;
+  if (std::optional<RequestProblem> F = parseIntegerList(
+          O.Roots == "all" ? "--roots all, that is" : "--roots",
+          O.Roots == "all" ? "0:" + std::to_string(P - 1) : O.Roots, 0, P - 1,
+          Values))
+    return F;
+  Roots.assign(Values.begin(), Values.end());
   return std::nullopt;
 }
 
@@ -564,8 +556,9 @@ void addTuneCommand(CLI::App &App, int &Exit) {
       ->delimiter(',');
   Cmd->add_option("--roots", O->Roots,
                   "broadcast and reduce: tune for each of these roots "
-                  "(comma separated ranks, or all), into one directory; a "
-                  "root other than 0 is part of its files' names");
+                  "(a list R1,R2,..., a range MIN:MAX, or all; at most "
+                  "256), into one directory; a root other than 0 is part "
+                  "of its files' names");
   Cmd->add_option("--bytes", O->Bytes,
                   "sizes MIN:MAX: the powers of two between them are "
                   "priced")

@@ -2,7 +2,6 @@
 
 #include "runtime/Reduction.h"
 
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <type_traits>
@@ -10,23 +9,6 @@
 namespace collplan::runtime {
 
 namespace {
-
-struct TypeInfo {
-  Datatype Type;
-  const char *Name;
-  size_t Size;
-};
-
-constexpr TypeInfo Types[] = {
-    {Datatype::Int8, "int8", 1},     {Datatype::Int16, "int16", 2},
-    {Datatype::Int32, "int32", 4},   {Datatype::Int64, "int64", 8},
-    {Datatype::UInt8, "uint8", 1},   {Datatype::UInt16, "uint16", 2},
-    {Datatype::UInt32, "uint32", 4}, {Datatype::UInt64, "uint64", 8},
-    {Datatype::Float, "float", 4},   {Datatype::Double, "double", 8},
-};
-
-constexpr const char *OpNames[] = {"sum", "prod", "min",  "max", "band",
-                                   "bor", "bxor", "land", "lor", "lxor"};
 
 // Signed overflow is undefined in C++; MPI libraries wrap. Doing the
 // arithmetic in an unsigned type wraps by definition. Types narrower than
@@ -100,62 +82,6 @@ void dispatchOp(void *InOut, const void *In, size_t Count, ReduceOp Op) {
 }
 
 } // namespace
-
-llvm::StringRef datatypeName(Datatype T) {
-  return Types[static_cast<size_t>(T)].Name;
-}
-
-std::optional<Datatype> parseDatatype(llvm::StringRef Name) {
-  for (const TypeInfo &I : Types)
-    if (Name == I.Name)
-      return I.Type;
-  return std::nullopt;
-}
-
-llvm::ArrayRef<Datatype> allDatatypes() {
-  static constexpr Datatype All[] = {
-      Datatype::Int8,  Datatype::Int16,  Datatype::Int32,  Datatype::Int64,
-      Datatype::UInt8, Datatype::UInt16, Datatype::UInt32, Datatype::UInt64,
-      Datatype::Float, Datatype::Double};
-  return All;
-}
-
-size_t sizeOf(Datatype T) { return Types[static_cast<size_t>(T)].Size; }
-
-bool isFloatingPoint(Datatype T) {
-  return T == Datatype::Float || T == Datatype::Double;
-}
-
-llvm::StringRef reduceOpName(ReduceOp Op) {
-  return OpNames[static_cast<size_t>(Op)];
-}
-
-std::optional<ReduceOp> parseReduceOp(llvm::StringRef Name) {
-  for (ReduceOp Op : allReduceOps())
-    if (Name == reduceOpName(Op))
-      return Op;
-  return std::nullopt;
-}
-
-llvm::ArrayRef<ReduceOp> allReduceOps() {
-  static constexpr ReduceOp All[] = {
-      ReduceOp::Sum,  ReduceOp::Prod, ReduceOp::Min,  ReduceOp::Max,
-      ReduceOp::Band, ReduceOp::Bor,  ReduceOp::Bxor, ReduceOp::Land,
-      ReduceOp::Lor,  ReduceOp::Lxor};
-  return All;
-}
-
-bool supports(Datatype T, ReduceOp Op) {
-  switch (Op) {
-  case ReduceOp::Sum:
-  case ReduceOp::Prod:
-  case ReduceOp::Min:
-  case ReduceOp::Max:
-    return true;
-  default:
-    return !isFloatingPoint(T);
-  }
-}
 
 void reduceInto(void *InOut, const void *In, size_t Count, Datatype T,
                 ReduceOp Op) {

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+using namespace collplan;
 using namespace collplan::runtime;
 namespace interposer = collplan::interposer;
 using interposer::HandleWord;

@@ -6,7 +6,7 @@
 // MPI_Reduce through the MPI profiling interface (the symbols themselves are
 // in EntryPoints.cpp). The same source is built once per MPI ABI found:
 // libcollplan_mpi.so against Open MPI, libcollplan_mpich.so against MPICH
-// (MpiAbi.h). A call runs from a plan in DIR (PlanDirectory.h names the
+// (MpiAbi.h). A call runs from a plan in DIR (plan/dispatch names the
 // files), with the executor over the MPI transport on a private duplicate of
 // the call's communicator, or calls the PMPI_ version. A process reads only
 // its own rank's program of a plan (with the header and the whole plan's
@@ -39,7 +39,6 @@
 #include "runtime/interposer/PlanDirectory.h"
 #include "runtime/mpi/MpiTransport.h"
 
-#include "plan/ir/BlockLayout.h"
 #include "plan/serialize/PlanFile.h"
 
 #include <mpi.h>
@@ -103,8 +102,15 @@ PlanDirectory *planDirectory() {
       log(llvm::toString(Opened.takeError()) + "; using MPI's collectives");
       return D;
     }
-    const char *Trust = std::getenv("COLLPLAN_TRUST_UNVERIFIED");
-    Opened->TrustUnverified = Trust && std::string(Trust) == "1";
+    auto IsOne = [](const char *Name) {
+      const char *V = std::getenv(Name);
+      return V && std::string(V) == "1";
+    };
+    Opened->TrustUnverified = IsOne("COLLPLAN_TRUST_UNVERIFIED");
+    // Floating-point allreduces may then run plans whose ranks combine in
+    // different orders.
+    Opened->AllowRankDependentRounding =
+        IsOne("COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING");
     if (verbosity() >= 1)
       log("COLLPLAN_PLANS=" + std::string(Path) + ": " +
           std::to_string(Opened->size()) + " plan file(s)");
@@ -117,28 +123,6 @@ PlanDirectory *planDirectory() {
   }();
   return Dir.get();
 }
-
-/// The shape of a call: everything its plan is chosen by, all of it equal on
-/// every rank of the call.
-struct CallKey {
-  Collective Kind = Collective::Allreduce;
-  uint64_t Bytes = 0; ///< The whole vector's bytes.
-  std::optional<ReduceOp> Op;
-  /// Reductions: the element type (a floating-point sum may not take every
-  /// plan an integer sum of the same bytes takes).
-  std::optional<Datatype> Type;
-  std::optional<uint32_t> Root;
-  /// Allgatherv: the bytes each rank contributes.
-  std::vector<uint64_t> Counts;
-
-  auto fields() const { return std::tie(Kind, Bytes, Op, Type, Root, Counts); }
-  friend bool operator<(const CallKey &A, const CallKey &B) {
-    return A.fields() < B.fields();
-  }
-  friend bool operator==(const CallKey &A, const CallKey &B) {
-    return A.fields() == B.fields();
-  }
-};
 
 /// What the ranks of a communicator agreed to do with calls of one shape.
 struct Decision {
@@ -164,11 +148,11 @@ struct CommState {
   std::string Name;
   MPI_Comm Dup = MPI_COMM_NULL;
   std::unique_ptr<MpiTransport> Transport;
-  std::map<CallKey, Decision> Decisions;
+  std::map<CallShape, Decision> Decisions;
   /// The entry of Decisions the last call used: an application repeats one
   /// call shape, and an equality test of the key is cheaper than a search
   /// of the map. Map entries never move, and are never erased.
-  std::pair<const CallKey, Decision> *LastDecision = nullptr;
+  std::pair<const CallShape, Decision> *LastDecision = nullptr;
   std::map<const RankSlice *, std::unique_ptr<Executor>> Executors;
   std::vector<char> Staging, SendStaging;
   uint64_t FromPlans = 0;
@@ -268,13 +252,10 @@ CommState &stateOf(MPI_Comm Comm) {
 struct Call {
   const char *Function;
   MPI_Comm Comm;
-  CallKey Key;
-  /// What else the plan must fit (the layout of the call's counts).
-  llvm::function_ref<bool(const PlanHeader &)> Accept;
+  CallShape Key;
 
-  Call(const char *Function, MPI_Comm Comm, Collective Kind,
-       llvm::function_ref<bool(const PlanHeader &)> Accept = nullptr)
-      : Function(Function), Comm(Comm), Accept(Accept) {
+  Call(const char *Function, MPI_Comm Comm, Collective Kind)
+      : Function(Function), Comm(Comm) {
     Key.Kind = Kind;
   }
 
@@ -320,14 +301,12 @@ Decision &decide(CommState &S, const Call &C) {
     S.LastDecision = &*It;
     return It->second;
   }
-  auto Fits = [&](const PlanHeader &H) {
-    return H.Root == C.Key.Root && (!C.Accept || C.Accept(H));
-  };
   std::optional<FoundPlan> Found = planDirectory()->find(
-      C.Key.Kind, S.Size, S.Rank, C.Key.Bytes, C.Key.Op, Fits,
+      C.Key, S.Rank,
       // A plan file the job cannot use is always worth a line (once).
-      [](const std::string &Warning) { warnOnce(Warning); }, C.Key.Root,
-      C.Key.Counts);
+      [&](const std::string &Warning) {
+        warnOnce(std::string(C.Function) + ": " + Warning);
+      });
   uint64_t Mine = Found ? Found->Slice->Hash : 0;
   // Compared as signed integers, the top bit flipped so that the order is
   // the unsigned one: MPI_MAX on unsigned 64-bit types takes the signed
@@ -366,10 +345,11 @@ using RunFn =
 
 /// The call's result when its ranks agreed on a plan and ran it; nothing when
 /// they all go to PMPI_.
-std::optional<int> fromPlan(const Call &C, RunFn Run) {
+std::optional<int> fromPlan(Call &C, RunFn Run) {
   if (!planDirectory())
     return std::nullopt;
   CommState &S = stateOf(C.Comm);
+  C.Key.Ranks = S.Size;
   if (S.Inter) {
     leaveToMpi(C, S, "an intercommunicator");
     return std::nullopt;
@@ -470,38 +450,6 @@ std::optional<TypedOp> typedOpOf(const Call &C, MPI_Datatype Type, MPI_Op Op,
   return std::nullopt;
 }
 
-/// COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING=1: floating-point allreduces may
-/// run plans whose ranks combine in different orders.
-bool rankDependentRoundingAllowed() {
-  static const bool Allowed = [] {
-    const char *V = std::getenv("COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING");
-    return V && std::string(V) == "1";
-  }();
-  return Allowed;
-}
-
-/// Whether an allreduce plan keeps the promise MPI's own collectives keep
-/// here: every rank ends with the same bits. Only floating-point sums and
-/// products round differently in different combine orders; the verifier's
-/// verdict travels in the plan's stamp (a trusted unstamped plan has none,
-/// so it is not taken for them). A refused plan is logged once.
-bool sameBitsOnEveryRank(const PlanHeader &H, Datatype Type, ReduceOp Op) {
-  bool Rounds =
-      isFloatingPoint(Type) && (Op == ReduceOp::Sum || Op == ReduceOp::Prod);
-  if (!Rounds || rankDependentRoundingAllowed() ||
-      (H.Stamp && H.Stamp->IdenticalResults))
-    return true;
-  warnOnce("MPI_Allreduce: not running the " + H.Algorithm +
-           " plan for P = " + std::to_string(H.Ranks) +
-           " for floating-point sums and products: its ranks may end with "
-           "different bits (the verifier's verdict); "
-           "COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING=1 allows it");
-  return false;
-}
-
-/// Reduce-scatter-block and allgather give every rank the same count.
-bool equalBlocks(const PlanHeader &H) { return H.Weights.empty(); }
-
 bool isIntercommunicator(MPI_Comm Comm) {
   int Inter = 0;
   PMPI_Comm_test_inter(Comm, &Inter);
@@ -545,11 +493,9 @@ int allreduce(const void *SendBuf, void *RecvBuf, int Count, HandleWord TypeW,
   if (std::optional<TypedOp> T = typedOpOf(C, Type, Op, Count)) {
     C.Key.Bytes = uint64_t(Count) * sizeOf(T->Type);
     C.Key.Op = T->Op;
+    // Every rank ends with the result: a floating-point sum or product
+    // needs a plan whose ranks combine in one order (fit()).
     C.Key.Type = T->Type;
-    auto SameBits = [&](const PlanHeader &H) {
-      return sameBitsOnEveryRank(H, T->Type, T->Op);
-    };
-    C.Accept = SameBits;
     if (std::optional<int> Result =
             fromPlan(C, [&](Executor &Ex, Transport &Tr, CommState &) {
               return Ex.run(Tr, reductionArgs(SendBuf, RecvBuf, uint64_t(Count),
@@ -565,9 +511,9 @@ int reduceScatterBlock(const void *SendBuf, void *RecvBuf, int RecvCount,
   auto Type = handle<MPI_Datatype>(TypeW);
   auto Op = handle<MPI_Op>(OpW);
   auto Comm = handle<MPI_Comm>(CommW);
-  // Equal blocks give every rank exactly RecvCount elements.
-  Call C("MPI_Reduce_scatter_block", Comm, Collective::ReduceScatter,
-         equalBlocks);
+  // Without counts the call asks for equal parts (fit()): RecvCount
+  // elements each.
+  Call C("MPI_Reduce_scatter_block", Comm, Collective::ReduceScatter);
   if (std::optional<TypedOp> T = typedOpOf(C, Type, Op, RecvCount)) {
     int Size = 1;
     PMPI_Comm_size(Comm, &Size);
@@ -645,7 +591,7 @@ int allgather(const void *SendBuf, int SendCount, HandleWord SendTypeW,
   auto SendType = handle<MPI_Datatype>(SendTypeW);
   auto RecvType = handle<MPI_Datatype>(RecvTypeW);
   auto Comm = handle<MPI_Comm>(CommW);
-  Call C("MPI_Allgather", Comm, Collective::Allgather, equalBlocks);
+  Call C("MPI_Allgather", Comm, Collective::Allgather);
   if (RecvCount < 0 || (SendBuf != MPI_IN_PLACE && SendCount < 0)) {
     refuse(C, "a negative count");
     return PMPI_Allgather(SendBuf, SendCount, SendType, RecvBuf, RecvCount,
@@ -711,15 +657,6 @@ int allgatherv(const void *SendBuf, int SendCount, HandleWord SendTypeW,
         uint64_t(std::max(Displs[R], 0)) * L.Size == Begin[R] && Displs[R] >= 0;
   }
   C.Key.Bytes = Begin[Size];
-  // The plan's weights must give every rank its count.
-  auto GivesCounts = [&](const PlanHeader &H) {
-    BlockLayout Layout(H, C.Key.Bytes);
-    for (int R = 0; R < Size; ++R)
-      if (Layout.size(H.ownedBy(uint32_t(R))) != C.Key.Counts[R])
-        return false;
-    return true;
-  };
-  C.Accept = GivesCounts;
   auto PartOf = [&](int R) {
     return static_cast<char *>(RecvBuf) + MPI_Aint(Displs[R]) * L.Extent;
   };

@@ -12,6 +12,7 @@
 
 #include <vector>
 
+using namespace collplan;
 using namespace collplan::runtime;
 
 TEST_CASE("a noiseless line is recovered") {

@@ -2,8 +2,9 @@
 
 #include "runtime/interposer/PlanDirectory.h"
 #include "compiler/algorithms/Algorithm.h"
+#include "plan/dispatch/PlanFileNames.h"
+#include "plan/dispatch/PlanIndex.h"
 #include "plan/serialize/PlanFile.h"
-#include "plan/serialize/PlanIndex.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -18,12 +19,13 @@ using namespace collplan::runtime;
 
 /// The reason a name is refused, or "" when it parses.
 static std::string refusal(llvm::StringRef Name) {
-  llvm::Expected<PlanKey> K = parsePlanFileName(Name);
+  llvm::Expected<DispatchRule> K = parsePlanFileName(Name);
   return K ? std::string() : llvm::toString(K.takeError());
 }
 
 TEST_CASE("plan file names") {
-  llvm::Expected<PlanKey> K = parsePlanFileName("allreduce-p8-0-65536.cplan");
+  llvm::Expected<DispatchRule> K =
+      parsePlanFileName("allreduce-p8-0-65536.cplan");
   REQUIRE(bool(K));
   CHECK(K->Kind == Collective::Allreduce);
   CHECK(K->Ranks == 8);
@@ -83,10 +85,15 @@ TEST_CASE("the most specific matching plan wins") {
                               "count") != std::string::npos);
   std::vector<std::string> Warnings;
   auto Warn = [&](const std::string &W) { Warnings.push_back(W); };
-  auto Any = [](const PlanHeader &) { return true; };
+  auto Allreduce = [](uint32_t P, uint64_t Bytes, std::optional<ReduceOp> Op) {
+    CallShape C;
+    C.Ranks = P;
+    C.Bytes = Bytes;
+    C.Op = Op;
+    return C;
+  };
   auto Algo = [&](uint64_t Bytes, std::optional<ReduceOp> Op, uint32_t P) {
-    std::optional<FoundPlan> F =
-        D->find(Collective::Allreduce, P, P - 1, Bytes, Op, Any, Warn);
+    std::optional<FoundPlan> F = D->find(Allreduce(P, Bytes, Op), P - 1, Warn);
     return F ? F->Slice->Header.Algorithm : std::string("none");
   };
   CHECK(Algo(100, ReduceOp::Sum, 4) == "recursive-doubling");
@@ -102,7 +109,7 @@ TEST_CASE("the most specific matching plan wins") {
                 Warnings[0]);
   // ... and rank 2 of a "P = 3" plan of 2 ranks neither; rank 0 has one.
   std::optional<FoundPlan> Liar =
-      D->find(Collective::Allreduce, 3, 0, 10, ReduceOp::Sum, Any, Warn);
+      D->find(Allreduce(3, 10, ReduceOp::Sum), 0, Warn);
   CHECK(!Liar);
   REQUIRE(Warnings.size() == 2);
   CHECK_MESSAGE(Warnings[1].find("not what its name says") != std::string::npos,
@@ -120,8 +127,8 @@ TEST_CASE("the most specific matching plan wins") {
   llvm::Expected<PlanDirectory> Trusting = PlanDirectory::open(Dir.str().str());
   REQUIRE(bool(Trusting));
   Trusting->TrustUnverified = true;
-  std::optional<FoundPlan> Unstamped = Trusting->find(
-      Collective::Allreduce, 6, 5, 100, ReduceOp::Sum, Any, Warn);
+  std::optional<FoundPlan> Unstamped =
+      Trusting->find(Allreduce(6, 100, ReduceOp::Sum), 5, Warn);
   REQUIRE(bool(Unstamped));
   CHECK(Unstamped->Slice->Header.Algorithm == "ring");
 
@@ -133,7 +140,7 @@ TEST_CASE("the most specific matching plan wins") {
   REQUIRE(bool(Whole));
   for (uint32_t R : {2u, 0u, 3u}) {
     std::optional<FoundPlan> F =
-        D->find(Collective::Allreduce, 4, R, 4096, ReduceOp::Sum, Any, Warn);
+        D->find(Allreduce(4, 4096, ReduceOp::Sum), R, Warn);
     REQUIRE(F);
     CHECK(F->Slice->Rank == R);
     CHECK(F->Slice->Prog.Rounds.size() == Whole->Programs[R].Rounds.size());
@@ -170,12 +177,12 @@ TEST_CASE("the index lists plans for roots and counts a name cannot say") {
     Bcast.Root = Root;
     std::string Name = "bcast-root" + std::to_string(Root) + ".cplan";
     PlanHeader H = Write(Name.c_str(), Bcast, "binomial");
-    Index.put(indexEntryFor(H, Name, 0, UINT64_MAX, ""));
+    Index.put(ruleFor(H, Name, 0, UINT64_MAX, std::nullopt));
   }
   // A file whose index entry claims root 2 but whose plan has root 3.
   Bcast.Root = 3;
   PlanHeader Liar = Write("bcast-liar.cplan", Bcast, "binomial");
-  PlanIndexEntry Lie = indexEntryFor(Liar, "bcast-liar.cplan", 0, 100, "");
+  DispatchRule Lie = ruleFor(Liar, "bcast-liar.cplan", 0, 100, std::nullopt);
   Lie.Root = 2;
   Index.put(Lie);
   // Allgatherv for counts 1:2:1:0.
@@ -184,15 +191,9 @@ TEST_CASE("the index lists plans for roots and counts a name cannot say") {
   Gatherv.Topo = Topology::flat(4);
   Gatherv.Weights = {1, 2, 1, 0};
   PlanHeader G = Write("gatherv.cplan", Gatherv, "recursive-doubling");
-  Index.put(indexEntryFor(G, "gatherv.cplan", 0, UINT64_MAX, ""));
-  // Entries the directory reports and skips.
-  PlanIndexEntry Missing = indexEntryFor(G, "gone.cplan", 0, 10, "");
-  Index.put(Missing);
-  PlanIndexEntry BadOp = indexEntryFor(G, "gatherv-avg.cplan", 0, 10, "avg");
-  REQUIRE(!writePlanFile(
-      *compilePlan(*findAlgorithm("recursive-doubling"), Gatherv),
-      PathOf("gatherv-avg.cplan"), PlanFormat::Binary));
-  Index.put(BadOp);
+  Index.put(ruleFor(G, "gatherv.cplan", 0, UINT64_MAX, std::nullopt));
+  // An entry the directory reports and skips.
+  Index.put(ruleFor(G, "gone.cplan", 0, 10, std::nullopt));
   REQUIRE(!writePlanIndex(Dir, Index));
 
   // What was written reads back as it was.
@@ -206,17 +207,20 @@ TEST_CASE("the index lists plans for roots and counts a name cannot say") {
 
   llvm::Expected<PlanDirectory> D = PlanDirectory::open(Dir.str().str());
   REQUIRE(bool(D));
-  REQUIRE(D->misnamed().size() == 2);
+  REQUIRE(D->misnamed().size() == 1);
   CHECK(D->misnamed()[0].find("gone.cplan: no such file") != std::string::npos);
-  CHECK(D->misnamed()[1].find("avg is not an operator") != std::string::npos);
   std::vector<std::string> Warnings;
   auto Warn = [&](const std::string &W) { Warnings.push_back(W); };
-  auto Any = [](const PlanHeader &) { return true; };
   auto FileFor = [&](Collective Kind, uint64_t Bytes,
                      std::optional<uint32_t> Root,
                      llvm::ArrayRef<uint64_t> Counts) {
-    std::optional<FoundPlan> F =
-        D->find(Kind, 4, 1, Bytes, std::nullopt, Any, Warn, Root, Counts);
+    CallShape C;
+    C.Kind = Kind;
+    C.Ranks = 4;
+    C.Bytes = Bytes;
+    C.Root = Root;
+    C.Counts = Counts.vec();
+    std::optional<FoundPlan> F = D->find(C, 1, Warn);
     return F ? std::string(llvm::sys::path::filename(F->Entry->Path))
              : std::string("none");
   };
@@ -261,6 +265,11 @@ TEST_CASE("the index lists plans for roots and counts a name cannot say") {
                 "allgatherv\n    ranks: 2\n    min_bytes: 0\n    max_bytes: "
                 "inf\n    counts: [1, 2, 3]\n")
             .find("one weight per rank") != std::string::npos);
+  // An operator is one of the operators, as everywhere else.
+  CHECK(Refusal("version: 1\nplans:\n  - file: a.cplan\n    collective: "
+                "allreduce\n    ranks: 2\n    min_bytes: 0\n    max_bytes: "
+                "inf\n    op: avg\n")
+            .find("plan 1: 'avg' is not an operator") != std::string::npos);
   llvm::sys::fs::remove_directories(Dir);
 }
 

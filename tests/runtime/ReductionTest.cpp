@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+using namespace collplan;
 using namespace collplan::runtime;
 using namespace collplan::runtime::test;
 

@@ -1,6 +1,6 @@
 //===- IndexCommand.cpp - collplan index: which calls a plan serves -------===//
 //
-// Adds plan files to their directory's index (plan/serialize/PlanIndex.h),
+// Adds plan files to their directory's index (plan/dispatch/PlanIndex.h),
 // so the interposer runs them for the calls given: a byte range, an
 // operator, and from the plan's header its collective, P, root and counts.
 // Only plans carrying a valid verification stamp are indexed, since the
@@ -12,10 +12,10 @@
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 
+#include "plan/dispatch/PlanDirectoryWriter.h"
+#include "plan/dispatch/PlanIndex.h"
 #include "plan/serialize/PlanFile.h"
-#include "plan/serialize/PlanIndex.h"
 #include "plan/serialize/RankSlice.h"
-#include "runtime/Reduction.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
@@ -34,28 +34,6 @@ struct IndexOptions {
   bool Quiet = false;
 };
 
-/// "MIN:MAX" with units, MAX may be inf: the range [MIN, MAX).
-std::optional<std::string> parseRange(const std::string &Text, uint64_t &Min,
-                                      uint64_t &Max) {
-  auto [Lo, Hi] = llvm::StringRef(Text).split(':');
-  if (Lo.empty() || Hi.empty())
-    return "--bytes '" + Text + "': expected MIN:MAX, e.g. 0:64KiB or 1MiB:inf";
-  llvm::Expected<uint64_t> L = parseByteSize(Lo.str());
-  if (!L)
-    return "--bytes '" + Text + "': " + llvm::toString(L.takeError());
-  Min = *L;
-  Max = UINT64_MAX;
-  if (Hi != "inf") {
-    llvm::Expected<uint64_t> H = parseByteSize(Hi.str());
-    if (!H)
-      return "--bytes '" + Text + "': " + llvm::toString(H.takeError());
-    Max = *H;
-  }
-  if (Max <= Min)
-    return "--bytes '" + Text + "': the range [MIN, MAX) is empty";
-  return std::nullopt;
-}
-
 int runIndex(const IndexOptions &O) {
   // Every plan in one directory: the index is that directory's.
   std::string Dir = llvm::sys::path::parent_path(O.Plans.front()).str();
@@ -66,28 +44,27 @@ int runIndex(const IndexOptions &O) {
                  O.Plans.front() + " and " + P + " do not");
       return ExitUsage;
     }
-  uint64_t Min = 0, Max = UINT64_MAX;
-  if (std::optional<std::string> Problem = parseRange(O.Bytes, Min, Max)) {
-    printError(*Problem);
+  llvm::Expected<ByteRange> Range = parseByteRange("--bytes", O.Bytes);
+  if (!Range)
+    return reportError(Range.takeError(), ErrorKind::Usage);
+  uint64_t Min = Range->Min, Max = Range->Max.value_or(UINT64_MAX);
+  if (Max <= Min) {
+    printError("--bytes '" + O.Bytes + "': the range [MIN, MAX) is empty");
     return ExitUsage;
   }
-  if (!O.Op.empty() && !runtime::parseReduceOp(O.Op)) {
-    printError("--op '" + O.Op +
-               "': expected sum, prod, min, max, band, bor, bxor, land, lor "
-               "or lxor");
+  std::optional<ReduceOp> Op;
+  if (!O.Op.empty() && !(Op = parseReduceOp(O.Op))) {
+    printError("--op '" + O.Op + "': expected " + reduceOpChoices());
     return ExitUsage;
   }
   if (Dir.empty())
     Dir = ".";
-  llvm::Expected<PlanIndex> Index = readPlanIndex(Dir);
-  if (!Index)
-    return reportError(Index.takeError(), ErrorKind::Usage);
 
+  PlanDirectoryUpdate U;
   for (const std::string &P : O.Plans) {
     std::string File = llvm::sys::path::filename(P).str();
     if (O.Remove) {
-      llvm::erase_if(Index->Plans,
-                     [&](const PlanIndexEntry &E) { return E.File == File; });
+      U.Removed.push_back(File);
       continue;
     }
     // Rank 0's slice carries the header and the whole plan's hash.
@@ -96,20 +73,16 @@ int runIndex(const IndexOptions &O) {
       return reportError(S.takeError(), ErrorKind::Usage);
     if (llvm::Error E = checkStamp(S->Header, S->Hash, P))
       return reportError(std::move(E), ErrorKind::Usage);
-    if (!O.Op.empty() && !reduces(S->Header.Kind)) {
+    if (Op && !reduces(S->Header.Kind)) {
       printError(P + " is a " + collectiveName(S->Header.Kind).str() +
                  " plan, which takes no operator (--op)");
       return ExitUsage;
     }
-    PlanIndexEntry E = indexEntryFor(S->Header, File, Min, Max, O.Op);
-    // Keep what tune said about a plan it chose.
-    for (const PlanIndexEntry &Old : Index->Plans)
-      if (Old.File == File)
-        E.Why = Old.Why;
-    Index->put(std::move(E));
+    U.Rules.push_back(ruleFor(S->Header, File, Min, Max, Op));
   }
-  if (llvm::Error E = writePlanIndex(Dir, *Index))
-    return reportError(std::move(E), ErrorKind::Io);
+  llvm::Expected<PlanIndex> Index = updatePlanDirectory(Dir, std::move(U));
+  if (!Index)
+    return reportError(Index.takeError(), ErrorKind::Io);
   if (!O.Quiet)
     llvm::outs() << "wrote " << planIndexPath(Dir) << ": "
                  << Index->Plans.size() << " plan(s) listed\n";

@@ -57,6 +57,25 @@ llvm::Expected<uint64_t> parseByteSize(const std::string &Text) {
       Text.c_str());
 }
 
+llvm::Expected<ByteRange> parseByteRange(const std::string &Option,
+                                         const std::string &Text) {
+  auto Bad = [&](const llvm::Twine &Why) {
+    return makeError(ErrorKind::Usage, Option + " '" + Text + "': " + Why);
+  };
+  auto [Lo, Hi] = llvm::StringRef(Text).split(':');
+  if (Lo.empty() || Hi.empty())
+    return Bad("expected MIN:MAX, e.g. 8:1GiB or 1MiB:inf");
+  llvm::Expected<uint64_t> Min = parseByteSize(Lo.str());
+  if (!Min)
+    return Bad(llvm::toString(Min.takeError()));
+  if (Hi == "inf")
+    return ByteRange{*Min, std::nullopt};
+  llvm::Expected<uint64_t> Max = parseByteSize(Hi.str());
+  if (!Max)
+    return Bad(llvm::toString(Max.takeError()));
+  return ByteRange{*Min, *Max};
+}
+
 CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
                             const std::string &Help) {
   return Cmd

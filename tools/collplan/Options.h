@@ -13,12 +13,24 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace collplan::cli {
 
 /// Parses "1048576", "64K", "64KiB", "1M", "1MiB", "2G" (binary multiples).
 llvm::Expected<uint64_t> parseByteSize(const std::string &Text);
+
+/// A byte range "MIN:MAX" of --bytes: sizes as parseByteSize, MAX may be
+/// inf. Whether it is inclusive and which bounds are allowed is the
+/// command's to say.
+struct ByteRange {
+  uint64_t Min = 0;
+  std::optional<uint64_t> Max; ///< None: inf.
+};
+/// Errors name Option and Text.
+llvm::Expected<ByteRange> parseByteRange(const std::string &Option,
+                                         const std::string &Text);
 
 /// --bytes with size suffixes; Value keeps the parsed number.
 struct ByteSizeOption {

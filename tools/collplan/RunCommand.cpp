@@ -34,6 +34,7 @@ namespace collplan::cli {
 
 namespace {
 
+using namespace collplan;
 using namespace collplan::runtime;
 
 struct RunOptions {

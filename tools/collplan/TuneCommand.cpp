@@ -2,8 +2,8 @@
 //
 // tune = the tuner's choice by message size (choiceBySize), deployed: a plan
 // directory the interposer reads (one verified, stamped plan per range of
-// sizes, named as runtime/interposer/PlanDirectory.h expects, and an index
-// saying why), and/or an Open MPI rules file and an MPICH selection file,
+// sizes, named as plan/dispatch/PlanFileNames.h says, and an index saying
+// why), and/or an Open MPI rules file and an MPICH selection file,
 // each chosen among the families that library has (TuningFiles.h). Without
 // a plan directory no plan is built and only the libraries' families are
 // priced: at large P building and verifying the plans is most of the time.
@@ -26,8 +26,10 @@
 #include "compiler/cost/CostModel.h"
 #include "compiler/select/Tuner.h"
 #include "compiler/tuning/TuningFiles.h"
+#include "plan/dispatch/PlanDirectoryWriter.h"
+#include "plan/dispatch/PlanFileNames.h"
+#include "plan/dispatch/PlanIndex.h"
 #include "plan/serialize/PlanFile.h"
-#include "plan/serialize/PlanIndex.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 #include "tools/collplan/PlanOutput.h"
@@ -64,28 +66,22 @@ struct TuneOptions {
 /// "8:1GiB" -> 8, 16, ..., 1 GiB: the bounds and the powers of two between.
 std::optional<RequestProblem> parseSizes(const std::string &Text,
                                          std::vector<uint64_t> &Sizes) {
-  auto [Lo, Hi] = llvm::StringRef(Text).split(':');
-  if (Lo.empty() || Hi.empty())
+  llvm::Expected<ByteRange> Range = parseByteRange("--bytes", Text);
+  if (!Range)
+    return RequestProblem{ExitUsage, llvm::toString(Range.takeError())};
+  // Both bounds are sizes to price.
+  uint64_t Min = Range->Min, Max = Range->Max.value_or(0);
+  if (Min == 0 || !Range->Max || Min > Max)
     return RequestProblem{ExitUsage, "--bytes '" + Text +
-                                         "': expected MIN:MAX, e.g. 8:1GiB"};
-  llvm::Expected<uint64_t> Min = parseByteSize(Lo.str());
-  if (!Min)
-    return RequestProblem{ExitUsage, "--bytes '" + Text + "': " +
-                                         llvm::toString(Min.takeError())};
-  llvm::Expected<uint64_t> Max = parseByteSize(Hi.str());
-  if (!Max)
-    return RequestProblem{ExitUsage, "--bytes '" + Text + "': " +
-                                         llvm::toString(Max.takeError())};
-  if (*Min == 0 || *Min > *Max)
-    return RequestProblem{ExitUsage,
-                          "--bytes '" + Text + "': expected 0 < MIN <= MAX"};
-  Sizes.push_back(*Min);
+                                         "': expected 0 < MIN <= MAX, both "
+                                         "sizes to price (no inf)"};
+  Sizes.push_back(Min);
   // By exponent: doubling past 2^63 would wrap to 0 and never end.
   for (unsigned K = 0; K < 64; ++K)
-    if (uint64_t P = uint64_t(1) << K; P > *Min && P < *Max)
+    if (uint64_t P = uint64_t(1) << K; P > Min && P < Max)
       Sizes.push_back(P);
-  if (*Max != *Min)
-    Sizes.push_back(*Max);
+  if (Max != Min)
+    Sizes.push_back(Max);
   return std::nullopt;
 }
 
@@ -138,24 +134,18 @@ std::optional<RequestProblem> parseRanks(const std::string &Text,
   return parseIntegerList("--ranks", Text, 1, MaxRanks, Out);
 }
 
-/// What every plan file of one request's table starts with:
-/// "broadcast-p8-", or "broadcast-root3-p8-" for a root other than 0 (the
-/// index, not the name, tells the interposer a plan's root).
-std::string planFilePrefix(const CompileRequest &Request) {
-  std::string Root;
-  if (Request.Root.value_or(0) != 0)
-    Root = "-root" + std::to_string(*Request.Root);
-  return (collectiveName(Request.Kind) + Root + "-p" +
-          llvm::Twine(Request.ranks()) + "-")
-      .str();
-}
-
-std::string planFileName(const CompileRequest &Request, uint64_t Min,
-                         uint64_t Max, const std::string &Ext) {
-  return (planFilePrefix(Request) + llvm::Twine(Min) + "-" +
-          (Max == UINT64_MAX ? llvm::Twine("inf") : llvm::Twine(Max)) + "." +
-          Ext)
-      .str();
+/// The rule of the plan serving Range of Request's table: its collective,
+/// P, root and bytes, and the file it is written to.
+DispatchRule planRule(const CompileRequest &Request, const DecisionRange &Range,
+                      llvm::StringRef Ext) {
+  DispatchRule R;
+  R.Kind = Request.Kind;
+  R.Ranks = Request.ranks();
+  R.Root = Request.Root;
+  R.MinBytes = Range.MinBytes;
+  R.MaxBytes = Range.MaxBytes;
+  R.File = planFileName(R, Ext);
+  return R;
 }
 
 /// The roots to tune a rooted collective for on P ranks: --roots (a list
@@ -176,29 +166,6 @@ std::optional<RequestProblem> parseRoots(const TuneOptions &O, uint32_t P,
     return F;
   Roots.assign(Values.begin(), Values.end());
   return std::nullopt;
-}
-
-/// Plan files in Dir of one request's table (the same collective, root and
-/// P) that this run would not write: the interposer would mix them with
-/// ours (it takes the narrowest range).
-std::vector<std::string> stalePlans(const std::string &Dir,
-                                    const CompileRequest &Request,
-                                    const std::vector<std::string> &Ours) {
-  std::vector<std::string> Out;
-  std::error_code EC;
-  std::string Prefix = planFilePrefix(Request);
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; !EC && It != End;
-       It.increment(EC)) {
-    llvm::StringRef Name = llvm::sys::path::filename(It->path());
-    llvm::StringRef Ext = llvm::sys::path::extension(Name);
-    bool PlanExt =
-        Ext == ".cplan" || Ext == ".yaml" || Ext == ".yml" || Ext == ".json";
-    if (PlanExt && Name.startswith(Prefix) &&
-        llvm::find(Ours, Name.str()) == Ours.end())
-      Out.push_back(It->path());
-  }
-  llvm::sort(Out);
-  return Out;
 }
 
 void say(const TuneOptions &O, const llvm::Twine &Line) {
@@ -263,223 +230,205 @@ std::string costText(const CostParams &C) {
   return Out;
 }
 
-int runTune(const TuneOptions &O) {
-  std::vector<uint64_t> Sizes;
-  if (std::optional<RequestProblem> F = parseSizes(O.Bytes, Sizes)) {
-    printError(F->Message);
-    return F->Code;
+/// One request to tune: a collective on one P (and root), and the
+/// families it may take (all when empty).
+struct TuneJob {
+  CompileRequest Request;
+  std::vector<const Algorithm *> Families;
+
+  /// "broadcast from root 3", for people.
+  std::string name() const {
+    std::string Name = collectiveName(Request.Kind).str();
+    if (Request.Root.value_or(0) != 0)
+      Name += " from root " + std::to_string(*Request.Root);
+    return Name;
   }
-  std::optional<PlanFormat> Format = formatForPath("x." + O.PlanExtension);
-  if (!Format) {
-    printError("--plan-format '" + O.PlanExtension +
-               "': expected cplan, yaml or json");
-    return ExitUsage;
-  }
+};
+
+/// Every request, checked before anything is priced or written: one per
+/// communicator size and collective, and per root of a rooted one.
+std::optional<RequestProblem> buildJobs(const TuneOptions &O, uint64_t Anchor,
+                                        std::vector<TuneJob> &Jobs) {
   std::vector<std::string> Kinds = O.Collectives;
   if (Kinds.empty())
     Kinds.push_back(O.Request.Job.Collective);
-  uint64_t Anchor = middleSize(Sizes);
-
   std::vector<uint64_t> RankCounts;
-  if (std::optional<RequestProblem> F = parseRanks(O.Ranks, RankCounts)) {
-    printError(F->Message);
-    return F->Code;
-  }
+  if (std::optional<RequestProblem> F = parseRanks(O.Ranks, RankCounts))
+    return F;
   if (RankCounts.size() > 1 &&
       (O.Request.Job.Topology != "flat" || !O.Request.Job.Hostfile.empty() ||
-       O.Request.Job.Ppn)) {
-    printError("--ranks with several sizes tunes flat communicators; it does "
-               "not combine with --topology, --ppn or --hostfile");
-    return ExitUsage;
-  }
+       O.Request.Job.Ppn))
+    return RequestProblem{
+        ExitUsage, "--ranks with several sizes tunes flat communicators; it "
+                   "does not combine with --topology, --ppn or --hostfile"};
   if (RankCounts.size() > 1 &&
-      (!O.OpenMpiRules.empty() || !O.MpichJson.empty())) {
-    printError("the Open MPI and MPICH files are written for one P: give "
-               "--ranks one size with --openmpi-rules or --mpich-json");
-    return ExitUsage;
-  }
+      (!O.OpenMpiRules.empty() || !O.MpichJson.empty()))
+    return RequestProblem{
+        ExitUsage, "the Open MPI and MPICH files are written for one P: give "
+                   "--ranks one size with --openmpi-rules or --mpich-json"};
   if (RankCounts.empty())
     RankCounts.push_back(0); // The topology's own P.
-
-  // Every request is checked before anything is priced or written: one per
-  // communicator size and collective, and per root of a rooted one.
-  std::vector<CompileRequest> Requests;
-  std::vector<std::vector<const Algorithm *>> Families;
   for (uint64_t P : RankCounts)
     for (const std::string &Kind : Kinds) {
       SelectRequestOptions Job = O.Request;
       if (P)
         Job.Job.Ranks = P;
-      CompileRequest Request;
-      std::vector<const Algorithm *> Own;
+      TuneJob T;
       std::vector<uint32_t> Roots;
       std::optional<RequestProblem> F =
-          buildSelectRequest(Job, Kind, Anchor, Request, Own);
-      if (!F && hasRoot(Request.Kind))
-        F = parseRoots(O, Request.ranks(), Roots);
-      if (F) {
-        printError(F->Message);
-        return F->Code;
-      }
+          buildSelectRequest(Job, Kind, Anchor, T.Request, T.Families);
+      if (!F && hasRoot(T.Request.Kind))
+        F = parseRoots(O, T.Request.ranks(), Roots);
+      if (F)
+        return F;
       if (Roots.empty())
         Roots.push_back(0);
       for (uint32_t Root : Roots) {
-        if (hasRoot(Request.Kind))
-          Request.Root = Root;
-        Requests.push_back(Request);
-        Families.push_back(Own);
+        if (hasRoot(T.Request.Kind))
+          T.Request.Root = Root;
+        Jobs.push_back(T);
       }
     }
-  bool WritePlans = !O.Dir.empty();
-  if (!WritePlans && O.OpenMpiRules.empty() && O.MpichJson.empty()) {
-    printError("nothing to write: give -o DIR (a plan directory), "
-               "--openmpi-rules FILE or --mpich-json FILE");
-    return ExitUsage;
-  }
-  if (WritePlans)
-    if (std::error_code EC = llvm::sys::fs::create_directories(O.Dir)) {
-      printError("cannot create the plan directory '" + O.Dir +
-                 "': " + EC.message());
-      return ExitIoError;
-    }
+  return std::nullopt;
+}
 
-  auto Start = std::chrono::steady_clock::now();
-  std::string Preamble =
-      llvm::formatv("{0} on P = {1} ({2}); sizes {3} .. {4} ({5} sizes); {6}",
-                    llvm::join(Kinds, ", "),
-                    RankCounts.size() > 1 ? O.Ranks
-                                          : std::to_string(Requests[0].ranks()),
-                    Requests[0].Topo.str(), formatBytes(double(Sizes.front())),
-                    formatBytes(double(Sizes.back())), Sizes.size(),
-                    costText(Requests[0].Cost))
-          .str();
-  std::vector<DecisionTable> Tables, OpenMpi, Mpich;
-  Verdicts Known;
-  for (size_t I = 0; I < Requests.size(); ++I) {
-    const CompileRequest &Request = Requests[I];
-    std::string Name = collectiveName(Request.Kind).str();
-    if (Request.Root.value_or(0) != 0)
-      Name += " from root " + std::to_string(*Request.Root);
+/// What tune decides: the plan directory's tables (every family) and the
+/// libraries' (their own families only), in the order of the jobs.
+struct TuneTables {
+  std::vector<DecisionTable> Plans, OpenMpi, Mpich;
+};
+
+/// The tables of every job over Sizes. The verdicts the tuner reaches on
+/// the plans it builds go into Known.
+llvm::Error decideTables(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
+                         llvm::ArrayRef<uint64_t> Sizes, TuneTables &Out,
+                         Verdicts &Known) {
+  bool WritePlans = !O.Dir.empty();
+  for (size_t I = 0; I < Jobs.size(); ++I) {
+    const TuneJob &Job = Jobs[I];
+    std::string Name = Job.name();
     // Every family's choice is needed for the plan directory only.
     if (WritePlans) {
       say(O, llvm::formatv("{0} on P = {1}: pricing every candidate at {2} "
                            "sizes, {3} .. {4}",
-                           Name, Request.ranks(), Sizes.size(),
+                           Name, Job.Request.ranks(), Sizes.size(),
                            formatBytes(double(Sizes.front())),
                            formatBytes(double(Sizes.back()))));
-      llvm::Expected<DecisionTable> T =
-          decide(O, Request, Families[I], Sizes, Name + " candidates", &Known);
+      llvm::Expected<DecisionTable> T = decide(
+          O, Job.Request, Job.Families, Sizes, Name + " candidates", &Known);
       if (!T)
-        return reportError(T.takeError(), ErrorKind::CannotCompile);
+        return T.takeError();
       for (DecisionRange &R : T->Ranges)
-        R.PlanFile =
-            planFileName(Request, R.MinBytes, R.MaxBytes, O.PlanExtension);
-      Tables.push_back(std::move(*T));
+        R.PlanFile = planRule(Job.Request, R, O.PlanExtension).File;
+      Out.Plans.push_back(std::move(*T));
     }
 
     // The libraries' files: the same question among their own algorithms.
     // They choose by size alone: the first root of a collective speaks for
     // every root.
-    bool FirstOfKind = I == 0 || Requests[I - 1].Kind != Request.Kind;
-    for (auto [Library, Path, Out] :
-         {std::tuple(MpiLibrary::OpenMpi, &O.OpenMpiRules, &OpenMpi),
-          std::tuple(MpiLibrary::Mpich, &O.MpichJson, &Mpich)}) {
+    bool FirstOfKind = I == 0 || Jobs[I - 1].Request.Kind != Job.Request.Kind;
+    for (auto [Library, Path, Tables] :
+         {std::tuple(MpiLibrary::OpenMpi, &O.OpenMpiRules, &Out.OpenMpi),
+          std::tuple(MpiLibrary::Mpich, &O.MpichJson, &Out.Mpich)}) {
       if (Path->empty() || !FirstOfKind)
         continue;
       std::vector<const Algorithm *> Own;
-      for (const std::string &F : libraryFamilies(Library, Request.Kind))
+      for (const std::string &F : libraryFamilies(Library, Job.Request.Kind))
         if (const Algorithm *A = findAlgorithm(F);
-            A && (Families[I].empty() || llvm::is_contained(Families[I], A)))
+            A && (Job.Families.empty() || llvm::is_contained(Job.Families, A)))
           Own.push_back(A);
       // No counterpart: an empty table, which the file notes as such.
       DecisionTable None;
-      None.Kind = Request.Kind;
-      None.Ranks = Request.ranks();
+      None.Kind = Job.Request.Kind;
+      None.Ranks = Job.Request.ranks();
       if (Own.empty()) {
-        Out->push_back(std::move(None));
+        Tables->push_back(std::move(None));
         continue;
       }
       const char *Lib = Library == MpiLibrary::OpenMpi ? "Open MPI" : "MPICH";
       say(O, llvm::formatv("{0}: choosing among {1}'s algorithms", Name, Lib));
-      llvm::Expected<DecisionTable> L =
-          decide(O, Request, Own, Sizes, Name + " (" + Lib + "'s algorithms)");
+      llvm::Expected<DecisionTable> L = decide(
+          O, Job.Request, Own, Sizes, Name + " (" + Lib + "'s algorithms)");
       if (!L) {
         // None of the library's algorithms fits (e.g. a root they lack).
         llvm::consumeError(L.takeError());
-        Out->push_back(std::move(None));
+        Tables->push_back(std::move(None));
         continue;
       }
-      Out->push_back(std::move(*L));
+      Tables->push_back(std::move(*L));
     }
   }
+  return llvm::Error::success();
+}
 
-  // Every range is known before anything is written: another run's plans
-  // in the directory are refused before ours join them.
-  for (size_t I = 0; WritePlans && I < Tables.size(); ++I) {
-    const DecisionTable &T = Tables[I];
-    std::vector<std::string> Names;
-    for (const DecisionRange &R : T.Ranges)
-      Names.push_back(R.PlanFile);
-    std::vector<std::string> Stale = stalePlans(O.Dir, Requests[I], Names);
-    if (!Stale.empty()) {
-      printError("the plan directory holds other " +
-                 collectiveName(T.Kind).str() +
-                 " plans for P = " + std::to_string(T.Ranks) +
-                 ", which the interposer would mix with these: " +
-                 llvm::join(Stale, ", ") +
-                 "; remove them or tune into another directory");
-      return ExitUsage;
+/// Writes the plan directory: one verified, stamped plan per range of each
+/// table, built one at a time, and the index. The exit code (printed).
+int writePlanDirectory(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
+                       std::vector<DecisionTable> &Tables, PlanFormat Format,
+                       const Verdicts &Known, const std::string &Preamble) {
+  PlanDirectoryUpdate U;
+  U.Preamble = "Last tuned: " + Preamble;
+  // A failure that has been printed already (verification's diagnostics).
+  int Printed = ExitSuccess;
+  for (size_t I = 0; I < Tables.size(); ++I)
+    for (size_t K = 0; K < Tables[I].Ranges.size(); ++K) {
+      NewPlan Plan;
+      Plan.Rule =
+          planRule(Jobs[I].Request, Tables[I].Ranges[K], O.PlanExtension);
+      Plan.Build = [&, I, K](DispatchRule &Rule,
+                             std::string &Bytes) -> llvm::Error {
+        DecisionRange &R = Tables[I].Ranges[K];
+        say(O, llvm::formatv("{0}: plan {1}/{2}: {3} for {4} .. {5}",
+                             Jobs[I].name(), K + 1, Tables[I].Ranges.size(),
+                             R.Family, formatBytes(double(R.MinBytes)),
+                             R.MaxBytes == UINT64_MAX
+                                 ? std::string("inf")
+                                 : formatBytes(double(R.MaxBytes))));
+        CompileRequest Own = Jobs[I].Request;
+        Own.Params = R.Params;
+        llvm::Expected<Compilation> C = compile(Own, {findAlgorithm(R.Family)});
+        if (!C)
+          return C.takeError();
+        R.FirstTime = evaluateCost(C->Best, R.FirstSize, Own.Cost).Time;
+        R.LastTime = evaluateCost(C->Best, R.LastSize, Own.Cost).Time;
+        auto Verdict = Known.find(planHash(C->Best));
+        std::optional<VerifyResult> Verified;
+        double Seconds = 0;
+        Printed = checkPlanFileSize(C->Best, Format);
+        if (!Printed)
+          Printed = verifyAndStamp(C->Best, O.Mode, O.Quiet, Verified, Seconds,
+                                   Verdict == Known.end() ? nullptr
+                                                          : &Verdict->second);
+        if (Printed)
+          return makeError(ErrorKind::Invalid, "");
+        Bytes = encodePlan(C->Best, Format);
+        Rule = ruleFor(C->Best.Header, Rule.File, R.MinBytes, R.MaxBytes,
+                       std::nullopt);
+        Rule.Why = whyText(R);
+        return llvm::Error::success();
+      };
+      U.Plans.push_back(std::move(Plan));
     }
+  llvm::Expected<PlanIndex> Index = updatePlanDirectory(O.Dir, std::move(U));
+  if (Index)
+    return ExitSuccess;
+  if (Printed) {
+    llvm::consumeError(Index.takeError());
+    return Printed;
   }
-  // The directory's index lists our plans beside any others.
-  PlanIndex Index;
-  if (WritePlans) {
-    llvm::Expected<PlanIndex> Old = readPlanIndex(O.Dir);
-    if (!Old)
-      return reportError(Old.takeError(), ErrorKind::Usage);
-    Index = std::move(*Old);
-  }
-  for (size_t I = 0; WritePlans && I < Tables.size(); ++I) {
-    DecisionTable &T = Tables[I];
-    std::string Name = collectiveName(T.Kind).str();
-    for (size_t K = 0; K < T.Ranges.size(); ++K) {
-      DecisionRange &R = T.Ranges[K];
-      say(O, llvm::formatv(
-                 "{0}: plan {1}/{2}: {3} for {4} .. {5}", Name, K + 1,
-                 T.Ranges.size(), R.Family, formatBytes(double(R.MinBytes)),
-                 R.MaxBytes == UINT64_MAX ? std::string("inf")
-                                          : formatBytes(double(R.MaxBytes))));
-      CompileRequest Own = Requests[I];
-      Own.Params = R.Params;
-      llvm::Expected<Compilation> C = compile(Own, {findAlgorithm(R.Family)});
-      if (!C)
-        return reportError(C.takeError(), ErrorKind::CannotCompile);
-      R.FirstTime = evaluateCost(C->Best, R.FirstSize, Own.Cost).Time;
-      R.LastTime = evaluateCost(C->Best, R.LastSize, Own.Cost).Time;
-      llvm::SmallString<256> Path(O.Dir);
-      llvm::sys::path::append(Path, R.PlanFile);
-      auto Verdict = Known.find(planHash(C->Best));
-      if (int Code = writeVerifiedPlan(
-              C->Best, Path.str().str(), *Format, O.Mode, O.Quiet,
-              Verdict == Known.end() ? nullptr : &Verdict->second))
-        return Code;
-      PlanIndexEntry Entry =
-          indexEntryFor(C->Best.Header, R.PlanFile, R.MinBytes, R.MaxBytes, "");
-      Entry.Why = whyText(R);
-      Index.put(std::move(Entry));
-    }
-  }
+  return reportError(Index.takeError(), ErrorKind::Io);
+}
 
-  if (WritePlans)
-    if (llvm::Error E = writePlanIndex(O.Dir, Index, "Last tuned: " + Preamble))
-      return reportError(std::move(E), ErrorKind::Io);
+/// The Open MPI rules file and the MPICH selection file, when asked for.
+int writeLibraryFiles(const TuneOptions &O, const TuneTables &Tables,
+                      const std::string &Preamble) {
   if (!O.OpenMpiRules.empty())
     if (llvm::Error E = writeFileAtomically(
-            O.OpenMpiRules, openMpiRulesFile(OpenMpi, Preamble)))
+            O.OpenMpiRules, openMpiRulesFile(Tables.OpenMpi, Preamble)))
       return reportError(std::move(E), ErrorKind::Io);
   if (!O.MpichJson.empty()) {
     if (llvm::Error E =
-            writeFileAtomically(O.MpichJson, mpichSelectionJson(Mpich)))
+            writeFileAtomically(O.MpichJson, mpichSelectionJson(Tables.Mpich)))
       return reportError(std::move(E), ErrorKind::Io);
     // MPICH replaces its whole tree with the file and asserts on a
     // collective without a rule, so the file alone would stop a program.
@@ -487,19 +436,22 @@ int runTune(const TuneOptions &O) {
                          "entries into a copy of MPICH's own selection "
                          "tree (generic.json) before using it");
   }
+  return ExitSuccess;
+}
 
-  if (O.Quiet)
-    return ExitSuccess;
+/// The tables as people read them, and what was written.
+void printTables(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
+                 const TuneTables &Tables, double Seconds) {
   llvm::raw_ostream &OS = llvm::outs();
   std::vector<std::pair<std::string, const DecisionTable *>> Shown;
-  for (size_t I = 0; I < Tables.size(); ++I)
-    Shown.push_back({Requests[I].Root.value_or(0) != 0
-                         ? " from root " + std::to_string(*Requests[I].Root)
+  for (size_t I = 0; I < Tables.Plans.size(); ++I)
+    Shown.push_back({Jobs[I].Request.Root.value_or(0) != 0
+                         ? " from root " + std::to_string(*Jobs[I].Request.Root)
                          : "",
-                     &Tables[I]});
-  for (const DecisionTable &T : OpenMpi)
+                     &Tables.Plans[I]});
+  for (const DecisionTable &T : Tables.OpenMpi)
     Shown.push_back({" (Open MPI's algorithms)", &T});
-  for (const DecisionTable &T : Mpich)
+  for (const DecisionTable &T : Tables.Mpich)
     Shown.push_back({" (MPICH's algorithms)", &T});
   for (const auto &[Label, Table] : Shown) {
     const DecisionTable &T = *Table;
@@ -522,17 +474,76 @@ int runTune(const TuneOptions &O) {
     }
   }
   std::vector<std::string> Written;
-  if (WritePlans)
+  if (!O.Dir.empty())
     Written.push_back(planIndexPath(O.Dir));
   for (const std::string *F : {&O.OpenMpiRules, &O.MpichJson})
     if (!F->empty())
       Written.push_back(*F);
-  OS << "wrote " << llvm::join(Written, ", ");
-  OS << " in "
-     << formatSeconds(std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - Start)
-                          .count())
-     << "\n";
+  OS << "wrote " << llvm::join(Written, ", ") << " in "
+     << formatSeconds(Seconds) << "\n";
+}
+
+int runTune(const TuneOptions &O) {
+  std::vector<uint64_t> Sizes;
+  if (std::optional<RequestProblem> F = parseSizes(O.Bytes, Sizes)) {
+    printError(F->Message);
+    return F->Code;
+  }
+  std::optional<PlanFormat> Format = formatForPath("x." + O.PlanExtension);
+  if (!Format) {
+    printError("--plan-format '" + O.PlanExtension +
+               "': expected cplan, yaml or json");
+    return ExitUsage;
+  }
+  std::vector<TuneJob> Jobs;
+  if (std::optional<RequestProblem> F = buildJobs(O, middleSize(Sizes), Jobs)) {
+    printError(F->Message);
+    return F->Code;
+  }
+  if (O.Dir.empty() && O.OpenMpiRules.empty() && O.MpichJson.empty()) {
+    printError("nothing to write: give -o DIR (a plan directory), "
+               "--openmpi-rules FILE or --mpich-json FILE");
+    return ExitUsage;
+  }
+
+  if (!O.Dir.empty())
+    if (std::error_code EC = llvm::sys::fs::create_directories(O.Dir)) {
+      printError("cannot create the plan directory '" + O.Dir +
+                 "': " + EC.message());
+      return ExitIoError;
+    }
+
+  auto Start = std::chrono::steady_clock::now();
+  std::vector<std::string> Kinds = O.Collectives;
+  if (Kinds.empty())
+    Kinds.push_back(O.Request.Job.Collective);
+  const CompileRequest &First = Jobs.front().Request;
+  bool SeveralSizes = llvm::any_of(Jobs, [&](const TuneJob &J) {
+    return J.Request.ranks() != First.ranks();
+  });
+  std::string Preamble =
+      llvm::formatv("{0} on P = {1} ({2}); sizes {3} .. {4} ({5} sizes); {6}",
+                    llvm::join(Kinds, ", "),
+                    SeveralSizes ? O.Ranks : std::to_string(First.ranks()),
+                    First.Topo.str(), formatBytes(double(Sizes.front())),
+                    formatBytes(double(Sizes.back())), Sizes.size(),
+                    costText(First.Cost))
+          .str();
+  TuneTables Tables;
+  Verdicts Known;
+  if (llvm::Error E = decideTables(O, Jobs, Sizes, Tables, Known))
+    return reportError(std::move(E), ErrorKind::CannotCompile);
+  if (!O.Dir.empty())
+    if (int Code =
+            writePlanDirectory(O, Jobs, Tables.Plans, *Format, Known, Preamble))
+      return Code;
+  if (int Code = writeLibraryFiles(O, Tables, Preamble))
+    return Code;
+  if (!O.Quiet)
+    printTables(
+        O, Jobs, Tables,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+            .count());
   return ExitSuccess;
 }
 

@@ -1,6 +1,6 @@
-//===- PlanIndex.cpp - Which plan of a directory serves which calls -------===//
+//===- PlanIndex.cpp - A plan directory's index ---------------------------===//
 
-#include "plan/serialize/PlanIndex.h"
+#include "plan/dispatch/PlanIndex.h"
 
 #include "plan/ir/Error.h"
 #include "plan/serialize/PlanFile.h"
@@ -19,63 +19,13 @@ using llvm::StringRef;
 
 namespace collplan {
 
-bool PlanIndexEntry::servesCounts(llvm::ArrayRef<uint64_t> CallCounts) const {
-  if (!Counts)
-    return true;
-  if (Counts->empty())
-    return llvm::is_splat(CallCounts) || CallCounts.empty();
-  if (Counts->size() != CallCounts.size())
-    return false;
-  // c_r / C == w_r / W for every r, in exact arithmetic.
-  unsigned __int128 C = 0, W = 0;
-  for (size_t R = 0; R < CallCounts.size(); ++R) {
-    C += CallCounts[R];
-    W += (*Counts)[R];
-  }
-  for (size_t R = 0; R < CallCounts.size(); ++R)
-    if ((unsigned __int128)CallCounts[R] * W !=
-        (unsigned __int128)(*Counts)[R] * C)
-      return false;
-  return true;
-}
-
-void PlanIndex::put(PlanIndexEntry E) {
+void PlanIndex::put(DispatchRule E) {
   auto Same = llvm::find_if(
-      Plans, [&](const PlanIndexEntry &Old) { return Old.File == E.File; });
+      Plans, [&](const DispatchRule &Old) { return Old.File == E.File; });
   if (Same != Plans.end())
     *Same = std::move(E);
   else
     Plans.push_back(std::move(E));
-}
-
-PlanIndexEntry indexEntryFor(const PlanHeader &H, std::string File,
-                             uint64_t MinBytes, uint64_t MaxBytes,
-                             std::string Op) {
-  PlanIndexEntry E;
-  E.File = std::move(File);
-  E.Kind = H.Kind;
-  E.Ranks = H.Ranks;
-  E.MinBytes = MinBytes;
-  E.MaxBytes = MaxBytes;
-  E.Op = std::move(Op);
-  E.Root = H.Root;
-  if (H.Kind == Collective::Allgatherv) {
-    E.Counts.emplace();
-    if (!H.Weights.empty())
-      for (uint32_t R = 0; R < H.Ranks; ++R) {
-        uint64_t Weight = 0;
-        for (const BlockRange &Rg : H.ownedBy(R).ranges())
-          for (uint64_t B = Rg.Begin; B < Rg.End; ++B)
-            Weight += H.Weights[B];
-        E.Counts->push_back(Weight);
-      }
-    // Equal weights serve exactly the calls of equal counts.
-    if (llvm::is_splat(*E.Counts))
-      E.Counts->clear();
-  }
-  E.Algorithm = H.Algorithm;
-  E.Params = H.Params;
-  return E;
 }
 
 namespace {
@@ -121,12 +71,13 @@ public:
   std::string Where;
 };
 
-Expected<PlanIndexEntry> parseEntry(const YAML::Node &N,
-                                    const std::string &Where) {
+Expected<DispatchRule> parseEntry(const YAML::Node &N,
+                                  const std::string &Where) {
   if (!N.IsMap())
     return makeError(ErrorKind::Usage, Where + ": not a mapping");
   EntryReader In(N, Where);
-  PlanIndexEntry E;
+  DispatchRule E;
+  E.FromIndex = true;
   Expected<std::string> File = In.required<std::string>("file");
   if (!File)
     return File.takeError();
@@ -160,7 +111,10 @@ Expected<PlanIndexEntry> parseEntry(const YAML::Node &N,
     Expected<std::string> Op = In.scalar<std::string>("op");
     if (!Op)
       return Op.takeError();
-    E.Op = *Op;
+    E.Op = parseReduceOp(*Op);
+    if (!E.Op)
+      return In.fail("'" + *Op + "' is not an operator (" + reduceOpChoices() +
+                     ")");
   }
   if (N["root"]) {
     Expected<uint32_t> Root = In.scalar<uint32_t>("root");
@@ -221,7 +175,7 @@ Expected<PlanIndex> parsePlanIndex(StringRef Text, StringRef Name) {
   size_t I = 0;
   // Iterators, not Plans[I]: yaml-cpp finds an index by walking the list.
   for (const YAML::Node &N : Root["plans"]) {
-    Expected<PlanIndexEntry> E =
+    Expected<DispatchRule> E =
         parseEntry(N, Name.str() + ": plan " + std::to_string(++I));
     if (!E)
       return E.takeError();
@@ -264,7 +218,7 @@ std::string planIndexText(const PlanIndex &Index, StringRef Preamble) {
   Out << YAML::Comment(Comment) << YAML::Newline;
   Out << YAML::BeginMap << YAML::Key << "version" << YAML::Value << 1
       << YAML::Key << "plans" << YAML::Value << YAML::BeginSeq;
-  for (const PlanIndexEntry &E : Index.Plans) {
+  for (const DispatchRule &E : Index.Plans) {
     Out << YAML::BeginMap;
     Out << YAML::Key << "file" << YAML::Value << YAML::DoubleQuoted << E.File;
     Out << YAML::Key << "collective" << YAML::Value
@@ -276,8 +230,8 @@ std::string planIndexText(const PlanIndex &Index, StringRef Preamble) {
       Out << "inf";
     else
       Out << E.MaxBytes;
-    if (!E.Op.empty())
-      Out << YAML::Key << "op" << YAML::Value << E.Op;
+    if (E.Op)
+      Out << YAML::Key << "op" << YAML::Value << reduceOpName(*E.Op).str();
     if (E.Root)
       Out << YAML::Key << "root" << YAML::Value << *E.Root;
     if (E.Counts) {

@@ -1,13 +1,12 @@
-//===- PlanIndex.h - Which plan of a directory serves which calls -*- C++
-//-*-===//
+//===- PlanIndex.h - A plan directory's index ------------------*- C++ -*-===//
 //
 // A plan directory may hold an index, `plans.index` (YAML, but not named
 // .yaml so nothing takes it for a plan), listing the calls each plan file
 // serves: collective, communicator size, byte range, operator, root and, for
-// allgatherv, the counts. A file name can say the first four (PlanDirectory.h)
-// but not a root or counts, so two broadcast plans for two roots need the
-// index. `collplan tune` and `collplan index` write it; the interposer reads
-// it beside the named files.
+// allgatherv, the counts. A file name can say the first four and a root
+// (PlanFileNames.h) but not counts, and an index lists files of any name.
+// `collplan tune` and `collplan index` write it; the interposer reads it beside
+// the named files.
 //
 //   version: 1
 //   plans:
@@ -29,10 +28,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef COLLPLAN_SERIALIZE_PLANINDEX_H
-#define COLLPLAN_SERIALIZE_PLANINDEX_H
+#ifndef COLLPLAN_DISPATCH_PLANINDEX_H
+#define COLLPLAN_DISPATCH_PLANINDEX_H
 
-#include "plan/ir/Plan.h"
+#include "plan/dispatch/DispatchRule.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -51,36 +50,11 @@ constexpr const char *PlanIndexName = "plans.index";
 /// interposer reads it, and the YAML tree takes some 60 times its size).
 constexpr uint64_t MaxPlanIndexBytes = uint64_t(16) << 20;
 
-struct PlanIndexEntry {
-  std::string File; ///< A file name in the index's directory.
-  Collective Kind = Collective::Allreduce;
-  uint32_t Ranks = 0;
-  uint64_t MinBytes = 0;
-  uint64_t MaxBytes = UINT64_MAX; ///< Exclusive; UINT64_MAX for "inf".
-  std::string Op;                 ///< Empty: every operator.
-  std::optional<uint32_t> Root;
-  /// Allgatherv: empty for equal counts, else each rank's weight.
-  std::optional<std::vector<uint64_t>> Counts;
-  // For people only.
-  std::string Algorithm;
-  std::map<std::string, std::string> Params;
-  std::string Why;
-
-  /// Whether a call's per-rank counts (bytes) are what Counts serves.
-  bool servesCounts(llvm::ArrayRef<uint64_t> CallCounts) const;
-};
-
 struct PlanIndex {
-  std::vector<PlanIndexEntry> Plans;
+  std::vector<DispatchRule> Plans;
   /// Adds E, replacing the entry for the same file if there is one.
-  void put(PlanIndexEntry E);
+  void put(DispatchRule E);
 };
-
-/// The entry for a plan serving [MinBytes, MaxBytes) and Op: collective,
-/// ranks, root and counts from its header.
-PlanIndexEntry indexEntryFor(const PlanHeader &H, std::string File,
-                             uint64_t MinBytes, uint64_t MaxBytes,
-                             std::string Op);
 
 /// Dir's index file.
 std::string planIndexPath(llvm::StringRef Dir);
@@ -99,4 +73,4 @@ llvm::Error writePlanIndex(llvm::StringRef Dir, const PlanIndex &Index,
 
 } // namespace collplan
 
-#endif // COLLPLAN_SERIALIZE_PLANINDEX_H
+#endif // COLLPLAN_DISPATCH_PLANINDEX_H

@@ -1,0 +1,61 @@
+//===- DispatchRule.h - Which calls a plan file is for ----------*- C++ -*-===//
+//
+// A plan directory says which calls each of its files serves, either in the
+// file's name (PlanFileNames.h) or in its index (PlanIndex.h); both give a
+// DispatchRule. A rule narrows the files worth reading for a call (covers);
+// once a file's header is read it must agree with its rule (describes), and
+// fit() (CallShape.h) decides. When several rules cover a call the most
+// specific wins: one precedence order, ruleOrder().
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_DISPATCH_DISPATCHRULE_H
+#define COLLPLAN_DISPATCH_DISPATCHRULE_H
+
+#include "plan/dispatch/CallShape.h"
+
+#include <map>
+#include <string>
+
+namespace collplan {
+
+struct DispatchRule {
+  std::string File; ///< A file name in the directory (no path).
+  Collective Kind = Collective::Allreduce;
+  uint32_t Ranks = 0;
+  /// Calls of [MinBytes, MaxBytes) bytes: the whole vector.
+  uint64_t MinBytes = 0;
+  uint64_t MaxBytes = UINT64_MAX; ///< Exclusive; UINT64_MAX: no bound.
+  std::optional<ReduceOp> Op;     ///< None: every operator.
+  std::optional<uint32_t> Root;   ///< None: the plan's own root.
+  /// Allgatherv: empty for equal counts, else each rank's weight: the rule
+  /// covers calls whose counts are proportional to it.
+  std::optional<std::vector<uint64_t>> Counts;
+  // For people only: who chose what, and why.
+  std::string Algorithm;
+  std::map<std::string, std::string> Params;
+  std::string Why;
+  /// Stated by the directory's index rather than the file's name (for
+  /// messages; never written).
+  bool FromIndex = false;
+
+  /// Whether the rule's file is worth reading for call C.
+  bool covers(const CallShape &C) const;
+  /// Whether a header read from the file is what the rule says it holds.
+  bool describes(const PlanHeader &H) const;
+};
+
+/// The rule for a plan with header H serving [MinBytes, MaxBytes) and Op:
+/// collective, P, root and counts from the header.
+DispatchRule ruleFor(const PlanHeader &H, std::string File, uint64_t MinBytes,
+                     uint64_t MaxBytes, std::optional<ReduceOp> Op);
+
+/// The precedence among rules covering one call: an operator-specific rule
+/// first, then a root-specific one, then a counts-specific one, then the
+/// narrowest byte range, then the file name (so the choice is
+/// deterministic). True when A goes before B.
+bool ruleOrder(const DispatchRule &A, const DispatchRule &B);
+
+} // namespace collplan
+
+#endif // COLLPLAN_DISPATCH_DISPATCHRULE_H

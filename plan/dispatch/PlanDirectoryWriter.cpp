@@ -1,0 +1,92 @@
+//===- PlanDirectoryWriter.cpp - Writing a plan directory -----------------===//
+
+#include "plan/dispatch/PlanDirectoryWriter.h"
+
+#include "plan/dispatch/PlanFileNames.h"
+#include "plan/dispatch/PlanIndex.h"
+#include "plan/ir/Error.h"
+#include "plan/ir/FileIo.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <set>
+#include <tuple>
+
+namespace collplan {
+
+/// The calls a table of plans is for: collective, P and root (0 when the
+/// name gives none).
+static auto tableOf(const DispatchRule &R) {
+  return std::make_tuple(R.Kind, R.Ranks, R.Root.value_or(0));
+}
+
+std::vector<std::string> stalePlans(llvm::StringRef Dir,
+                                    llvm::ArrayRef<NewPlan> Plans) {
+  std::set<decltype(tableOf(DispatchRule()))> Tables;
+  std::set<std::string> Ours;
+  for (const NewPlan &P : Plans) {
+    Tables.insert(tableOf(P.Rule));
+    Ours.insert(P.Rule.File);
+  }
+  std::vector<std::string> Out;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; !EC && It != End;
+       It.increment(EC)) {
+    std::string Name = llvm::sys::path::filename(It->path()).str();
+    llvm::Expected<DispatchRule> R = parsePlanFileName(Name);
+    if (!R) {
+      llvm::consumeError(R.takeError());
+      continue;
+    }
+    if (Tables.count(tableOf(*R)) && !Ours.count(Name))
+      Out.push_back(It->path());
+  }
+  llvm::sort(Out);
+  return Out;
+}
+
+llvm::Expected<PlanIndex> updatePlanDirectory(llvm::StringRef Dir,
+                                              PlanDirectoryUpdate U) {
+  // Everything is checked before anything is written.
+  std::vector<std::string> Stale = stalePlans(Dir, U.Plans);
+  if (!Stale.empty())
+    return makeError(ErrorKind::Usage,
+                     "the plan directory holds other plans for the same "
+                     "calls, which the interposer would mix with these: " +
+                         llvm::join(Stale, ", ") +
+                         "; remove them or write into another directory");
+  llvm::Expected<PlanIndex> Index = readPlanIndex(Dir);
+  if (!Index)
+    return Index.takeError();
+
+  auto Put = [&](DispatchRule R) {
+    for (const DispatchRule &Old : Index->Plans)
+      if (Old.File == R.File && R.Why.empty())
+        R.Why = Old.Why;
+    Index->put(std::move(R));
+  };
+  for (NewPlan &P : U.Plans) {
+    std::string Bytes;
+    if (llvm::Error E = P.Build(P.Rule, Bytes))
+      return std::move(E);
+    llvm::SmallString<256> Path(Dir);
+    llvm::sys::path::append(Path, P.Rule.File);
+    if (llvm::Error E = writeFileAtomically(Path, Bytes, "plan file"))
+      return std::move(E);
+    Put(std::move(P.Rule));
+  }
+  for (DispatchRule &R : U.Rules)
+    Put(std::move(R));
+  for (const std::string &File : U.Removed)
+    llvm::erase_if(Index->Plans,
+                   [&](const DispatchRule &R) { return R.File == File; });
+  if (llvm::Error E = writePlanIndex(Dir, *Index, U.Preamble))
+    return std::move(E);
+  return std::move(*Index);
+}
+
+} // namespace collplan

@@ -1,0 +1,317 @@
+//===- DispatchTest.cpp - Which plan serves which call --------------------===//
+//
+// Oracles: the file-name grammar as docs/ and PlanFileNames.h state it (the
+// expected names are written out here), a brute-force round trip over every
+// collective, root, P and operator, and hand-built calls whose answer
+// follows from the plan's block layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "plan/dispatch/CallShape.h"
+#include "plan/dispatch/PlanDirectoryRules.h"
+#include "plan/dispatch/PlanDirectoryWriter.h"
+#include "plan/dispatch/PlanFileNames.h"
+#include "plan/dispatch/PlanIndex.h"
+
+#include "compiler/algorithms/Algorithm.h"
+#include "plan/ir/CollectiveContract.h"
+#include "plan/serialize/PlanFile.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+
+using namespace collplan;
+
+namespace {
+
+DispatchRule rule(Collective Kind, uint32_t Ranks, uint64_t Min, uint64_t Max,
+                  std::optional<ReduceOp> Op = std::nullopt,
+                  std::optional<uint32_t> Root = std::nullopt) {
+  DispatchRule R;
+  R.Kind = Kind;
+  R.Ranks = Ranks;
+  R.MinBytes = Min;
+  R.MaxBytes = Max;
+  R.Op = Op;
+  R.Root = Root;
+  return R;
+}
+
+Plan planOf(const char *Algorithm, Collective Kind, uint32_t P,
+            std::optional<uint32_t> Root = std::nullopt,
+            std::vector<uint64_t> Weights = {}) {
+  CompileRequest Req;
+  Req.Kind = Kind;
+  Req.Topo = Topology::flat(P);
+  Req.Root = Root;
+  Req.Weights = std::move(Weights);
+  llvm::Expected<Plan> Pl = compilePlan(*findAlgorithm(Algorithm), Req);
+  REQUIRE_MESSAGE(bool(Pl), llvm::toString(Pl.takeError()));
+  return std::move(*Pl);
+}
+
+} // namespace
+
+TEST_CASE("plan file names: written as documented, read back") {
+  CHECK(planFileName(rule(Collective::Allreduce, 8, 0, 65536), "cplan") ==
+        "allreduce-p8-0-65536.cplan");
+  CHECK(planFileName(rule(Collective::ReduceScatter, 3, 1024, UINT64_MAX,
+                          ReduceOp::Bxor),
+                     "yaml") == "reduce-scatter-p3-1024-inf-bxor.yaml");
+  CHECK(planFileName(
+            rule(Collective::Broadcast, 8, 0, UINT64_MAX, std::nullopt, 3u),
+            "cplan") == "broadcast-root3-p8-0-inf.cplan");
+  // Root 0 is the default and is not spelled.
+  CHECK(planFileName(rule(Collective::Reduce, 4, 8, 16, ReduceOp::Sum, 0u),
+                     "json") == "reduce-p4-8-16-sum.json");
+
+  // Every collective, root, P, range and operator round-trips.
+  for (Collective C : allCollectives())
+    for (uint32_t P : {1u, 2u, 7u, 4096u})
+      for (uint32_t Root : {0u, 1u, P - 1})
+        for (auto [Min, Max] : {std::pair<uint64_t, uint64_t>(0, 1),
+                                {8, 65536},
+                                {1, UINT64_MAX},
+                                {UINT64_MAX - 1, UINT64_MAX}})
+          for (std::optional<ReduceOp> Op :
+               {std::optional<ReduceOp>(), std::optional(ReduceOp::Lxor)}) {
+            if (Root >= P || (Op && !reduces(C)))
+              continue;
+            DispatchRule R =
+                rule(C, P, Min, Max, Op,
+                     hasRoot(C) && Root ? std::optional(Root) : std::nullopt);
+            std::string Name = planFileName(R, "cplan");
+            CAPTURE(Name);
+            llvm::Expected<DispatchRule> Back = parsePlanFileName(Name);
+            REQUIRE_MESSAGE(bool(Back), llvm::toString(Back.takeError()));
+            CHECK(Back->File == Name);
+            CHECK(Back->Kind == C);
+            CHECK(Back->Ranks == P);
+            CHECK(Back->MinBytes == Min);
+            CHECK(Back->MaxBytes == Max);
+            CHECK(Back->Op == Op);
+            CHECK(Back->Root == R.Root);
+            CHECK_FALSE(Back->FromIndex);
+          }
+
+  auto Refusal = [](llvm::StringRef Name) {
+    llvm::Expected<DispatchRule> R = parsePlanFileName(Name);
+    return R ? std::string() : llvm::toString(R.takeError());
+  };
+  // The extensions are the plan formats', in any case.
+  CHECK(Refusal("allreduce-p8-0-10.CPLAN").empty());
+  CHECK(Refusal("allreduce-p8-0-10.yml").empty());
+  CHECK(Refusal("allreduce-p8-0-10.xml").find("not a plan file extension") !=
+        std::string::npos);
+  CHECK(Refusal("allreduce-root1-p8-0-10.cplan")
+            .find("not a rank of a rooted collective") != std::string::npos);
+  CHECK(Refusal("broadcast-root8-p8-0-10.cplan")
+            .find("not a rank of a rooted collective") != std::string::npos);
+  CHECK(Refusal("allgatherv-p8-0-10-sum-x.cplan").find("expected P, min") !=
+        std::string::npos);
+}
+
+TEST_CASE("a rule covers calls by bytes, operator, root and counts") {
+  CallShape C;
+  C.Kind = Collective::Allreduce;
+  C.Ranks = 4;
+  C.Op = ReduceOp::Max;
+  DispatchRule R = rule(Collective::Allreduce, 4, 64, 128);
+  for (auto [Bytes, Covered] : {std::pair(uint64_t(63), false),
+                                {64, true},
+                                {127, true},
+                                {128, false}}) {
+    C.Bytes = Bytes;
+    CHECK(R.covers(C) == Covered);
+  }
+  C.Bytes = 64;
+  R.Op = ReduceOp::Sum;
+  CHECK_FALSE(R.covers(C));
+  R.Op = ReduceOp::Max;
+  CHECK(R.covers(C));
+  C.Ranks = 5;
+  CHECK_FALSE(R.covers(C));
+
+  CallShape B;
+  B.Kind = Collective::Broadcast;
+  B.Ranks = 4;
+  B.Root = 2;
+  CHECK(rule(Collective::Broadcast, 4, 0, UINT64_MAX).covers(B));
+  CHECK(rule(Collective::Broadcast, 4, 0, UINT64_MAX, std::nullopt, 2u)
+            .covers(B));
+  CHECK_FALSE(rule(Collective::Broadcast, 4, 0, UINT64_MAX, std::nullopt, 0u)
+                  .covers(B));
+
+  CallShape V;
+  V.Kind = Collective::Allgatherv;
+  V.Ranks = 4;
+  DispatchRule W = rule(Collective::Allgatherv, 4, 0, UINT64_MAX);
+  W.Counts = std::vector<uint64_t>{1, 2, 1, 0};
+  V.Counts = {100, 200, 100, 0};
+  CHECK(W.covers(V));
+  V.Counts = {100, 200, 100, 1};
+  CHECK_FALSE(W.covers(V));
+  W.Counts = std::vector<uint64_t>{}; // Equal counts.
+  CHECK_FALSE(W.covers(V));
+  V.Counts = {5, 5, 5, 5};
+  CHECK(W.covers(V));
+}
+
+TEST_CASE("precedence: operator, root, counts, narrowest range, name") {
+  std::vector<DispatchRule> Expected;
+  auto Add = [&](DispatchRule R, const char *File) {
+    R.File = File;
+    Expected.push_back(R);
+  };
+  Add(rule(Collective::Reduce, 4, 0, 10, ReduceOp::Sum, 1u), "a");
+  Add(rule(Collective::Reduce, 4, 0, UINT64_MAX, ReduceOp::Sum, 1u), "b");
+  Add(rule(Collective::Reduce, 4, 0, 10, ReduceOp::Sum), "c");
+  DispatchRule Counted = rule(Collective::Reduce, 4, 0, 100);
+  Counted.Root = 1;
+  Counted.Counts = std::vector<uint64_t>{};
+  Add(Counted, "d");
+  Add(rule(Collective::Reduce, 4, 0, 5, std::nullopt, 1u), "e");
+  Add(rule(Collective::Reduce, 4, 0, 5), "f");
+  Add(rule(Collective::Reduce, 4, 0, 5), "g");
+  Add(rule(Collective::Reduce, 4, 0, UINT64_MAX), "h");
+  std::vector<DispatchRule> Shuffled = Expected;
+  std::mt19937 Random(7);
+  for (int Trial = 0; Trial < 20; ++Trial) {
+    std::shuffle(Shuffled.begin(), Shuffled.end(), Random);
+    std::sort(Shuffled.begin(), Shuffled.end(), ruleOrder);
+    std::string Order;
+    for (const DispatchRule &R : Shuffled)
+      Order += R.File;
+    CHECK(Order == "abcdefgh");
+  }
+}
+
+TEST_CASE("fit: root, parts by block layout, identical bits") {
+  Plan Bcast = planOf("binomial", Collective::Broadcast, 4, 2u);
+  CallShape B;
+  B.Kind = Collective::Broadcast;
+  B.Ranks = 4;
+  B.Bytes = 1000;
+  B.Root = 2;
+  CHECK(fit(Bcast.Header, B) == Fit::Serves);
+  B.Root = 0;
+  CHECK(fit(Bcast.Header, B) == Fit::OtherCall);
+  B.Root = 2;
+  B.Ranks = 5;
+  CHECK(fit(Bcast.Header, B) == Fit::OtherCall);
+
+  // Weights 1:2:1:0 over 400 bytes give 100, 200, 100 and 0 bytes.
+  Plan Gatherv = planOf("recursive-doubling", Collective::Allgatherv, 4,
+                        std::nullopt, {1, 2, 1, 0});
+  CallShape V;
+  V.Kind = Collective::Allgatherv;
+  V.Ranks = 4;
+  V.Bytes = 400;
+  V.Counts = {100, 200, 100, 0};
+  CHECK(fit(Gatherv.Header, V) == Fit::Serves);
+  V.Counts = {200, 100, 100, 0};
+  CHECK(fit(Gatherv.Header, V) == Fit::OtherCall);
+  // An allgather call asks for equal parts: weighted plans do not serve it.
+  CallShape G;
+  G.Kind = Collective::Allgather;
+  G.Ranks = 4;
+  G.Bytes = 400;
+  CHECK(fit(planOf("ring", Collective::Allgather, 4).Header, G) == Fit::Serves);
+
+  // A floating-point sum needs a stamp promising identical results.
+  Plan Sum = planOf("ring", Collective::Allreduce, 4);
+  CallShape A;
+  A.Ranks = 4;
+  A.Bytes = 64;
+  A.Op = ReduceOp::Sum;
+  A.Type = Datatype::Double;
+  CHECK(fit(Sum.Header, A) == Fit::RankDependentRounding);
+  CHECK(fit(Sum.Header, A, /*AllowRankDependentRounding=*/true) == Fit::Serves);
+  Sum.Header.Stamp = stampFor(Sum, /*IdenticalResults=*/false, "test");
+  CHECK(fit(Sum.Header, A) == Fit::RankDependentRounding);
+  Sum.Header.Stamp = stampFor(Sum, /*IdenticalResults=*/true, "test");
+  CHECK(fit(Sum.Header, A) == Fit::Serves);
+  Sum.Header.Stamp.reset();
+  for (auto [Type, Op] : {std::pair(Datatype::Int32, ReduceOp::Sum),
+                          {Datatype::Float, ReduceOp::Max}}) {
+    A.Type = Type;
+    A.Op = Op;
+    CHECK(fit(Sum.Header, A) == Fit::Serves);
+  }
+}
+
+TEST_CASE("the directory writer: stale plans refused, index merged") {
+  llvm::SmallString<128> Dir;
+  REQUIRE(!llvm::sys::fs::createUniqueDirectory("collplan-dispatch", Dir));
+  auto Exists = [&](const char *Name) {
+    llvm::SmallString<128> Path(Dir);
+    llvm::sys::path::append(Path, Name);
+    return llvm::sys::fs::exists(Path);
+  };
+  Plan Ring = planOf("ring", Collective::Allreduce, 4);
+  Ring.Header.Stamp = stampFor(Ring, true, "test");
+  auto NewPlanFor = [&](uint64_t Min, uint64_t Max) {
+    NewPlan N;
+    N.Rule = rule(Collective::Allreduce, 4, Min, Max);
+    N.Rule.File = planFileName(N.Rule, "cplan");
+    N.Build = [&Ring, Min, Max](DispatchRule &R, std::string &Bytes) {
+      Bytes = encodePlan(Ring, PlanFormat::Binary);
+      R = ruleFor(Ring.Header, R.File, Min, Max, std::nullopt);
+      R.Why = "test";
+      return llvm::Error::success();
+    };
+    return N;
+  };
+
+  PlanDirectoryUpdate First;
+  First.Plans.push_back(NewPlanFor(0, 64));
+  First.Plans.push_back(NewPlanFor(64, UINT64_MAX));
+  First.Preamble = "first";
+  llvm::Expected<PlanIndex> Index = updatePlanDirectory(Dir, std::move(First));
+  REQUIRE_MESSAGE(bool(Index), llvm::toString(Index.takeError()));
+  CHECK(Index->Plans.size() == 2);
+  CHECK(Exists("allreduce-p4-0-64.cplan"));
+  CHECK(Exists("allreduce-p4-64-inf.cplan"));
+
+  // Another table for the same calls would mix with the first: refused,
+  // and nothing is written.
+  PlanDirectoryUpdate Second;
+  Second.Plans.push_back(NewPlanFor(0, 128));
+  Second.Plans.push_back(NewPlanFor(128, UINT64_MAX));
+  CHECK(stalePlans(Dir, Second.Plans).size() == 2);
+  Index = updatePlanDirectory(Dir, std::move(Second));
+  REQUIRE_FALSE(bool(Index));
+  CHECK(llvm::toString(Index.takeError()).find("allreduce-p4-0-64.cplan") !=
+        std::string::npos);
+  CHECK_FALSE(Exists("allreduce-p4-0-128.cplan"));
+
+  // Re-listing a file keeps its why; removing one leaves the file.
+  PlanDirectoryUpdate Relist;
+  Relist.Rules.push_back(
+      ruleFor(Ring.Header, "allreduce-p4-0-64.cplan", 0, 32, ReduceOp::Min));
+  Relist.Removed.push_back("allreduce-p4-64-inf.cplan");
+  Index = updatePlanDirectory(Dir, std::move(Relist));
+  REQUIRE(bool(Index));
+  REQUIRE(Index->Plans.size() == 1);
+  CHECK(Index->Plans[0].Why == "test");
+  CHECK(Index->Plans[0].MaxBytes == 32);
+  CHECK(Index->Plans[0].Op == ReduceOp::Min);
+  CHECK(Exists("allreduce-p4-64-inf.cplan"));
+
+  // The directory's rules: the index's entry first (operator-specific),
+  // then the unlisted file by its name.
+  llvm::Expected<PlanDirectoryRules> Rules = readPlanDirectoryRules(Dir);
+  REQUIRE(bool(Rules));
+  CHECK(Rules->Problems.empty());
+  REQUIRE(Rules->Rules.size() == 2);
+  CHECK(Rules->Rules[0].FromIndex);
+  CHECK(Rules->Rules[0].Op == ReduceOp::Min);
+  CHECK(Rules->Rules[1].File == "allreduce-p4-64-inf.cplan");
+  CHECK_FALSE(Rules->Rules[1].FromIndex);
+  llvm::sys::fs::remove_directories(Dir);
+}

@@ -71,7 +71,8 @@ DispatchRule ruleFor(const PlanHeader &H, std::string File, uint64_t MinBytes,
 bool ruleOrder(const DispatchRule &A, const DispatchRule &B) {
   // Each key sorts the more specific rule first.
   auto Key = [](const DispatchRule &R) {
-    return std::make_tuple(!R.Op, !R.Root, !R.Counts, R.MaxBytes - R.MinBytes,
+    return std::make_tuple(!R.Library, !R.Op, !R.Root, !R.Counts,
+                           R.MaxBytes - R.MinBytes, R.MinBytes,
                            std::cref(R.File));
   };
   return Key(A) < Key(B);

@@ -20,7 +20,11 @@
 namespace collplan {
 
 struct DispatchRule {
-  std::string File; ///< A file name in the directory (no path).
+  /// A file name in the directory (no path); empty for a library rule.
+  std::string File;
+  /// The covered calls go to the MPI library's own collective on purpose:
+  /// it measured faster there (runtime/tune). Only the index states these.
+  bool Library = false;
   Collective Kind = Collective::Allreduce;
   uint32_t Ranks = 0;
   /// Calls of [MinBytes, MaxBytes) bytes: the whole vector.
@@ -35,6 +39,10 @@ struct DispatchRule {
   std::string Algorithm;
   std::map<std::string, std::string> Params;
   std::string Why;
+  /// Measured median seconds per call, by contender ("library", or a plan
+  /// file's name), at MeasuredBytes: the evidence of a measured rule.
+  std::map<std::string, double> Measured;
+  uint64_t MeasuredBytes = 0;
   /// Stated by the directory's index rather than the file's name (for
   /// messages; never written).
   bool FromIndex = false;
@@ -50,8 +58,9 @@ struct DispatchRule {
 DispatchRule ruleFor(const PlanHeader &H, std::string File, uint64_t MinBytes,
                      uint64_t MaxBytes, std::optional<ReduceOp> Op);
 
-/// The precedence among rules covering one call: an operator-specific rule
-/// first, then a root-specific one, then a counts-specific one, then the
+/// The precedence among rules covering one call: a library rule first (a
+/// measurement outranks the model's choice), then an operator-specific
+/// rule, then a root-specific one, then a counts-specific one, then the
 /// narrowest byte range, then the file name (so the choice is
 /// deterministic). True when A goes before B.
 bool ruleOrder(const DispatchRule &A, const DispatchRule &B);

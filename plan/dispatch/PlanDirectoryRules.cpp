@@ -26,7 +26,7 @@ llvm::Expected<PlanDirectoryRules> readPlanDirectoryRules(llvm::StringRef Dir) {
   if (llvm::Expected<PlanIndex> Index = readPlanIndex(Dir)) {
     for (DispatchRule &R : Index->Plans) {
       Listed.insert(R.File);
-      if (!llvm::sys::fs::exists(D.pathOf(R))) {
+      if (!R.Library && !llvm::sys::fs::exists(D.pathOf(R))) {
         D.Problems.push_back("ignoring the index's entry for " + D.pathOf(R) +
                              ": no such file");
         continue;

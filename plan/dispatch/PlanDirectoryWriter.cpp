@@ -63,20 +63,32 @@ llvm::Expected<PlanIndex> updatePlanDirectory(llvm::StringRef Dir,
   if (!Index)
     return Index.takeError();
 
+  // A new table of plans, or a new measurement, supersedes the library
+  // rules measured for its table.
+  std::set<decltype(tableOf(DispatchRule()))> Measured;
+  for (const NewPlan &P : U.Plans)
+    Measured.insert(tableOf(P.Rule));
+  for (const DispatchRule &R : U.Rules)
+    if (R.Library)
+      Measured.insert(tableOf(R));
+  Measured.insert(U.Remeasured.begin(), U.Remeasured.end());
+  llvm::erase_if(Index->Plans, [&](const DispatchRule &R) {
+    return R.Library && Measured.count(tableOf(R));
+  });
   auto Put = [&](DispatchRule R) {
     for (const DispatchRule &Old : Index->Plans)
-      if (Old.File == R.File && R.Why.empty())
+      if (!R.Library && Old.File == R.File && R.Why.empty())
         R.Why = Old.Why;
     Index->put(std::move(R));
   };
   for (NewPlan &P : U.Plans) {
     std::string Bytes;
     if (llvm::Error E = P.Build(P.Rule, Bytes))
-      return std::move(E);
+      return E;
     llvm::SmallString<256> Path(Dir);
     llvm::sys::path::append(Path, P.Rule.File);
     if (llvm::Error E = writeFileAtomically(Path, Bytes, "plan file"))
-      return std::move(E);
+      return E;
     Put(std::move(P.Rule));
   }
   for (DispatchRule &R : U.Rules)
@@ -85,7 +97,7 @@ llvm::Expected<PlanIndex> updatePlanDirectory(llvm::StringRef Dir,
     llvm::erase_if(Index->Plans,
                    [&](const DispatchRule &R) { return R.File == File; });
   if (llvm::Error E = writePlanIndex(Dir, *Index, U.Preamble))
-    return std::move(E);
+    return E;
   return std::move(*Index);
 }
 

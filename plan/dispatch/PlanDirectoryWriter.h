@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace collplan {
@@ -35,8 +36,13 @@ struct PlanDirectoryUpdate {
   /// and root: other plan files named for those are refused (stalePlans),
   /// since a call would take the narrowest range of either table.
   std::vector<NewPlan> Plans;
-  /// Rules for files already in the directory.
+  /// Rules for files already in the directory, and library rules: those of
+  /// a table replace all its library rules (a new measurement), as do new
+  /// plans for it.
   std::vector<DispatchRule> Rules;
+  /// Tables (collective, P, root: 0 for none) measured anew: their old
+  /// library rules leave the index, whatever the new measurement found.
+  std::vector<std::tuple<Collective, uint32_t, uint32_t>> Remeasured;
   /// Files whose rules leave the index (the files stay).
   std::vector<std::string> Removed;
   /// Comments at the top of the index: who wrote it.

@@ -20,8 +20,13 @@ using llvm::StringRef;
 namespace collplan {
 
 void PlanIndex::put(DispatchRule E) {
-  auto Same = llvm::find_if(
-      Plans, [&](const DispatchRule &Old) { return Old.File == E.File; });
+  auto Same = llvm::find_if(Plans, [&](const DispatchRule &Old) {
+    if (E.Library || Old.Library)
+      return E.Library && Old.Library && Old.Kind == E.Kind &&
+             Old.Ranks == E.Ranks && Old.Root == E.Root &&
+             Old.MinBytes == E.MinBytes;
+    return Old.File == E.File;
+  });
   if (Same != Plans.end())
     *Same = std::move(E);
   else
@@ -78,12 +83,22 @@ Expected<DispatchRule> parseEntry(const YAML::Node &N,
   EntryReader In(N, Where);
   DispatchRule E;
   E.FromIndex = true;
-  Expected<std::string> File = In.required<std::string>("file");
-  if (!File)
-    return File.takeError();
-  if (File->empty() || llvm::sys::path::filename(*File) != *File)
-    return In.fail("'file' must name a file in the index's directory");
-  E.File = *File;
+  if (N["library"]) {
+    // A measured decision to call the library's own collective: no file.
+    Expected<bool> Library = In.scalar<bool>("library");
+    if (!Library)
+      return Library.takeError();
+    if (!*Library || N["file"])
+      return In.fail("'library: true' stands instead of a 'file'");
+    E.Library = true;
+  } else {
+    Expected<std::string> File = In.required<std::string>("file");
+    if (!File)
+      return File.takeError();
+    if (File->empty() || llvm::sys::path::filename(*File) != *File)
+      return In.fail("'file' must name a file in the index's directory");
+    E.File = *File;
+  }
   Expected<std::string> Kind = In.required<std::string>("collective");
   if (!Kind)
     return Kind.takeError();
@@ -143,6 +158,17 @@ Expected<DispatchRule> parseEntry(const YAML::Node &N,
         return S.takeError();
       *Field = *S;
     }
+  if (N["measured"]) {
+    Expected<std::map<std::string, double>> Measured =
+        In.scalar<std::map<std::string, double>>("measured");
+    if (!Measured)
+      return Measured.takeError();
+    E.Measured = std::move(*Measured);
+    Expected<uint64_t> At = In.bytes("measured_bytes", 0);
+    if (!At)
+      return At.takeError();
+    E.MeasuredBytes = *At;
+  }
   if (N["params"]) {
     Expected<std::map<std::string, std::string>> Params =
         In.scalar<std::map<std::string, std::string>>("params");
@@ -179,7 +205,7 @@ Expected<PlanIndex> parsePlanIndex(StringRef Text, StringRef Name) {
         parseEntry(N, Name.str() + ": plan " + std::to_string(++I));
     if (!E)
       return E.takeError();
-    if (!Files.insert(E->File).second)
+    if (!E->Library && !Files.insert(E->File).second)
       return makeError(ErrorKind::Usage,
                        Name + ": '" + E->File + "' is listed twice");
     Index.Plans.push_back(std::move(*E));
@@ -220,7 +246,10 @@ std::string planIndexText(const PlanIndex &Index, StringRef Preamble) {
       << YAML::Key << "plans" << YAML::Value << YAML::BeginSeq;
   for (const DispatchRule &E : Index.Plans) {
     Out << YAML::BeginMap;
-    Out << YAML::Key << "file" << YAML::Value << YAML::DoubleQuoted << E.File;
+    if (E.Library)
+      Out << YAML::Key << "library" << YAML::Value << true;
+    else
+      Out << YAML::Key << "file" << YAML::Value << YAML::DoubleQuoted << E.File;
     Out << YAML::Key << "collective" << YAML::Value
         << collectiveName(E.Kind).str();
     Out << YAML::Key << "ranks" << YAML::Value << E.Ranks;
@@ -247,6 +276,10 @@ std::string planIndexText(const PlanIndex &Index, StringRef Preamble) {
       Out << YAML::Key << "params" << YAML::Value << YAML::Flow << E.Params;
     if (!E.Why.empty())
       Out << YAML::Key << "why" << YAML::Value << YAML::DoubleQuoted << E.Why;
+    if (!E.Measured.empty()) {
+      Out << YAML::Key << "measured_bytes" << YAML::Value << E.MeasuredBytes;
+      Out << YAML::Key << "measured" << YAML::Value << YAML::Flow << E.Measured;
+    }
     Out << YAML::EndMap;
   }
   Out << YAML::EndSeq << YAML::EndMap;

@@ -91,6 +91,14 @@ void warnOnce(const std::string &Message) {
     log(Message);
 }
 
+/// What the ranks agree on when a library rule covers the call: every
+/// plan's hash differs from it (up to a 2^-64 chance).
+constexpr uint64_t LibraryHash = 1;
+
+/// The line a call the directory sends to the library on purpose logs.
+const char *const TunedToLibrary =
+    "tuned: the library's own call measured faster here";
+
 PlanDirectory *planDirectory() {
   static std::unique_ptr<PlanDirectory> Dir = [] {
     std::unique_ptr<PlanDirectory> D;
@@ -136,6 +144,8 @@ struct Decision {
   /// CommState::Fallbacks (a string key on every call); summarize() adds
   /// them in.
   uint64_t NoPlanCalls = 0;
+  /// Calls a library rule sent to MPI on purpose, counted the same way.
+  uint64_t LibraryCalls = 0;
 };
 
 /// What a communicator keeps between calls: its decisions, the private
@@ -171,11 +181,15 @@ void summarize(CommState &S) {
   if (S.Summarized)
     return;
   S.Summarized = true;
-  uint64_t NoPlan = 0;
-  for (const auto &Entry : S.Decisions)
+  uint64_t NoPlan = 0, Tuned = 0;
+  for (const auto &Entry : S.Decisions) {
     NoPlan += Entry.second.NoPlanCalls;
+    Tuned += Entry.second.LibraryCalls;
+  }
   if (NoPlan)
     S.Fallbacks["no plan fits"] += NoPlan;
+  if (Tuned)
+    S.Fallbacks[TunedToLibrary] += Tuned;
   uint64_t ToMpi = 0;
   std::string Reasons;
   for (const auto &[Reason, N] : S.Fallbacks) {
@@ -287,6 +301,8 @@ void refuse(const Call &C, const std::string &Reason) {
 }
 
 std::string hashName(uint64_t Hash) {
+  if (Hash == LibraryHash)
+    return "the library's own call (a measured rule)";
   return Hash ? planHashHex(Hash) : std::string("none (no plan)");
 }
 
@@ -307,7 +323,9 @@ Decision &decide(CommState &S, const Call &C) {
       [&](const std::string &Warning) {
         warnOnce(std::string(C.Function) + ": " + Warning);
       });
-  uint64_t Mine = Found ? Found->Slice->Hash : 0;
+  uint64_t Mine = !Found             ? 0
+                  : Found->library() ? LibraryHash
+                                     : Found->Slice->Hash;
   // Compared as signed integers, the top bit flipped so that the order is
   // the unsigned one: MPI_MAX on unsigned 64-bit types takes the signed
   // maximum in MPICH 4.0.2 (and on MPI_UNSIGNED_LONG in Open MPI 4.1.4).
@@ -329,7 +347,9 @@ Decision &decide(CommState &S, const Call &C) {
         ". Give every rank the same COLLPLAN_PLANS directory";
   else
     D.Found = Found;
-  if (verbosity() >= 1 && D.Found)
+  if (verbosity() >= 1 && D.Found && D.Found->library())
+    log(C.describe(S) + ": " + TunedToLibrary + ", calling " + C.mpiFunction());
+  else if (verbosity() >= 1 && D.Found)
     log(C.describe(S) + ": plan " + Found->Entry->Path + " (" +
         Found->Slice->Header.Algorithm + ", hash " + planHashHex(Mine) + ")");
   else if (verbosity() >= 1 && D.Error.empty())
@@ -373,6 +393,13 @@ std::optional<int> fromPlan(Call &C, RunFn Run) {
     ++D.NoPlanCalls;
     if (verbosity() >= 2)
       log(C.describe(S) + ": no plan fits, calling " + C.mpiFunction());
+    return std::nullopt;
+  }
+  if (D.Found->library()) {
+    ++D.LibraryCalls;
+    if (verbosity() >= 2)
+      log(C.describe(S) + ": " + TunedToLibrary + ", calling " +
+          C.mpiFunction());
     return std::nullopt;
   }
   if (!S.Transport) {

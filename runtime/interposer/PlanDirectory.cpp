@@ -60,6 +60,11 @@ PlanDirectory::find(const CallShape &Call, uint32_t Rank,
   for (std::unique_ptr<PlanEntry> &E : Entries) {
     if (E->Failed || !E->Rule.covers(Call))
       continue;
+    if (E->Rule.Library) {
+      if (PlansOnly)
+        continue;
+      return FoundPlan{E.get(), nullptr};
+    }
     const RankSlice *Slice = sliceOf(*E, Rank, Warn);
     if (!Slice)
       continue;

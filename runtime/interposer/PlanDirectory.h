@@ -36,10 +36,13 @@ struct PlanEntry {
   bool Failed = false;
 };
 
-/// The plan a call runs: its file and the calling rank's slice of it.
+/// The plan a call runs: its file and the calling rank's slice of it; or,
+/// for a library rule, no slice: the library's own collective on purpose.
 struct FoundPlan {
   const PlanEntry *Entry;
   const RankSlice *Slice;
+
+  bool library() const { return Slice == nullptr; }
 };
 
 class PlanDirectory {
@@ -47,13 +50,13 @@ public:
   /// Reads Dir's rules (no plan yet).
   static llvm::Expected<PlanDirectory> open(const std::string &Dir);
 
-  /// The plan for Call at rank Rank: the first file by the rules' precedence
-  /// whose rule covers the call and whose header fit()s it, reading Rank's
-  /// slice if needed. Files that fail to load, whose contents contradict
-  /// their rule, or that carry no valid verification stamp are reported once
-  /// through Warn and skipped; so is a plan that only rank-dependent rounding
-  /// keeps from serving. Every rank reads the same file, so every rank skips
-  /// it.
+  /// The plan for Call at rank Rank: the first rule by precedence that
+  /// covers the call and is a library rule or names a file whose header
+  /// fit()s it, reading Rank's slice if needed. Files that fail to load, whose
+  /// contents contradict their rule, or that carry no valid verification stamp
+  /// are reported once through Warn and skipped; so is a plan that only
+  /// rank-dependent rounding keeps from serving. Every rank reads the same
+  /// file, so every rank skips it.
   std::optional<FoundPlan>
   find(const CallShape &Call, uint32_t Rank,
        const std::function<void(const std::string &)> &Warn);
@@ -65,6 +68,9 @@ public:
   /// Floating-point allreduces may run plans whose ranks combine in
   /// different orders (COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING).
   bool AllowRankDependentRounding = false;
+  /// Skip library rules: collplan_tune_mpi measures the plans they would
+  /// displace.
+  bool PlansOnly = false;
   /// "ignoring PATH: why", one per misnamed file or unusable index entry.
   const std::vector<std::string> &misnamed() const { return Misnamed; }
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "plan/dispatch/CallShape.h"
+#include "plan/dispatch/MeasuredRules.h"
 #include "plan/dispatch/PlanDirectoryRules.h"
 #include "plan/dispatch/PlanDirectoryWriter.h"
 #include "plan/dispatch/PlanFileNames.h"
@@ -314,4 +315,70 @@ TEST_CASE("the directory writer: stale plans refused, index merged") {
   CHECK(Rules->Rules[1].File == "allreduce-p4-64-inf.cplan");
   CHECK_FALSE(Rules->Rules[1].FromIndex);
   llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST_CASE("library rules from measurements: ranges, noise band, evidence") {
+  // Powers of 4: each size speaks for calls from half to twice itself.
+  std::vector<SizeMeasurement> M;
+  for (auto [Bytes, Plan, Library] : {std::tuple(uint64_t(16), 1.0, 0.9),
+                                      {64, 1.0, 1.04},
+                                      {256, 1.0, 1.06},
+                                      {1024, 2.0, 1.0}}) {
+    SizeMeasurement S;
+    S.Bytes = Bytes;
+    S.PlanFile = "allreduce-p4-0-inf.cplan";
+    S.PlanSeconds = Plan * 1e-6;
+    S.LibrarySeconds = Library * 1e-6;
+    M.push_back(S);
+  }
+  CHECK(measuredRange(M, 0) == std::pair<uint64_t, uint64_t>(0, 32));
+  CHECK(measuredRange(M, 1) == std::pair<uint64_t, uint64_t>(32, 128));
+  CHECK(measuredRange(M, 2) == std::pair<uint64_t, uint64_t>(128, 512));
+  CHECK(measuredRange(M, 3) == std::pair<uint64_t, uint64_t>(512, UINT64_MAX));
+  // 4 % slower than the plan is inside a 5 % band; 6 % is not.
+  std::vector<DispatchRule> Rules =
+      libraryRules(Collective::Allreduce, 4, std::nullopt, M, 0.05);
+  REQUIRE(Rules.size() == 3);
+  CHECK(Rules[0].MaxBytes == 32);
+  CHECK(Rules[1].MinBytes == 32);
+  CHECK(Rules[2].MinBytes == 512);
+  CHECK(Rules[2].MaxBytes == UINT64_MAX);
+  for (const DispatchRule &R : Rules) {
+    CHECK(R.Library);
+    CHECK(R.File.empty());
+    CHECK(R.Measured.count("library"));
+    CHECK(R.Measured.count("allreduce-p4-0-inf.cplan"));
+  }
+  CHECK(Rules[2].Measured.at("library") == doctest::Approx(1e-6));
+  CHECK(libraryRules(Collective::Allreduce, 4, std::nullopt, M, 0).size() == 2);
+
+  // A library rule outranks any plan rule covering the call, and the index
+  // keeps it and its evidence.
+  DispatchRule Plan = rule(Collective::Allreduce, 4, 0, 64, ReduceOp::Sum);
+  Plan.File = "a.cplan";
+  CHECK(ruleOrder(Rules[1], Plan));
+  CHECK_FALSE(ruleOrder(Plan, Rules[1]));
+  PlanIndex Index;
+  Index.put(Plan);
+  for (const DispatchRule &R : Rules)
+    Index.put(R);
+  Index.put(Rules[0]); // Replaces itself: same table, same first size.
+  CHECK(Index.Plans.size() == 4);
+  llvm::Expected<PlanIndex> Back =
+      parsePlanIndex(planIndexText(Index, ""), "plans.index");
+  REQUIRE_MESSAGE(bool(Back), llvm::toString(Back.takeError()));
+  REQUIRE(Back->Plans.size() == 4);
+  CHECK(Back->Plans[3].Library);
+  CHECK(Back->Plans[3].MinBytes == 512);
+  CHECK(Back->Plans[3].MeasuredBytes == 1024);
+  CHECK(Back->Plans[3].Measured == Rules[2].Measured);
+  // A library rule names no file.
+  llvm::Expected<PlanIndex> Both =
+      parsePlanIndex("version: 1\nplans:\n  - library: true\n    file: "
+                     "a.cplan\n    collective: allreduce\n    ranks: 2\n    "
+                     "min_bytes: 0\n    max_bytes: inf\n",
+                     "plans.index");
+  REQUIRE_FALSE(bool(Both));
+  CHECK(llvm::toString(Both.takeError()).find("instead of a 'file'") !=
+        std::string::npos);
 }

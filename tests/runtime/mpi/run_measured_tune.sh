@@ -1,0 +1,98 @@
+#!/bin/sh
+# run_measured_tune.sh COLLPLAN TUNE_MPI LIBRARY APP WORKDIR P
+# Measured tuning end to end: `collplan tune` a directory for allreduce and
+# allgather on P ranks, then collplan_tune_mpi measures it on P ranks under
+# mpirun. With a noise band so wide the library always stays, every measured
+# size must become a library rule, with its evidence, and the interposer must
+# send those calls to the library on purpose, saying so, with right results
+# (APP checks every element). With no noise band, a library rule may stand
+# only where the library measured at least as fast. Bad input ends in a
+# documented exit code and leaves the directory as it was.
+set -eu
+COLLPLAN=$1 TUNE=$2 LIB=$3 APP=$4 WORK=$5 P=$6
+MPI_RUN=$(dirname "$0")/mpi_run.sh
+PLANS=$WORK/plans
+fail() { echo "FAIL: $*"; exit 1; }
+rm -rf "$WORK" && mkdir -p "$WORK"
+"$COLLPLAN" tune --collectives allreduce,allgather -P "$P" --bytes 8:1MiB \
+  -q -o "$PLANS" || fail "tune failed"
+
+measure() { # measure NOISE [MPIRUN ARGS...]: runs collplan_tune_mpi
+  NOISE=$1
+  shift
+  sh "$MPI_RUN" "$P" -- "$TUNE" "$PLANS" --bytes 16:4096 --budget 2 \
+    --noise "$NOISE" "$@" >"$WORK/measure.out" 2>"$WORK/measure.log" || {
+    cat "$WORK/measure.out" "$WORK/measure.log"
+    fail "collplan_tune_mpi --noise $NOISE failed"
+  }
+}
+
+check_index() { # check_index MODE: the library rules and their evidence
+  python3 - "$PLANS/plans.index" "$1" <<'PY'
+import sys, yaml
+rules = yaml.safe_load(open(sys.argv[1]))["plans"]
+mode = sys.argv[2]
+lib = [r for r in rules if r.get("library")]
+for coll in ("allreduce", "allgather"):
+    mine = sorted((r for r in lib if r["collective"] == coll),
+                  key=lambda r: r["min_bytes"])
+    for r in mine:
+        m = r["measured"]
+        plans = [k for k in m if k != "library"]
+        assert len(plans) == 1 and "library" in m, r
+        assert r["min_bytes"] <= r["measured_bytes"] < (
+            float("inf") if r["max_bytes"] == "inf" else r["max_bytes"]), r
+        if mode == "exact":
+            assert m["library"] <= m[plans[0]], r
+    if mode == "always":
+        # Sizes 16, 64, 256 and 1024 and 4096: five ranges from 0 to inf,
+        # one after the other.
+        assert len(mine) == 5, mine
+        assert mine[0]["min_bytes"] == 0 and mine[-1]["max_bytes"] == "inf"
+        for a, b in zip(mine, mine[1:]):
+            assert a["max_bytes"] == b["min_bytes"], (a, b)
+# The plans stay listed.
+assert sum(1 for r in rules if "file" in r) >= 2
+print("%d library rule(s)" % len(lib))
+PY
+}
+
+# Noise band 1000: the plan would have to be 1000 times faster.
+measure 1000
+grep -q "allreduce" "$WORK/measure.out" || fail "no measurements printed"
+check_index always || fail "library rules wrong after --noise 1000"
+"$COLLPLAN" verify "$PLANS"/*.cplan >/dev/null || fail "a plan no longer verifies"
+sh "$MPI_RUN" "$P" LD_PRELOAD="$LIB" COLLPLAN_PLANS="$PLANS" COLLPLAN_VERBOSE=1 \
+  -- "$APP" 64 4096 65536 2>"$WORK/log" >"$WORK/out" || {
+  cat "$WORK/out" "$WORK/log"; fail "the program failed"; }
+# Each of the three sizes, on every rank (the allgather's size is rounded to
+# P equal shares of whole ints).
+for FN in MPI_Allreduce MPI_Allgather; do
+  N=$(grep -c "$FN of [0-9]* bytes on $P ranks: tuned: the library's own call measured faster here, calling PMPI_" "$WORK/log" || true)
+  [ "$N" -ge $((3 * P)) ] || { cat "$WORK/log"; fail "$FN was not sent to the library on purpose on every rank"; }
+done
+if grep -q ": plan $PLANS" "$WORK/log"; then
+  cat "$WORK/log"; fail "a plan ran where a library rule covers the call"
+fi
+grep -q "tuned: the library's own call measured faster here)" "$WORK/log" ||
+  grep -q "by MPI's own collectives (.*tuned: the library's own call" "$WORK/log" ||
+  { cat "$WORK/log"; fail "the summary does not count the tuned calls"; }
+
+# No noise band: a new measurement replaces the old rules.
+measure 0
+check_index exact || fail "a library rule stands where the plan measured faster"
+
+# Bad input: exit 2, nothing written.
+cp "$PLANS/plans.index" "$WORK/index.before"
+for ARGS in "--budget 0" "--noise -1" "--bytes 64:16"; do
+  # shellcheck disable=SC2086  # ARGS is a list of arguments
+  if sh "$MPI_RUN" "$P" -- "$TUNE" "$PLANS" $ARGS >"$WORK/bad.out" 2>&1; then
+    fail "collplan_tune_mpi $ARGS succeeded"
+  fi
+  grep -q "expected --bytes MIN:MAX" "$WORK/bad.out" || { cat "$WORK/bad.out"; fail "no message for $ARGS"; }
+done
+sh "$MPI_RUN" 1 -- "$TUNE" "$PLANS" >"$WORK/bad.out" 2>&1 && fail "P = 1 succeeded"
+grep -q "has no plans for P = 1" "$WORK/bad.out" || { cat "$WORK/bad.out"; fail "no message for a P without plans"; }
+sh "$MPI_RUN" "$P" -- "$TUNE" "$WORK/missing" >"$WORK/bad.out" 2>&1 && fail "a missing directory succeeded"
+cmp -s "$PLANS/plans.index" "$WORK/index.before" || fail "bad input changed the index"
+echo "measured tuning: library rules with evidence, fallback on purpose, bad input refused"

@@ -1,26 +1,38 @@
 #!/usr/bin/env bash
-# bench-tune.sh [--mpi openmpi|mpich] [--reps N] [BUILD_DIR] [P]
+# bench-tune.sh [--mpi openmpi|mpich] [--reps N] [--collectives LIST]
+#               [--sizes LIST] [--measured SECONDS] [BUILD_DIR] [P]
 #   — tune's choice against the MPI library's own selection.
 #
-# Tunes allreduce for P ranks of this machine (8 B .. 16 MiB, the README's
-# default cost parameters or COLLPLAN_PARAMS=FILE from collplan calibrate),
-# then times collplan_bench_calls (IMB-style, time per call) at 1 KiB,
-# 64 KiB, 1 MiB and 16 MiB: plain MPI with its default selection, and the
-# same program through the interposer built for that MPI running tune's
-# plans. --mpi picks the MPI (default openmpi: mpirun, libcollplan_mpi.so;
-# mpich: mpiexec.mpich, libcollplan_mpich.so, the program built against
-# MPICH). The two are run N times (default 3), interleaved so that drift
-# hits both alike; prints per size the medians in microseconds per call,
-# the ratio of the medians with the range of the per-pair ratios, and the
-# plan that served the size.
+# Tunes the collectives (default allreduce; LIST of allreduce, allgather,
+# bcast, reduce, reduce_scatter, comma separated) for P ranks of this
+# machine (8 B .. 16 MiB, the README's default cost parameters or
+# COLLPLAN_PARAMS=FILE from collplan calibrate). With --measured (Open MPI
+# only) collplan_tune_mpi then measures the directory on the P ranks for
+# that many seconds and adds its library rules. Then times
+# collplan_bench_calls (IMB-style, time per call) at each size (default
+# 1 KiB, 64 KiB, 1 MiB, 16 MiB; --sizes "16 256 ..."): plain MPI with its
+# default selection, and the same program through the interposer built for
+# that MPI with the directory. --mpi picks the MPI (default openmpi: mpirun,
+# libcollplan_mpi.so; mpich: mpiexec.mpich, libcollplan_mpich.so, the
+# program built against MPICH). The two are run N times (default 3),
+# interleaved so that drift hits both alike; prints per collective and size
+# the medians in microseconds per call, the ratio of the medians with the
+# quartiles of the per-pair ratios, and what served the size; then the
+# worst ratio and every size where collplan won (ratio <= 0.90).
 set -euo pipefail
 MPI=openmpi
 REPS=3
+COLLS=allreduce
+SIZES="1024 65536 1048576 16777216"
+MEASURE=""
 while [ $# -gt 0 ]; do
   case $1 in
   --mpi) MPI=$2; shift 2 ;;
   --reps) REPS=$2; shift 2 ;;
-  -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --collectives) COLLS=$2; shift 2 ;;
+  --sizes) SIZES=$2; shift 2 ;;
+  --measured) MEASURE=$2; shift 2 ;;
+  -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) break ;;
   esac
 done
@@ -32,48 +44,82 @@ openmpi)
   LIB=$BUILD/runtime/interposer/libcollplan_mpi.so
   APP=$BUILD/runtime/bench/collplan_bench_calls
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  launch() { mpirun --oversubscribe -n "$P" "$@"; }
   run() { mpirun --oversubscribe -n "$P" ${1:+-x LD_PRELOAD="$1"} \
-            ${1:+-x COLLPLAN_PLANS="$WORK/plans"} "$APP" allreduce $SIZES; } ;;
+            ${1:+-x COLLPLAN_PLANS="$WORK/plans"} "$APP" "$2" $SIZES; } ;;
 mpich)
   LIB=$BUILD/runtime/interposer/libcollplan_mpich.so
   APP=$BUILD/runtime/bench/collplan_bench_calls_mpich
   run() { mpiexec.mpich -n "$P" ${1:+-genv LD_PRELOAD "$1"} \
-            ${1:+-genv COLLPLAN_PLANS "$WORK/plans"} "$APP" allreduce $SIZES; } ;;
+            ${1:+-genv COLLPLAN_PLANS "$WORK/plans"} "$APP" "$2" $SIZES; } ;;
 *) echo "bench-tune.sh: --mpi $MPI: openmpi or mpich" >&2; exit 2 ;;
 esac
+if [ -n "$MEASURE" ] && [ "$MPI" != openmpi ]; then
+  echo "bench-tune.sh: --measured runs collplan_tune_mpi, built for Open MPI" >&2
+  exit 2
+fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-SIZES="1024 65536 1048576 16777216"
 PARAMS=()
 [ -n "${COLLPLAN_PARAMS:-}" ] && PARAMS=(--params "$COLLPLAN_PARAMS")
-"$COLLPLAN" tune -c allreduce --ranks "$P" --bytes 8:16MiB "${PARAMS[@]}" \
-  -o "$WORK/plans" -q
-for ((I = 0; I < REPS; ++I)); do
-  echo "bench-tune: $MPI, P = $P, pair $((I + 1)) of $REPS" >&2
-  run "" >"$WORK/mpi.$I"
-  run "$LIB" >"$WORK/plan.$I"
+TUNED=$(echo "$COLLS" | sed 's/bcast/broadcast/; s/reduce_scatter/reduce-scatter/')
+"$COLLPLAN" tune --collectives "$TUNED" --ranks "$P" --bytes 8:16MiB \
+  "${PARAMS[@]}" -o "$WORK/plans" -q
+if [ -n "$MEASURE" ]; then
+  echo "bench-tune: measuring the directory for $MEASURE s" >&2
+  launch "$BUILD/runtime/tune/collplan_tune_mpi" "$WORK/plans" \
+    --bytes 16:16777216 --budget "$MEASURE" -q
+fi
+for C in ${COLLS//,/ }; do
+  for ((I = 0; I < REPS; ++I)); do
+    echo "bench-tune: $MPI, P = $P, $C, pair $((I + 1)) of $REPS" >&2
+    run "" "$C" >"$WORK/$C.mpi.$I"
+    run "$LIB" "$C" >"$WORK/$C.plan.$I"
+  done
 done
-echo "# $MPI, P = $P, $REPS interleaved pairs; us per call, medians"
-printf '%8s %12s %12s %6s %13s  %s\n' bytes library_us tuned_us ratio \
-  pair_ratios plan
-/usr/bin/python3 - "$WORK" "$REPS" <<'PY'
+echo "# $MPI, P = $P, $REPS interleaved pairs${MEASURE:+, measured ${MEASURE} s}; us per call, medians"
+printf '%-14s %9s %12s %12s %6s %13s  %s\n' collective bytes library_us \
+  tuned_us ratio pair_q1-q3 served_by
+/usr/bin/python3 - "$WORK" "$REPS" "$COLLS" <<'PY'
 import statistics, sys, yaml
-work, reps = sys.argv[1], int(sys.argv[2])
-def times(kind):
-    runs = [dict(l.split()[:2] for l in open("%s/%s.%d" % (work, kind, i)))
-            for i in range(reps)]
-    return {int(b): [float(r[b]) for r in runs] for b in runs[0]}
-lib, plan = times("mpi"), times("plan")
+work, reps, colls = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
 index = yaml.safe_load(open(work + "/plans/plans.index"))["plans"]
-for size in sorted(lib):
-    name = ""
+names = {"bcast": "broadcast", "reduce_scatter": "reduce-scatter"}
+worst, wins = (0, ""), []
+def served(coll, size):
+    # The rule the interposer takes: a library rule first, then the
+    # narrowest range (this directory has no operator or root variants).
+    best = None
     for e in index:
         hi = float("inf") if e["max_bytes"] == "inf" else e["max_bytes"]
-        if e["min_bytes"] <= size < hi:
-            name = e["algorithm"] + " " + " ".join(
-                "%s=%s" % kv for kv in sorted(e["params"].items()))
-    m, p = statistics.median(lib[size]), statistics.median(plan[size])
-    pairs = [b / a for a, b in zip(lib[size], plan[size])]
-    print("%8d %12.2f %12.2f %6.2f %6.2f-%-6.2f  %s" %
-          (size, m, p, p / m, min(pairs), max(pairs), name.strip()))
+        if e["collective"] != names.get(coll, coll) or not e["min_bytes"] <= size < hi:
+            continue
+        key = (not e.get("library"), hi - e["min_bytes"])
+        if best is None or key < best[0]:
+            best = (key, e)
+    if best is None:
+        return "no plan"
+    e = best[1]
+    if e.get("library"):
+        return "library (measured)"
+    return (e["algorithm"] + " " + " ".join(
+        "%s=%s" % kv for kv in sorted(e["params"].items()))).strip()
+for coll in colls:
+    def times(kind):
+        runs = [dict(l.split()[:2] for l in open("%s/%s.%s.%d" % (work, coll, kind, i)))
+                for i in range(reps)]
+        return {int(b): [float(r[b]) for r in runs] for b in runs[0]}
+    lib, plan = times("mpi"), times("plan")
+    for size in sorted(lib):
+        m, p = statistics.median(lib[size]), statistics.median(plan[size])
+        pairs = sorted(b / a for a, b in zip(lib[size], plan[size]))
+        q = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else pairs * 3
+        ratio = p / m
+        worst = max(worst, (ratio, "%s %d" % (coll, size)))
+        if ratio <= 0.90:
+            wins.append("%s %d (%.2f)" % (coll, size, ratio))
+        print("%-14s %9d %12.2f %12.2f %6.2f %6.2f-%-6.2f  %s" %
+              (coll, size, m, p, ratio, q[0], q[2], served(coll, size)))
+print("# worst ratio %.2f at %s; collplan ahead (<= 0.90): %s" %
+      (worst[0], worst[1], ", ".join(wins) or "none"))
 PY

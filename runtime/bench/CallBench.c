@@ -1,13 +1,17 @@
 /* CallBench.c - time per call of one MPI collective, as an application sees
  * it (IMB-style, for runs with and without the interposer preloaded):
  *
- *   mpirun -n P collplan_bench_calls allreduce|allgather|bcast BYTES...
+ *   mpirun -n P collplan_bench_calls COLLECTIVE BYTES...
  *
- * For each size: 20 repetitions of 200 calls (after 50 warm-up calls), each
+ * COLLECTIVE: allreduce, allgather, bcast, reduce or reduce_scatter. For each
+ * size: 20 repetitions of up to 200 calls (fewer for large sizes: about
+ * 64 MiB moved per repetition, at least 4 calls), after warm-up calls, each
  * repetition timed on every rank; prints "BYTES MICROSECONDS" per line, the
- * median over repetitions of the slowest rank's time per call. Allreduce sums
+ * median over repetitions of the slowest rank's time per call. Allreduce,
+ * reduce (to rank 0) and reduce-scatter (BYTES / P each, whole floats) sum
  * floats; allgather gathers BYTES in total (BYTES / P per rank); bcast sends
- * from rank 0. tools/bench-interposer.sh runs it side by side. */
+ * from rank 0. tools/bench-interposer.sh and tools/bench-tune.sh run it with
+ * and without the interposer. */
 
 #include <mpi.h>
 #include <stdio.h>
@@ -26,6 +30,12 @@ static void call(const char *What, char *In, char *Out, long Bytes, int P) {
   else if (!strcmp(What, "allgather"))
     MPI_Allgather(In, (int)(Bytes / P), MPI_BYTE, Out, (int)(Bytes / P),
                   MPI_BYTE, MPI_COMM_WORLD);
+  else if (!strcmp(What, "reduce"))
+    MPI_Reduce(In, Out, (int)(Bytes / 4), MPI_FLOAT, MPI_SUM, 0,
+               MPI_COMM_WORLD);
+  else if (!strcmp(What, "reduce_scatter"))
+    MPI_Reduce_scatter_block(In, Out, (int)(Bytes / 4 / P), MPI_FLOAT, MPI_SUM,
+                             MPI_COMM_WORLD);
   else
     MPI_Bcast(Out, (int)Bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
 }
@@ -35,16 +45,25 @@ int main(int argc, char **argv) {
   int Rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  if (argc < 3 || (strcmp(argv[1], "allreduce") && strcmp(argv[1], "allgather") &&
-                   strcmp(argv[1], "bcast"))) {
+  const char *Known[] = {"allreduce", "allgather", "bcast", "reduce",
+                         "reduce_scatter"};
+  int Ok = 0;
+  for (int K = 0; argc >= 3 && K < 5; ++K)
+    Ok |= !strcmp(argv[1], Known[K]);
+  if (!Ok) {
     if (Rank == 0)
-      fprintf(stderr, "usage: %s allreduce|allgather|bcast BYTES...\n",
+      fprintf(stderr,
+              "usage: %s allreduce|allgather|bcast|reduce|reduce_scatter "
+              "BYTES...\n",
               argv[0]);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  enum { Reps = 20, Calls = 200, WarmUp = 50 };
+  enum { Reps = 20, MaxCalls = 200, MinCalls = 4 };
   for (int A = 2; A < argc; ++A) {
     long Bytes = atol(argv[A]);
+    long Fit = (64L << 20) / (Bytes > 0 ? Bytes : 1);
+    int Calls = Fit > MaxCalls ? MaxCalls : Fit < MinCalls ? MinCalls : (int)Fit;
+    int WarmUp = Calls / 4 + 1;
     char *In = calloc((size_t)Bytes + 1, 1), *Out = calloc((size_t)Bytes + 1, 1);
     for (int I = 0; I < WarmUp; ++I)
       call(argv[1], In, Out, Bytes, P);

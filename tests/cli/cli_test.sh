@@ -138,6 +138,18 @@ check "tune's allgatherv serves equal counts" grep -q "counts: equal" \
   "$WORK/agv-tuned/plans.index"
 expect 0 "tune's allgatherv plans verify" -- "$COLLPLAN" verify \
   "$WORK"/agv-tuned/allgatherv-p5-*.cplan
+# --show: the rules in the interposer's order, with why; JSON alike.
+cp "$WORK/agv/equal.cplan" "$WORK/agv/allgatherv-p4-0-inf.cplan"
+expect 0 "index --show" -- "$COLLPLAN" index --show "$WORK/agv"
+check "--show lists the indexed plan with its counts rule first" \
+  sh -c "grep -A1 'allgatherv' '$WORK/out' | head -1 | grep -q 'equal.cplan'"
+check "--show names the file listed by its name" \
+  grep -q "allgatherv-p4-0-inf.cplan (recursive-doubling) \[by its name\]\|allgatherv-p4-0-inf.cplan \[by its name\]" "$WORK/out"
+expect 0 "index --show --format json" -- "$COLLPLAN" index --show \
+  "$WORK/agv" --format json
+check "the JSON has both rules, the index's first" test "$(json_get "$WORK/out" \
+  "[r.get('file') for r in d['rules']]")" = "['equal.cplan', 'allgatherv-p4-0-inf.cplan']"
+expect 2 "index without plans" -- "$COLLPLAN" index
 expect 3 "unsupported collective" -- "$COLLPLAN" compile --ranks 4 \
   --collective broadcast --algorithm ring
 expect 3 "unknown parameter" -- "$COLLPLAN" compile --ranks 4 --algorithm ring \

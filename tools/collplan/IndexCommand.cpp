@@ -5,7 +5,8 @@
 // operator, and from the plan's header its collective, P, root and counts.
 // Only plans carrying a valid verification stamp are indexed, since the
 // interposer would skip the others. --remove takes entries out. The index
-// is rewritten whole or not at all.
+// is rewritten whole or not at all. --show prints a directory's rules in
+// the order the interposer tries them, with why each was made.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +18,11 @@
 #include "plan/serialize/PlanFile.h"
 #include "plan/serialize/RankSlice.h"
 
+#include "plan/dispatch/PlanDirectoryRules.h"
+
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -31,10 +36,112 @@ struct IndexOptions {
   std::string Bytes = "0:inf";
   std::string Op;
   bool Remove = false;
+  bool Show = false;
+  OutputFormat Format = OutputFormat::Text;
   bool Quiet = false;
 };
 
+std::string bytesText(uint64_t Bytes) {
+  return Bytes == UINT64_MAX ? "inf" : formatBytes(double(Bytes));
+}
+
+llvm::json::Value ruleJson(const DispatchRule &R) {
+  llvm::json::Object O{{"collective", collectiveName(R.Kind)},
+                       {"ranks", R.Ranks},
+                       {"min_bytes", R.MinBytes},
+                       {"max_bytes", R.MaxBytes == UINT64_MAX
+                                         ? llvm::json::Value(nullptr)
+                                         : llvm::json::Value(R.MaxBytes)},
+                       {"from_index", R.FromIndex}};
+  if (R.Library)
+    O["library"] = true;
+  else
+    O["file"] = R.File;
+  if (R.Op)
+    O["op"] = reduceOpName(*R.Op);
+  if (R.Root)
+    O["root"] = *R.Root;
+  if (R.Counts)
+    O["counts"] = llvm::json::Array(*R.Counts);
+  if (!R.Algorithm.empty())
+    O["algorithm"] = R.Algorithm;
+  if (!R.Why.empty())
+    O["why"] = R.Why;
+  if (!R.Measured.empty()) {
+    llvm::json::Object M;
+    for (const auto &[Who, Seconds] : R.Measured)
+      M[Who] = Seconds;
+    O["measured"] = std::move(M);
+    O["measured_bytes"] = R.MeasuredBytes;
+  }
+  return std::move(O);
+}
+
+/// --show: the directory's rules, most specific first, and its problems.
+int showDirectory(const IndexOptions &O) {
+  if (O.Plans.size() != 1) {
+    printError("--show takes one plan directory");
+    return ExitUsage;
+  }
+  llvm::Expected<PlanDirectoryRules> D = readPlanDirectoryRules(O.Plans[0]);
+  if (!D)
+    return reportError(D.takeError(), ErrorKind::Usage);
+  // One table after another; within a table, the interposer's order.
+  llvm::stable_sort(D->Rules, [](const DispatchRule &A, const DispatchRule &B) {
+    return std::make_tuple(A.Kind, A.Ranks, A.Root) <
+           std::make_tuple(B.Kind, B.Ranks, B.Root);
+  });
+  llvm::raw_ostream &OS = llvm::outs();
+  if (O.Format == OutputFormat::Json) {
+    llvm::json::Array Rules, Problems;
+    for (const DispatchRule &R : D->Rules)
+      Rules.push_back(ruleJson(R));
+    for (const std::string &P : D->Problems)
+      Problems.push_back(P);
+    OS << llvm::formatv("{0:2}\n", llvm::json::Value(llvm::json::Object{
+                                       {"directory", D->Dir},
+                                       {"rules", std::move(Rules)},
+                                       {"problems", std::move(Problems)}}));
+    return ExitSuccess;
+  }
+  OS << D->Dir << ": " << D->Rules.size()
+     << " rule(s); per collective, P and root in the order the interposer "
+        "tries them\n";
+  for (const DispatchRule &R : D->Rules) {
+    OS << llvm::formatv("  {0,-14} P={1,-5} {2,10} .. {3,-10}",
+                        collectiveName(R.Kind), R.Ranks, bytesText(R.MinBytes),
+                        bytesText(R.MaxBytes));
+    if (R.Op)
+      OS << " op=" << reduceOpName(*R.Op);
+    if (R.Root)
+      OS << " root=" << *R.Root;
+    OS << "  " << (R.Library ? "the library's own call" : R.File);
+    if (!R.Algorithm.empty())
+      OS << " (" << R.Algorithm << ")";
+    if (!R.FromIndex)
+      OS << " [by its name]";
+    OS << "\n";
+    if (!R.Why.empty())
+      OS << "      why: " << R.Why << "\n";
+    if (!R.Measured.empty()) {
+      OS << "      measured at " << bytesText(R.MeasuredBytes) << ":";
+      for (const auto &[Who, Seconds] : R.Measured)
+        OS << llvm::formatv(" {0} {1:F2} us", Who, Seconds * 1e6);
+      OS << "\n";
+    }
+  }
+  for (const std::string &P : D->Problems)
+    OS << "  problem: " << P << "\n";
+  return ExitSuccess;
+}
+
 int runIndex(const IndexOptions &O) {
+  if (O.Show)
+    return showDirectory(O);
+  if (O.Plans.empty()) {
+    printError("give the plan files to index (or --show DIR)");
+    return ExitUsage;
+  }
   // Every plan in one directory: the index is that directory's.
   std::string Dir = llvm::sys::path::parent_path(O.Plans.front()).str();
   for (const std::string &P : O.Plans)
@@ -99,8 +206,8 @@ void addIndexCommand(CLI::App &App, int &Exit) {
       "interposer reads: the calls each serves (bytes, operator, and from "
       "the plan its collective, P, root and counts)");
   Cmd->add_option("plans", O->Plans,
-                  "verified plan files, all in one directory")
-      ->required();
+                  "verified plan files, all in one directory (with --show: "
+                  "the directory)");
   Cmd->add_option("--bytes", O->Bytes,
                   "the calls' byte range MIN:MAX, MAX excluded (units "
                   "allowed; MAX may be inf)")
@@ -110,6 +217,11 @@ void addIndexCommand(CLI::App &App, int &Exit) {
                   "band, bor, bxor, land, lor, lxor); default: every one");
   Cmd->add_flag("--remove", O->Remove,
                 "take the plans out of the index instead (the files stay)");
+  Cmd->add_flag("--show", O->Show,
+                "print the directory's rules (index entries, plan file "
+                "names, measured library rules) in the order the interposer "
+                "tries them, with why each was made");
+  addFormatOption(*Cmd, O->Format);
   Cmd->add_flag("--quiet,-q", O->Quiet, "print nothing on success");
   Cmd->callback([O, &Exit] { Exit = runIndex(*O); });
 }

@@ -94,5 +94,22 @@ done
 sh "$MPI_RUN" 1 -- "$TUNE" "$PLANS" >"$WORK/bad.out" 2>&1 && fail "P = 1 succeeded"
 grep -q "has no plans for P = 1" "$WORK/bad.out" || { cat "$WORK/bad.out"; fail "no message for a P without plans"; }
 sh "$MPI_RUN" "$P" -- "$TUNE" "$WORK/missing" >"$WORK/bad.out" 2>&1 && fail "a missing directory succeeded"
+# A rank killed mid-measurement ends the job (mpirun's own rule), promptly,
+# and the index is as it was: only rank 0 writes it, at the end.
+sh "$MPI_RUN" "$P" -- "$TUNE" "$PLANS" --budget 120 -q >"$WORK/killed.out" 2>&1 &
+JOB=$!
+sleep 3
+VICTIM=$(pgrep -f "^$TUNE $PLANS --budget 120" | tail -1 || true)
+[ -n "$VICTIM" ] || fail "no rank to kill"
+kill -9 "$VICTIM"
+WAITED=0
+while kill -0 "$JOB" 2>/dev/null && [ "$WAITED" -lt 60 ]; do
+  sleep 1
+  WAITED=$((WAITED + 1))
+done
+if kill -0 "$JOB" 2>/dev/null; then
+  kill -9 "$JOB"; fail "the job hung after a rank was killed"
+fi
+wait "$JOB" && fail "the job succeeded although a rank was killed"
 cmp -s "$PLANS/plans.index" "$WORK/index.before" || fail "bad input changed the index"
 echo "measured tuning: library rules with evidence, fallback on purpose, bad input refused"

@@ -108,8 +108,8 @@ TEST_CASE("binomial verifies for P = 1..256 from roots 0, 1, P/2, P-1") {
 }
 
 TEST_CASE("log-round baselines stay a few intervals per rank at P = 65535") {
-  // DESIGN.md rule 2: a rank's program is O(log P) rounds of interval sets,
-  // whatever P; 65535 = 2^16 - 1 folds 32767 pairs.
+  // ARCHITECTURE.md rule 2: a rank's program is O(log P) rounds of interval
+  // sets, whatever P; 65535 = 2^16 - 1 folds 32767 pairs.
   const uint32_t N = 65535;
   for (auto [Name, Kind] : {std::pair<llvm::StringRef, Collective>{
                                 "rabenseifner", Collective::Allreduce},

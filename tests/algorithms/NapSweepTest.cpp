@@ -1,7 +1,8 @@
 //===- NapSweepTest.cpp - NAP and SMP verified over many shapes -----------===//
 //
-// AT-1 of the NAP spec (Bienz, Olson, Gropp, "Node-aware improvements to
-// allreduce"): every rank ends with every input exactly once, for node counts
+// The exactly-once property of the node-aware allreduce (Bienz, Olson,
+// Gropp, "Node-aware improvements to allreduce"; docs/algorithms/nap.md):
+// every rank ends with every input exactly once, for node counts
 // n = 1..300 and ppn = 2..8, and for ppn = 9..16 every n <= 64, every third
 // n, n > 290 and the powers of ppn +-1 (block mapping), checked by the
 // verifier; both mappings on a subset; the brute-force simulator on small
@@ -48,7 +49,7 @@ bool swept(uint32_t N, uint32_t PerNode) {
   return false;
 }
 
-TEST_CASE("AT-1: nap is exactly-once for n = 1..300, ppn = 2..16") {
+TEST_CASE("nap is exactly-once for n = 1..300, ppn = 2..16") {
   for (uint32_t PerNode = 2; PerNode <= 16; ++PerNode)
     for (uint32_t N = 1; N <= 300; ++N) {
       if (!swept(N, PerNode))
@@ -60,7 +61,7 @@ TEST_CASE("AT-1: nap is exactly-once for n = 1..300, ppn = 2..16") {
     }
 }
 
-TEST_CASE("AT-1: nap under round-robin mapping") {
+TEST_CASE("nap is exactly-once under round-robin mapping") {
   for (uint32_t PerNode = 2; PerNode <= 8; ++PerNode)
     for (uint32_t N = 1; N <= 40; ++N) {
       CAPTURE(N);

@@ -2,7 +2,7 @@
 //
 // Every P in 1..256 and every r (both groups where P is a power of two) for
 // allreduce, and reduce-scatter / allgather for every P, checked by the
-// verifier (spec §8 item 7). Small P are also run through the reference
+// verifier. Small P are also run through the reference
 // interpreter of tests/support/ReferenceInterpreter.h.
 //
 //===----------------------------------------------------------------------===//

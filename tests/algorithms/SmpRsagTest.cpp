@@ -1,11 +1,11 @@
 //===- SmpRsagTest.cpp - Reduce-scatter, allreduce per part, allgather ----===//
 //
-// smp-rsag on nodes x ppn and on tori with several ranks per node (the Swing
-// spec's §7 erratum 16: a node-local reduce-scatter, ppn allreduces across
-// the nodes each on 1/ppn of the vector, a node-local allgather). Oracles:
-// the textbook volumes and round counts of the stages (a ring reduce-scatter
-// or allgather over k ranks sends (k-1)/k of the vector in k-1 rounds,
-// Rabenseifner over a power of two n sends 2(n-1)/n of it in 2 log2 n
+// smp-rsag on nodes x ppn and on tori with several ranks per node
+// (docs/algorithms/ smp-rsag.md: a node-local reduce-scatter, ppn allreduces
+// across the nodes each on 1/ppn of the vector, a node-local allgather).
+// Oracles: the textbook volumes and round counts of the stages (a ring
+// reduce-scatter or allgather over k ranks sends (k-1)/k of the vector in k-1
+// rounds, Rabenseifner over a power of two n sends 2(n-1)/n of it in 2 log2 n
 // rounds), the reference interpreter for the end state, and the verifier.
 //
 //===----------------------------------------------------------------------===//

@@ -1,5 +1,4 @@
-//===- Reduction.h - Element types, operators and reduction kernels -*- C++
-//-*-===//
+//===- Reduction.h - Element types, operators, kernels ----------*- C++ -*-===//
 //
 // The MPI predefined element types and reduction operators the runtime
 // supports, and the kernels that combine two vectors element by element.

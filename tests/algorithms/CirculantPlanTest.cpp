@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tests/support/PlanFactory.h"
 #include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/algorithms/Algorithm.h"
@@ -44,19 +45,10 @@ unsigned ceilLog2(uint64_t P) {
 Plan compile(Collective Kind, uint32_t P, std::optional<uint32_t> Root,
              std::map<std::string, std::string> Params,
              std::vector<uint64_t> Weights = {}, uint64_t Bytes = 1 << 20) {
-  CompileRequest Req;
-  Req.Kind = Kind;
-  Req.Topo = Topology::flat(P);
-  Req.Root = Root;
-  Req.Params = std::move(Params);
-  Req.Weights = std::move(Weights);
+  CompileRequest Req = test::requestFor(
+      Kind, Topology::flat(P), std::move(Params), Root, std::move(Weights));
   Req.Bytes = Bytes;
-  llvm::Expected<Plan> Result = compilePlan(circulant(), Req);
-  if (!Result) {
-    std::string Message = llvm::toString(Result.takeError());
-    FAIL(Message);
-  }
-  return std::move(*Result);
+  return test::compileWith(circulant(), Req);
 }
 
 /// Contributions held by one block of one buffer: sorted rank multiset.

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
+#include "tests/support/PlanChecks.h"
 #include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/verify/Verifier.h"
@@ -20,22 +21,6 @@
 
 using namespace collplan;
 using namespace collplan::test;
-
-namespace {
-
-void checkPlan(const Plan &P, bool Simulate) {
-  for (const Diagnostic &D : checkStructure(P))
-    FAIL_CHECK(D.str());
-  VerifyResult V = verifyPlan(P);
-  for (const Diagnostic &D : V.Errors)
-    FAIL_CHECK(D.str());
-  CHECK(V.Valid);
-  if (Simulate)
-    for (const std::string &E : interpret(P).problems())
-      FAIL_CHECK(E);
-}
-
-} // namespace
 
 /// The node counts swept for PerNode: all of 1..300 up to ppn 8; above, to
 /// keep the sweep within minutes, 1..64, every third count, the last ten,
@@ -57,7 +42,7 @@ TEST_CASE("nap is exactly-once for n = 1..300, ppn = 2..16") {
       CAPTURE(N);
       CAPTURE(PerNode);
       Plan P = compileNodes("nap", N, PerNode, RankMapping::Block);
-      checkPlan(P, /*Simulate=*/N * PerNode <= 48);
+      expectCorrect(P, /*Interpret=*/N * PerNode <= 48);
     }
 }
 
@@ -66,8 +51,8 @@ TEST_CASE("nap is exactly-once under round-robin mapping") {
     for (uint32_t N = 1; N <= 40; ++N) {
       CAPTURE(N);
       CAPTURE(PerNode);
-      checkPlan(compileNodes("nap", N, PerNode, RankMapping::RoundRobin),
-                /*Simulate=*/N * PerNode <= 48);
+      expectCorrect(compileNodes("nap", N, PerNode, RankMapping::RoundRobin),
+                    /*Interpret=*/N * PerNode <= 48);
     }
 }
 
@@ -91,7 +76,7 @@ TEST_CASE("smp with every inter algorithm that serves allreduce") {
           Plan P =
               compileNodes("smp", N, PerNode, M,
                            {{"inter", Inter->name().str()}, {"bcast", Bcast}});
-          checkPlan(P, /*Simulate=*/true);
+          expectCorrect(P);
         }
   }
 }

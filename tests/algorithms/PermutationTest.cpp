@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tests/support/PlanFactory.h"
 #include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/algorithms/Algorithm.h"
@@ -29,28 +30,15 @@ using collplan::test::ReferenceInterpreter;
 
 namespace {
 
-const Algorithm &algo() {
-  const Algorithm *A = findAlgorithm("permutation");
-  REQUIRE(A != nullptr);
-  return *A;
-}
+const Algorithm &algo() { return test::algorithmNamed("permutation"); }
 
 CompileRequest request(uint32_t P, std::map<std::string, std::string> Params,
                        Collective Kind = Collective::Allreduce) {
-  CompileRequest Req;
-  Req.Kind = Kind;
-  Req.Topo = Topology::flat(P);
-  Req.Params = std::move(Params);
-  return Req;
+  return test::requestFor(Kind, Topology::flat(P), std::move(Params));
 }
 
 Plan compileFixed(const CompileRequest &Req) {
-  llvm::Expected<Plan> Pl = compilePlan(algo(), Req);
-  if (!Pl) {
-    std::string Msg = llvm::toString(Pl.takeError());
-    FAIL(Msg);
-  }
-  return std::move(*Pl);
+  return test::compileWith(algo(), Req);
 }
 
 /// "3 2 1", "0-6" or "*" (every block) as a block set.

@@ -100,13 +100,8 @@ std::vector<int> firstStepsByWalk(const SwingTorus &T, uint32_t R,
 
 Plan compileTorus(llvm::ArrayRef<uint32_t> Dims, Collective Kind,
                   std::map<std::string, std::string> Params) {
-  CompileRequest Req;
-  Req.Kind = Kind;
-  Req.Topo = Topology::torus(Dims, 1);
-  Req.Params = std::move(Params);
-  llvm::Expected<Plan> Result = compilePlan(*findAlgorithm("swing"), Req);
-  REQUIRE_MESSAGE(bool(Result), "compile failed");
-  return std::move(*Result);
+  return test::compileOn("swing", Kind, Topology::torus(Dims, 1),
+                         std::move(Params));
 }
 
 } // namespace

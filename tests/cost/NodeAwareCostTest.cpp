@@ -8,6 +8,7 @@
 #include "MessagePlan.h"
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/cost/CostModel.h"
+#include "tests/support/PlanFactory.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -133,14 +134,11 @@ TEST_CASE("recursive doubling under parameter set A matches Eq. 4") {
   } Cases[] = {{4, 4, 38.192, 32}, {16, 16, 172.384, 1024}};
   for (const Case &K : Cases) {
     CAPTURE(K.Nodes);
-    const Algorithm *A = findAlgorithm("recursive-doubling");
-    REQUIRE(A);
-    CompileRequest Req;
-    Req.Topo = Topology::nodes(K.Nodes, K.Ppn);
+    CompileRequest Req =
+        requestFor(Collective::Allreduce, Topology::nodes(K.Nodes, K.Ppn));
     Req.Bytes = 8;
-    llvm::Expected<Plan> P = compilePlan(*A, Req);
-    REQUIRE(bool(P));
-    CostReport R = evaluateCost(*P, 8, parameterSetA());
+    Plan P = compileWith("recursive-doubling", Req);
+    CostReport R = evaluateCost(P, 8, parameterSetA());
     CHECK(R.Time == doctest::Approx(K.Expected).epsilon(1e-12));
     CHECK(R.InterNodeMessages == K.InterTotal);
     CHECK(R.MaxInterNodePerRank == llvm::Log2_32(K.Nodes));
@@ -184,16 +182,13 @@ TEST_CASE("NAP under parameter set A, schedule-faithful") {
   } Cases[] = {{4, 4, 22.36, 22.36},
                {16, 16, 50.712, 50.712 - 2},
                {4096, 16, 143.432, 143.432 - 3 * 2}};
-  const Algorithm *A = findAlgorithm("nap");
-  REQUIRE(A);
   for (const Case &K : Cases) {
     CAPTURE(K.Nodes);
-    CompileRequest Req;
-    Req.Topo = Topology::nodes(K.Nodes, K.Ppn);
+    CompileRequest Req =
+        requestFor(Collective::Allreduce, Topology::nodes(K.Nodes, K.Ppn));
     Req.Bytes = 8;
-    llvm::Expected<Plan> P = compilePlan(*A, Req);
-    REQUIRE(bool(P));
-    CostReport R = evaluateCost(*P, 8, parameterSetA());
+    Plan P = compileWith("nap", Req);
+    CostReport R = evaluateCost(P, 8, parameterSetA());
     CHECK(R.Time == doctest::Approx(K.Faithful).epsilon(1e-12));
   }
 }

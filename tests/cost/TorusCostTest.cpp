@@ -4,7 +4,7 @@
 // standard patterns", "Deficiencies"; the paper's Table 2, Eqs. 1 and 3),
 // never outputs of the model.
 
-#include "../algorithms/CompileHelper.h"
+#include "tests/support/PlanFactory.h"
 
 #include "MessagePlan.h"
 #include "compiler/algorithms/Algorithm.h"
@@ -40,9 +40,9 @@ CostParams unitParams() {
   return C;
 }
 
-Plan compileOn(llvm::StringRef Name, const Topology &Topo,
-               std::map<std::string, std::string> Params = {}) {
-  return test::compileOn(Name, Collective::Allreduce, Topo, std::move(Params));
+/// Name's allreduce on Topo.
+Plan allreduceOn(llvm::StringRef Name, const Topology &Topo) {
+  return compileOn(Name, Collective::Allreduce, Topo);
 }
 
 /// The rounds that move messages.
@@ -311,7 +311,7 @@ TEST_CASE("messages within a node use no link") {
 TEST_CASE("recursive doubling on a 1-D torus of 16, one collective") {
   // Hops 1, 2, 4, 8 and busiest-link loads 1, 2, 4, 4 messages
   // (distance 8 = d/2 splits both ways), the paper's Fig. 1.
-  Plan P = compileOn("recursive-doubling", Topology::torus({16}, 1));
+  Plan P = allreduceOn("recursive-doubling", Topology::torus({16}, 1));
   std::vector<RoundCost> Rounds = commRounds(evaluateCost(P, 1 << 20, {}));
   CHECK(hopsOf(Rounds) == std::vector<uint32_t>{1, 2, 4, 8});
   CHECK(loadsInMessages(Rounds) == std::vector<double>{1, 2, 4, 4});
@@ -322,7 +322,7 @@ TEST_CASE("recursive doubling on 8x8, one collective") {
   // alternate. Our recursive doubling XORs rank bits, lowest first, which on
   // a row-major torus finishes dimension 1 before dimension 0: the same
   // distances in the order 1,2,4,1,2,4, with loads 1,2,2 (4 = d/2 splits).
-  Plan P = compileOn("recursive-doubling", Topology::torus({8, 8}, 1));
+  Plan P = allreduceOn("recursive-doubling", Topology::torus({8, 8}, 1));
   std::vector<RoundCost> Rounds = commRounds(evaluateCost(P, 1 << 20, {}));
   CHECK(hopsOf(Rounds) == std::vector<uint32_t>{1, 2, 4, 1, 2, 4});
   CHECK(loadsInMessages(Rounds) == std::vector<double>{1, 2, 2, 1, 2, 2});
@@ -393,7 +393,7 @@ TEST_CASE("the rabenseifner family on a row-major torus is not Table 2's "
   // + 2/32 + 2/64) = 2n * 45/32 against W = 2n * 63/64: Xi = 10/7, where the
   // interleaved order of Sack and Gropp gets 1.21875 / (63/64) = 26/21.
   CostReport R = evaluateCost(
-      compileOn("rabenseifner", Topology::torus({8, 8}, 1)), 1 << 20, {});
+      allreduceOn("rabenseifner", Topology::torus({8, 8}, 1)), 1 << 20, {});
   CHECK(loadsInMessages(commRounds(R)) ==
         std::vector<double>{1, 2, 2, 1, 2, 2, 2, 2, 1, 2, 2, 1});
   CHECK(R.CongestionDeficiency == doctest::Approx(10.0 / 7));
@@ -405,7 +405,7 @@ TEST_CASE("ring allreduce has no congestion (Table 2: Xi = 1)") {
   for (Topology T : {Topology::torus({16}, 1), Topology::torus({4, 4}, 1),
                      Topology::torus({4, 2, 2}, 1)}) {
     CAPTURE(T.str());
-    Plan P = compileOn("ring", T);
+    Plan P = allreduceOn("ring", T);
     CostReport R = evaluateCost(P, 16 << 10, {});
     CHECK(R.CongestionDeficiency == doctest::Approx(1));
     uint32_t Ranks = P.Header.Ranks;
@@ -431,7 +431,7 @@ TEST_CASE("with alpha_hop = gamma = 0 the per-step model is Eq. 1") {
   {
     // Ring on a 1-D torus of 16 (one port): 2(p-1) alpha + 2n(p-1)/p beta.
     CostReport R =
-        evaluateCost(compileOn("ring", Topology::torus({16}, 1)), N, C);
+        evaluateCost(allreduceOn("ring", Topology::torus({16}, 1)), N, C);
     CHECK(R.Time == doctest::Approx(Eq1(R, 16, 1)));
     CHECK(R.Time ==
           doctest::Approx(2 * 15 * C.Alpha + 2.0 * N * 15 / 16 * C.Beta));
@@ -451,7 +451,7 @@ TEST_CASE("with alpha_hop = gamma = 0 the per-step model is Eq. 1") {
     // Recursive doubling (latency-optimal) on 1-D 16: n per step, loads
     // 1,2,4,4 messages: 4 alpha + 11 n beta.
     CostReport R = evaluateCost(
-        compileOn("recursive-doubling", Topology::torus({16}, 1)), N, C);
+        allreduceOn("recursive-doubling", Topology::torus({16}, 1)), N, C);
     CHECK(R.Time == doctest::Approx(Eq1(R, 16, 1)));
     CHECK(R.Time == doctest::Approx(4 * C.Alpha + 11.0 * N * C.Beta));
   }

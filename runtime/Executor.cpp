@@ -59,12 +59,6 @@ static llvm::Error outOfMemory(size_t Bytes) {
                    Bytes);
 }
 
-uint64_t Executor::localCount(uint64_t Count) const {
-  if (!hasOwnedBlocks(Header.Kind))
-    return Count;
-  return BlockLayout(Header, Count).size(Header.ownedBy(Rank));
-}
-
 llvm::Error Executor::checkCall(Transport &T, const CallArgs &Args) const {
   if (T.size() != Header.Ranks)
     return makeError(ErrorKind::Runtime,

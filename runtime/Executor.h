@@ -1,5 +1,4 @@
-//===- Executor.h - Runs one rank's program on a user buffer -----*- C++
-//-*-===//
+//===- Executor.h - Runs one rank's program on a user buffer ----*- C++ -*-===//
 //
 // The executor maps a plan's blocks onto a vector of Count elements
 // (BlockLayout), then runs the rank's rounds with the semantics documented at
@@ -52,13 +51,6 @@ public:
   /// operator, a non-commutative operator for a plan that needs one), and
   /// with the transport's error when communication fails.
   llvm::Error run(Transport &T, const CallArgs &Args);
-
-  /// The elements of the rank's input (allgather) or output (reduce-scatter)
-  /// for a vector of Count elements; Count for the other collectives.
-  uint64_t localCount(uint64_t Count) const;
-
-  const PlanHeader &header() const { return Header; }
-  uint32_t rank() const { return Rank; }
 
 private:
   /// What a call of Count elements of ElemSize bytes does, in byte offsets

@@ -1,4 +1,4 @@
-//===- Reduction.h - Reduction kernels ------------------------*- C++ -*-===//
+//===- Reduction.h - Reduction kernels --------------------------*- C++ -*-===//
 //
 // The kernels that combine two vectors element by element, for the element
 // types and operators of plan/ir/CallTypes.h.

@@ -1,5 +1,4 @@
-//===- Transport.h - Moving one round's messages between ranks ---*- C++
-//-*-===//
+//===- Transport.h - Moving one round's messages between ranks --*- C++ -*-===//
 //
 // The executor hands a transport all sends and receives of one round at once;
 // the transport starts them all (nonblocking) and returns when every one has

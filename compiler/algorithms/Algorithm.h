@@ -1,5 +1,4 @@
-//===- Algorithm.h - The interface every algorithm family implements -*- C++
-//-*-===//
+//===- Algorithm.h - What every family implements ---------------*- C++ -*-===//
 //
 // An algorithm turns a CompileRequest into a PlanHeader once (prepare), then
 // builds any single rank's program from that header alone (buildRank). That
@@ -128,11 +127,11 @@ public:
 
 /// Every algorithm, in the order `collplan list` shows them.
 llvm::ArrayRef<const Algorithm *> allAlgorithms();
-/// The algorithm called Name, or null.
 /// Whether A takes a parameter called Name: one of its own, or one of a
 /// stage's ("inter.ports") when A composes stages.
 bool knowsParam(const Algorithm &A, llvm::StringRef Name);
 
+/// The algorithm called Name, or null.
 const Algorithm *findAlgorithm(llvm::StringRef Name);
 
 /// Plans with more operations than this are refused before they are built:

@@ -2,8 +2,10 @@
 //
 // Follows the O(log p) procedures of Träff, "Round-optimal n-Block Broadcast
 // Schedules in Logarithmic Time" (arXiv 2312.11236; docs/algorithms/
-// circulant.md). The receive search is the recursive form; the spec warns that an iterative explicit-stack rewrite circulating in
-// one MPICH revision is not equivalent, so the recursion stays.
+// circulant.md). The receive search is the recursive form: an iterative
+// explicit-stack rewrite circulating in one MPICH revision is not equivalent
+// (docs/algorithms/circulant.md, "Errata and decisions"), so the recursion
+// stays.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +24,8 @@ Skips::Skips(uint64_t P) : P(P), Q(P <= 1 ? 0 : llvm::Log2_64_Ceil(P)) {
   Skip.resize(Q + 1);
   Skip[Q] = P;
   // Halving with rounding up keeps skip[k+1] - skip[k] <= skip[k], which is
-  // what lets a processor forward what it just received (spec §2).
+  // what lets a processor forward what it just received
+  // (docs/algorithms/circulant.md, "Schedule arithmetic").
   for (unsigned K = Q; K-- > 0;)
     Skip[K] = Skip[K + 1] - Skip[K + 1] / 2;
 }
@@ -63,7 +66,8 @@ unsigned homerange(const Skips &S, uint64_t R) {
 
 namespace {
 
-/// The depth-first search of spec §5.2. Candidate processors are sums of
+/// The depth-first receive search (docs/algorithms/circulant.md, "Schedule
+/// arithmetic"). Candidate processors are sums of
 /// non-increasing skips below virtual position V = r + p; each skip index
 /// (block) is consumed once, via a doubly linked list of unused indices.
 class ReceiveSearch {
@@ -149,10 +153,11 @@ PhaseSchedule sendSchedule(const Skips &S, uint64_t R) {
       Result[K] = int32_t(K);
     return Result;
   }
-  // Spec §6.2. C is the block R forwards by default: its new block B until
+  // The send rules (docs/algorithms/circulant.md, "Schedule arithmetic"). C
+  // is the block R forwards by default: its new block B until
   // the walk passes a skip of R's decomposition, then that previous-phase
   // block. E bounds the processors R still feeds. Where the rules do not
-  // decide, ask the receiver (§6.1); that happens at most a few times.
+  // decide, ask the receiver; that happens at most a few times.
   int64_t B = baseblock(S, R);
   int64_t Rest = int64_t(R), C = B, E = int64_t(S.processors());
   auto Skip = [&](unsigned K) { return int64_t(S[K]); };

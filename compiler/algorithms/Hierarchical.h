@@ -1,5 +1,4 @@
-//===- Hierarchical.h - Plans composed of plans on sub-communicators -*- C++
-//-*-===//
+//===- Hierarchical.h - Plans of plans on sub-communicators -----*- C++ -*-===//
 //
 // A hierarchical collective (MPICH's SMP allreduce, and its relatives) runs
 // whole collectives on subsets of the ranks one after the other: a reduce

@@ -10,12 +10,13 @@
 // received. ceil(log_ppn n) inter-node steps replace log2 n.
 //
 // Algorithm III as printed allreduces "own (+) received" across the node,
-// which counts the node's own partial ppn times; like the authors' code (spec
-// §3.3, erratum 6) each step allreduces only what was received (buffer
-// "received") and then adds it to the unchanged partial in "data". Ranks that
-// received nothing hold no contribution: the compiler knows them statically,
-// so an intra-node exchange with such a rank becomes a one-way copy or
-// disappears (spec §3.4), instead of sending zeros.
+// which counts the node's own partial ppn times; like the authors' code
+// (docs/algorithms/nap.md, "Errata and decisions") each step allreduces only
+// what was received (buffer "received") and then adds it to the unchanged
+// partial in "data". Ranks that received nothing hold no contribution: the
+// compiler knows them statically, so an intra-node exchange with such a rank
+// becomes a one-way copy or disappears (docs/algorithms/nap.md, "Idea"),
+// instead of sending zeros.
 //
 // Intra-node allreduces are recursive doubling on local ranks with MPICH's
 // fold for a ppn that is not a power of two (PowerOfTwoFold.h), R rounds
@@ -190,7 +191,8 @@ public:
     PlanHeader H = headerFor(*this, Request);
     H.Blocks = 1;
     H.Buffers = {"data", "received", "scratch"};
-    // Each node adds the subgroups' partials in its own order (spec §3.7).
+    // Each node adds the subgroups' partials in its own order
+    // (docs/algorithms/nap.md, "Errata and decisions", operators).
     H.RequiresCommutative = true;
     return H;
   }

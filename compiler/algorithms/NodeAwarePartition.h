@@ -1,5 +1,4 @@
-//===- NodeAwarePartition.h - NAP's node groups and per-step roles -*- C++
-//-*-===//
+//===- NodeAwarePartition.h - NAP's node groups and roles -------*- C++ -*-===//
 //
 // The node-level half of the node-aware parallel (NAP) allreduce (Bienz,
 // Olson, Gropp, "Node-aware improvements to allreduce", §III). Every rank of
@@ -11,14 +10,15 @@
 //
 // The paper only treats node counts that are powers of ppn (and, in §III-A,
 // multiples of a power). For any other count the groups are formed top-down
-// (spec §3.6.c): the whole job is one group of L = ceil(log_ppn n) steps;
-// a group at step i is cut into k = ceil(|G| / ppn^i) contiguous subgroups
-// whose sizes differ by at most one, larger first, and each subgroup is a
-// group of step i - 1. With balanced sizes only the last node of a larger
-// subgroup can miss a partner; the idle rank of the smaller subgroup's node
-// at the matching position then sends one way to it, so no process sends more
-// than one inter-node message per step. Cutting into aligned blocks of ppn^i
-// nodes instead would make one process serve up to n - 2 receivers in a step.
+// (docs/algorithms/nap.md, "Idea"): the whole job is one group of L =
+// ceil(log_ppn n) steps; a group at step i is cut into k = ceil(|G| / ppn^i)
+// contiguous subgroups whose sizes differ by at most one, larger first, and
+// each subgroup is a group of step i - 1. With balanced sizes only the last
+// node of a larger subgroup can miss a partner; the idle rank of the smaller
+// subgroup's node at the matching position then sends one way to it, so no
+// process sends more than one inter-node message per step. Cutting into aligned
+// blocks of ppn^i nodes instead would make one process serve up to n - 2
+// receivers in a step.
 //
 // Everything here is in node coordinates (node index, local rank); the
 // caller maps them to ranks through the topology, so any rank mapping works.
@@ -72,7 +72,7 @@ struct NodeGroupSplit {
 };
 
 /// The splits of the groups that hold Node, indexed by step (0 .. L-1):
-/// built top-down from the whole job, as §3.6.c prescribes.
+/// built top-down from the whole job, as docs/algorithms/nap.md describes.
 inline llvm::SmallVector<NodeGroupSplit, 4>
 napSplitsOf(uint32_t Node, uint32_t Nodes, uint32_t PerNode) {
   uint32_t L = napSteps(Nodes, PerNode);

@@ -13,9 +13,10 @@
 // - smp-rsag: a reduce-scatter inside every node, then every local rank l
 //   allreduces the l-th of ppn parts of the vector with the local ranks l of
 //   the other nodes, then an allgather inside every node. Every process
-//   drives the network on 1/ppn of the data; with inter=swing this is the
-//   Swing paper's suggestion for several processes per node (the spec's §7
-//   erratum 16) and SMPI's smp_rsag with any inter-node algorithm.
+//   drives the network on 1/ppn of the data; with inter=swing this carries
+//   Swing, whose paper assumes one process per node, to several processes per
+//   node (docs/algorithms/smp-rsag.md); it is SMPI's smp_rsag with any
+//   inter-node algorithm.
 //
 // Each stage is any registered family serving its collective, named by a
 // parameter. Sub-ranks are local ranks inside a node and node indices among

@@ -4,12 +4,12 @@
 // (docs/algorithms/permutation.md). The P blocks of
 // the vector are P "distributed vectors" placed by an abelian group T_P acting
 // regularly on the ranks; with h = identity, placement k on rank p is block
-// p - k (cyclic group, spec §2.4) or p XOR k (XOR group, spec §3.6), so after
+// p - k (cyclic group) or p XOR k (XOR group), so after
 // the reduction phase rank p holds block p: PlanHeader::ownedBy with B = P.
 //
 // Reduction step i halves the N_i = ceil(P / 2^i) vectors a rank is responsible
-// for by folding the upper floor(N_i / 2) onto the lower ones (spec §3.3). The
-// hybrid with parameter r (spec §3.4) ends the reduction with J = N[L-r]
+// for by folding the upper floor(N_i / 2) onto the lower ones (the paper's §7).
+// The hybrid with parameter r (§8) ends the reduction with J = N[L-r]
 // complete vectors (the exact rule, not the paper's 2^r), so only the last
 // L - r distribution steps remain: 2L - r rounds, r = L being latency-optimal.
 // The "index 0" partial of each shifted copy (shape A, the paper's q*) and all
@@ -22,7 +22,8 @@
 // recursive halving (r = 0), recursive doubling (r = L) and, between them,
 // RH down to J blocks, RD on them, then the RH allgather: never more blocks
 // sent or combined than the cyclic hybrid, strictly fewer for 0 < r < L
-// (spec §3.6), so it is the default group for powers of two.
+// (docs/algorithms/permutation.md, "XOR group"), so it is the default group for
+// powers of two.
 //
 // Choosing r: candidates() offers every r in 0..L and the tuner
 // (compiler/select/Tuner.h) prices them with the cost model; every rank runs
@@ -111,9 +112,10 @@ StepOp localOp(Buf Source, Buf Dest, uint64_t Lo, uint64_t Hi) {
   return {OpKind::Local, Combine::Reduce, Dest, Source, Lo, Hi};
 }
 
-/// Cyclic reduction step i (spec §3.4 pseudo-code, J = N[L-r]). A holds
-/// placements [0, J), B placements [1, J + N_i - 1). Split says whether they
-/// already live apart (after the first odd N_j).
+/// Cyclic reduction step i (the paper's §8, J = N[L-r];
+/// docs/algorithms/permutation.md, "Hybrid r"). A holds placements [0, J), B
+/// placements [1, J + N_i - 1). Split says whether they already live apart
+/// (after the first odd N_j).
 Step cyclicReduction(const Shape &S, unsigned I, bool &Split) {
   uint64_t N = vectorsAt(S.P, I), Sh = N / 2, H2 = N - Sh, J = S.J;
   Step St{true, Sh, {}};
@@ -150,7 +152,8 @@ Step cyclicReduction(const Shape &S, unsigned I, bool &Split) {
   return St;
 }
 
-/// XOR reduction step i for P = 2^L (spec §3.6): recursive halving while
+/// XOR reduction step i for P = 2^L (docs/algorithms/permutation.md,
+/// "XOR group"): recursive halving while
 /// N_i > J, recursive doubling on the J-block window after.
 Step xorReduction(const Shape &S, unsigned I) {
   uint64_t N = vectorsAt(S.P, I), Sh = N / 2;
@@ -167,7 +170,7 @@ Step xorReduction(const Shape &S, unsigned I) {
 }
 
 /// Distribution step reversing reduction step i of the bandwidth-optimal
-/// schedule (spec §3.3): pass on what was combined, receive what was sent.
+/// schedule (the paper's §7): pass on what was combined, receive what was sent.
 Step distribution(const Shape &S, unsigned I) {
   uint64_t N = vectorsAt(S.P, I), Sh = N / 2, H2 = N - Sh;
   Step St{false, Sh, {}};

@@ -33,10 +33,11 @@
 // receives into in0, as its own block may arrive from its even partner in
 // the same round. Odd dimensions of a multi-dimensional torus (Swing-B)
 // and non-powers of two (Swing-L) are folded per dimension as the authors'
-// code does (§3.3 of the project's Swing notes): before the collective the
-// surplus coordinates send their vectors to partners inside the folded
-// torus, and receive the result after it. Folding only suits allreduce, so
-// reduce-scatter and allgather need those dimensions even (or 1).
+// code does (docs/algorithms/swing.md, "Non-power-of-two sizes"): before
+// the collective the surplus coordinates send their vectors to partners
+// inside the folded torus, and receive the result after it. Folding only
+// suits allreduce, so reduce-scatter and allgather need those dimensions even
+// (or 1).
 //
 // Blocks. Allreduce: B = C * P' (C collectives, P' ranks after folding),
 // collective c owning [c P', (c+1) P'). Reduce-scatter and allgather: block

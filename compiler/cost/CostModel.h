@@ -1,11 +1,11 @@
 //===- CostModel.h - Critical-path time of a plan -------------*- C++ -*-===//
 //
-// DESIGN.md "Cost model": alpha + beta*bytes + gamma*reduced-bytes per
-// message, composed as the plan dictates. Every rank has a clock; a message
-// of round k leaves when both ends have reached round k, and a rank finishes
-// round k when its last message of the round is done and its reductions and
-// local operations have run. The predicted time is the latest clock: a
-// critical path, not a sum of per-algorithm guesses.
+// docs/cost-model.md, "The critical-path model": alpha + beta*bytes +
+// gamma*reduced-bytes per message, composed as the plan dictates. Every rank
+// has a clock; a message of round k leaves when both ends have reached round k,
+// and a rank finishes round k when its last message of the round is done and
+// its reductions and local operations have run. The predicted time is the
+// latest clock: a critical path, not a sum of per-algorithm guesses.
 //
 // A message's B bytes are its blocks' whole elements (CostParams::
 // ElementBytes). A message of no element costs nothing: the runtime skips
@@ -24,14 +24,15 @@
 //         takes Beta * max over the links l of its route of L_k(l): the
 //         links are shared fairly, so it is done when the most loaded link
 //         on its way has drained all it carries in the round (the per-step
-//         model of spec swing.md §4.7, priced per message so the critical
-//         path still sees which ranks wait);
-//       - Nic is the node-aware max-rate term (spec nap-allreduce.md §1.3,
-//         [PROJECT] form of Eq. 3), only when InjectionBandwidth R_N > 0:
-//         a * B / min(R_N, a * R_b) with R_b = 1/Beta and a the number of
-//         ranks of s's node that send to other nodes in round k (each rank
-//         counted once). It is a*B/R_N when the node's NIC is the bottleneck
-//         and Beta*B (no penalty) when a*R_b <= R_N; 0 means off.
+//         link-load model of docs/cost-model.md, priced per message so the
+//         critical path still sees which ranks wait);
+//       - Nic is the node-aware max-rate term (docs/cost-model.md,
+//         "Injection limit": the NAP paper's Eq. 3 applied per round), only
+//         when InjectionBandwidth R_N > 0: a * B / min(R_N, a * R_b) with R_b =
+//         1/Beta and a the number of ranks of s's node that send to other nodes
+//         in round k (each rank counted once). It is a*B/R_N when the node's
+//         NIC is the bottleneck and Beta*B (no penalty) when a*R_b <= R_N; 0
+//         means off.
 //
 // Deficiencies (Swing, De Sensi et al., NSDI'24, §2.2 and Table 2), measured
 // on the plan rather than taken from a table, for p ranks, n bytes and D
@@ -54,12 +55,12 @@
 // enter together, the predicted time is rounds * Alpha + Beta * C, which is
 // the paper's Eq. 1, log2 p * Alpha * Lambda + (n / D) * Beta * Psi * Xi
 // (with ceil(log2 p) when p is not a power of two).
-// Normalisation (spec swing.md §4.4 and §7.5): both C and W run over every
-// round of the plan (reduce-scatter and allgather alike), so Xi is the
+// Normalisation (docs/cost-model.md, "Deficiencies"): both C and W run over
+// every round of the plan (reduce-scatter and allgather alike), so Xi is the
 // congested over the uncongested bandwidth time and carries no stray 1/2.
 // For Swing-B on a square power-of-two torus W = (n/D)(1 - 1/p), so Psi * Xi
-// is the spec's "raw" sum of delta(s)/2^(s+1) and Xi alone is that sum
-// divided by (1 - 1/p) (the values in parentheses in §4.4's table).
+// is the "raw" sum of delta(s)/2^(s+1) and Xi alone is that sum
+// divided by (1 - 1/p) (the values tests/cost/TorusCostTest.cpp checks).
 //
 //===----------------------------------------------------------------------===//
 

@@ -28,8 +28,8 @@ struct CostParams {
   double BetaIntra = -1;
   /// Torus topologies only: latency added per link a message crosses. The
   /// Swing paper's simulated torus (De Sensi et al., NSDI'24, §5) has 100 ns
-  /// of link latency and 300 ns of packet processing per hop: 400 ns (spec
-  /// swing.md §4.7 asks for such an SST-like per-hop term).
+  /// of link latency and 300 ns of packet processing per hop: 400 ns
+  /// (docs/cost-model.md, "Per-hop latency").
   double AlphaHop = 400e-9;
   /// A node's injection bandwidth R_N in bytes per second: the NIC limit of
   /// the node-aware max-rate model ("Node-Aware Improvements to Allreduce",

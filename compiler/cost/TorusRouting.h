@@ -21,8 +21,8 @@
 //     a deterministic dimension-order router does (SimGrid's torus, which
 //     tools/evaluate simulates);
 //   * a dimension of size 2 is one cable between the two nodes: one directed
-//     link each way (the + link of the sender), no split (spec swing.md §7.9
-//     leaves the count to the topology description; this is our choice);
+//     link each way (the + link of the sender), no split (the Swing paper
+//     leaves the count open; this is our choice);
 //   * a dimension of size 1 has no links.
 //
 // The hop count of a message is the length of its route: the sum over the

@@ -4,8 +4,8 @@
 // parameter settings worth trying (Algorithm::candidates), prices every
 // (family, setting) with the one cost model, and builds the fastest. Families
 // only enumerate and build (as MPICH keeps coll/selection apart from
-// coll/allreduce/*). `collplan compile`, the benchmarks and a launcher all
-// call compile().
+// coll/allreduce/*). `collplan compile`, `select` and `tune` call
+// compile().
 //
 // Pricing: a candidate whose plan holds at most MaxOpsToPrice operations
 // (rank 0's program times P) is built and priced by evaluateCost. A larger

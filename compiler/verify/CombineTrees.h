@@ -1,5 +1,4 @@
-//===- CombineTrees.h - The order in which partials were combined -*- C++
-//-*-===//
+//===- CombineTrees.h - The order partials were combined in -----*- C++ -*-===//
 //
 // Floating-point addition is commutative but not associative: two ranks that
 // combine the same contributions in differently shaped trees may end with

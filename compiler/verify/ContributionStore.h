@@ -1,5 +1,4 @@
-//===- ContributionStore.h - Symbolic state of one chunk of blocks -*- C++
-//-*-===//
+//===- ContributionStore.h - Symbolic state of a chunk ----------*- C++ -*-===//
 //
 // For every (rank, buffer, block) of a chunk of blocks, the set of ranks
 // whose contributions the block holds; empty means the block holds no data.

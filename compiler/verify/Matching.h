@@ -1,5 +1,4 @@
-//===- Matching.h - Send/receive matching and per-round rules ----*- C++
-//-*-===//
+//===- Matching.h - Send/receive matching and per-round rules ---*- C++ -*-===//
 //
 // The checks that need no symbolic state, done once per plan: every Send
 // pairs with a Recv by the FIFO rule of Plan.h, with the same blocks; within

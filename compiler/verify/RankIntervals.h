@@ -1,5 +1,4 @@
-//===- RankIntervals.h - The rank order of partials in one chunk -*- C++
-//-*-===//
+//===- RankIntervals.h - Rank order of partials in a chunk ------*- C++ -*-===//
 //
 // A plan that claims not to need a commutative operator (RequiresCommutative
 // == false) must combine every block as x_0 (+) x_1 (+) ... (+) x_{P-1}.

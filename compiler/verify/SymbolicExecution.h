@@ -1,5 +1,4 @@
-//===- SymbolicExecution.h - Replay a matched plan on contribution sets -*- C++
-//-*-===//
+//===- SymbolicExecution.h - Replay on contribution sets --------*- C++ -*-===//
 //
 // Executes a plan whose sends and receives all match (see Matching.h) on
 // contribution sets instead of data, chunk of blocks by chunk of blocks so

@@ -1,9 +1,9 @@
 //===- Verifier.cpp - Symbolic execution of a plan ------------------------===//
 //
-// The three stages of DESIGN.md "Verification", each stopping the next when
-// it fails (later stages assume what earlier ones establish): structure
-// (Plan.h checkStructure), matching and the per-round rules (Matching.h),
-// then the symbolic replay and end state (SymbolicExecution.h).
+// The three stages of ARCHITECTURE.md, "What \"verified\" means", each stopping
+// the next when it fails (later stages assume what earlier ones establish):
+// structure (Plan.h checkStructure), matching and the per-round rules
+// (Matching.h), then the symbolic replay and end state (SymbolicExecution.h).
 //
 //===----------------------------------------------------------------------===//
 

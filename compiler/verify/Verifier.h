@@ -1,7 +1,6 @@
-//===- Verifier.h - Symbolic execution of a plan -----------------*- C++
-//-*-===//
+//===- Verifier.h - Symbolic execution of a plan ----------------*- C++ -*-===//
 //
-// DESIGN.md "Verification": the verifier trusts no generator. It matches
+// ARCHITECTURE.md rule 3: the verifier trusts no generator. It matches
 // every send with its receive round by round, then executes the plan
 // symbolically, tracking which ranks' contributions every (rank, buffer,
 // block) holds, and checks the end state the collective promises. It never

@@ -1,5 +1,4 @@
-//===- CallShape.h - A collective call, as its plan is chosen by -*- C++
-//-*-===//
+//===- CallShape.h - A call, as its plan is chosen by ----------*- C++ -*-===//
 //
 // What a plan is chosen by: everything about a call that MPI guarantees is
 // equal on every rank of it (so every rank chooses alike), and the one test

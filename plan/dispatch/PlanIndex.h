@@ -1,4 +1,4 @@
-//===- PlanIndex.h - A plan directory's index ------------------*- C++ -*-===//
+//===- PlanIndex.h - A plan directory's index -------------------*- C++ -*-===//
 //
 // A plan directory may hold an index, `plans.index` (YAML, but not named
 // .yaml so nothing takes it for a plan), listing the calls each plan file

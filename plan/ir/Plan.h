@@ -1,10 +1,9 @@
-//===- Plan.h - The plan IR: per-rank programs of rounds ---------*- C++
-//-*-===//
+//===- Plan.h - The plan IR: per-rank programs of rounds --------*- C++ -*-===//
 //
-// The one IR every part of collplan reads (DESIGN.md, "The plan IR").
-// Algorithms produce Plans; the verifier, the cost model, the serializers,
-// the exporters and the runtime consume them without knowing which algorithm
-// made them.
+// The one IR every part of collplan reads (ARCHITECTURE.md, "What a plan
+// means", and its rule 1). Algorithms produce Plans; the verifier, the cost
+// model, the serializers, the exporters and the runtime consume them without
+// knowing which algorithm made them.
 //
 // Semantics of one round at one rank:
 //   1. every Send reads its blocks as they were when the round began;

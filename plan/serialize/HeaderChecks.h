@@ -1,5 +1,4 @@
-//===- HeaderChecks.h - The header checks every plan reader makes -*- C++
-//-*-===//
+//===- HeaderChecks.h - Checks every plan reader makes ----------*- C++ -*-===//
 //
 // Internal to plan/serialize: the YAML/JSON reader (PlanFields.cpp) and the
 // binary reader (BinaryPlan.cpp) read the header differently but check it the

@@ -1,5 +1,4 @@
-//===- MscclXml.h - MSCCL XML algorithms in and out of the plan IR -*- C++
-//-*-===//
+//===- MscclXml.h - MSCCL XML in and out of the IR --------------*- C++ -*-===//
 //
 // MSCCL XML is the exchange format of MSCCLang, the SCCL/TACCL synthesizers
 // and the MSCCL/RCCL runtimes: per GPU, threadblocks that run steps in order,

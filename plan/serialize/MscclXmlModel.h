@@ -1,5 +1,4 @@
-//===- MscclXmlModel.h - An MSCCL XML file as parsed -------------*- C++
-//-*-===//
+//===- MscclXmlModel.h - An MSCCL XML file as parsed ------------*- C++ -*-===//
 //
 // What MscclXmlParse.cpp reads and MscclXmlImport.cpp turns into a plan:
 // the file's elements with their attributes checked for form, and the line

@@ -1,5 +1,4 @@
-//===- MscclXmlRaces.h - Data races between MSCCL threadblocks ---*- C++
-//-*-===//
+//===- MscclXmlRaces.h - Data races between MSCCL threadblocks --*- C++ -*-===//
 //
 // The import runs the threadblocks in one order; a GPU may run them in any
 // order their dependencies and messages allow. Two steps of different

@@ -1,5 +1,4 @@
-//===- MscclXmlSchedule.h - MSCCL steps as phases to place in rounds -*- C++
-//-*-===//
+//===- MscclXmlSchedule.h - MSCCL steps as phases to place ------*- C++ -*-===//
 //
 // The import simulates the file (MscclXmlImport.cpp) and records every step
 // as one or two phases (a fused step such as rcs is a receive, then a send),

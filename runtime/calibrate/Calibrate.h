@@ -1,5 +1,4 @@
-//===- Calibrate.h - Measuring the cost model's alpha, beta, gamma -*- C++
-//-*-===//
+//===- Calibrate.h - Measuring alpha, beta and gamma ------------*- C++ -*-===//
 //
 // `collplan calibrate` (TCP) and collplan_calibrate_mpi (MPI) measure the
 // parameters of the alpha-beta-gamma model (compiler/cost/CostParams.h) on

@@ -1,5 +1,4 @@
-//===- LocalLauncher.h - P processes on this machine over TCP ----*- C++
-//-*-===//
+//===- LocalLauncher.h - P processes on this machine over TCP ---*- C++ -*-===//
 //
 // `collplan run -n P` forks P processes that meet over loopback TCP. The
 // launcher opens rank 0's listening socket before forking (no race for a

@@ -1,5 +1,4 @@
-//===- PlanRun.h - One rank of `collplan run` --------------------*- C++
-//-*-===//
+//===- PlanRun.h - One rank of `collplan run` -------------------*- C++ -*-===//
 //
 // What every rank of `collplan run` does, whichever transport it has: agree
 // on the plan hash with every peer, run the plan on generated data for the

@@ -1,5 +1,4 @@
-//===- Workload.h - Generated inputs and their expected results --*- C++
-//-*-===//
+//===- Workload.h - Generated inputs and their expected results -*- C++ -*-===//
 //
 // `collplan run` feeds a plan generated data and checks the output against a
 // reference computed here element by element, without the executor or the

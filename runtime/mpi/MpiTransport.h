@@ -1,11 +1,14 @@
-//===- MpiTransport.h - The transport over an MPI communicator ---*- C++
-//-*-===//
+//===- MpiTransport.h - The transport over an MPI communicator --*- C++ -*-===//
 //
-// One round is one batch of MPI_Irecv / MPI_Isend and an MPI_Waitall on the
-// given communicator. MPI's non-overtaking rule between a pair of ranks on
-// one tag gives the in-order matching the executor relies on. Messages made
-// of several segments are packed into one contiguous buffer; messages larger
-// than MPI's int count are split into pieces both sides cut the same way.
+// A round of at most one small contiguous message each way (BlockingBytes)
+// is one blocking MPI_Sendrecv, MPI_Send or MPI_Recv. Any other round is one
+// batch of MPI_Irecv / MPI_Isend on the given communicator, completed with
+// MPI_Waitsome so that each receive is reported (and can be combined) as its
+// pieces arrive. Messages are cut into pieces of PieceBytes, which also keeps
+// every count within MPI's int; both sides cut them the same way. MPI's
+// non-overtaking rule between a pair of ranks on one tag gives the in-order
+// matching the executor relies on. Messages made of several segments are
+// packed into one contiguous buffer.
 //
 //===----------------------------------------------------------------------===//
 

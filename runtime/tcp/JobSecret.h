@@ -1,5 +1,4 @@
-//===- JobSecret.h - The secret that admits a rank to a TCP job --*- C++
-//-*-===//
+//===- JobSecret.h - The secret that admits a rank to a TCP job -*- C++ -*-===//
 //
 // Ranks prove they belong to the job without sending the secret, both
 // ways: the listener sends a fresh random nonce, the connecting rank answers

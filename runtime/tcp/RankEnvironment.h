@@ -1,5 +1,4 @@
-//===- RankEnvironment.h - A TCP rank described by its environment -*- C++
-//-*-===//
+//===- RankEnvironment.h - A TCP rank from its environment ------*- C++ -*-===//
 //
 // A rank started by some other launcher learns who it is from the
 // environment. COLLPLAN_* variables win; without them, the launcher's own:

@@ -1,5 +1,4 @@
-//===- Rendezvous.h - How TCP ranks find each other --------------*- C++
-//-*-===//
+//===- Rendezvous.h - How TCP ranks find each other -------------*- C++ -*-===//
 //
 // Ranks meet at rank 0's address, like torchrun's MASTER_ADDR/MASTER_PORT;
 // RankEnvironment.h reads the rank, P, the address, the timeout and the

@@ -1,5 +1,4 @@
-//===- SocketIo.h - Blocking socket I/O with a deadline ----------*- C++
-//-*-===//
+//===- SocketIo.h - Blocking socket I/O with a deadline ---------*- C++ -*-===//
 //
 // The rendezvous talks in small blocking messages, but must never wait
 // forever for a peer that does not come: every call here polls with the time

@@ -1,5 +1,4 @@
-//===- TcpTransport.h - The transport over loopback TCP sockets --*- C++
-//-*-===//
+//===- TcpTransport.h - The transport over loopback TCP sockets -*- C++ -*-===//
 //
 // One connection per pair of ranks, set up by a rendezvous at rank 0 (see
 // Rendezvous.h), then driven with nonblocking sockets: a round pushes and

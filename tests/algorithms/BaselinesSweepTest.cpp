@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
+#include "tests/support/PlanChecks.h"
 #include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/verify/Verifier.h"
@@ -23,21 +24,6 @@ using namespace collplan::test;
 namespace {
 
 constexpr uint32_t MaxP = 256;
-
-/// Checks P with the verifier and, when Simulate, with the simulator too.
-void checkPlan(const Plan &P, bool Simulate = true) {
-  std::vector<Diagnostic> Structure = checkStructure(P);
-  for (const Diagnostic &D : Structure)
-    FAIL_CHECK(D.str());
-  VerifyResult V = verifyPlan(P);
-  for (const Diagnostic &D : V.Errors)
-    FAIL_CHECK(D.str());
-  CHECK(V.Valid);
-  if (!Simulate)
-    return;
-  for (const std::string &E : interpret(P).problems())
-    FAIL_CHECK(E);
-}
 
 /// log2 P' plus the fold's two rounds when P is not a power of two.
 uint64_t foldedLog(uint32_t N) {
@@ -55,7 +41,7 @@ TEST_CASE("ring verifies for P = 1..256") {
       Plan P = compileFlat("ring", Kind, N);
       // The ring claims nothing about operand order, so the verifier is the
       // oracle that matters; the simulator runs where it is cheap.
-      checkPlan(P, /*Simulate=*/N <= 64);
+      expectCorrect(P, /*Interpret=*/N <= 64);
       uint64_t Steps = Kind == Collective::Allreduce ? 2 * (N - 1) : N - 1;
       CHECK(roundCount(P) == Steps);
     }
@@ -75,7 +61,7 @@ TEST_CASE("recursive doubling verifies for P = 1..256") {
       Plan P = compileFlat(
           "recursive-doubling", Kind, N, std::nullopt,
           Kind == Collective::Allgatherv ? Weights : std::vector<uint64_t>{});
-      checkPlan(P);
+      expectCorrect(P);
       CHECK(roundCount(P) == foldedLog(N));
       if (llvm::isPowerOf2_32(N))
         CHECK(roundCount(P) == llvm::Log2_32_Ceil(N));
@@ -87,7 +73,7 @@ TEST_CASE("rabenseifner verifies for P = 1..256") {
   for (uint32_t N = 1; N <= MaxP; ++N) {
     CAPTURE(N);
     Plan P = compileFlat("rabenseifner", Collective::Allreduce, N);
-    checkPlan(P);
+    expectCorrect(P);
     uint64_t Levels = llvm::Log2_32(N);
     CHECK(roundCount(P) == 2 * Levels + (llvm::isPowerOf2_32(N) ? 0 : 2));
   }
@@ -101,15 +87,15 @@ TEST_CASE("binomial verifies for P = 1..256 from roots 0, 1, P/2, P-1") {
         CAPTURE(Root);
         CAPTURE(collectiveName(Kind).str());
         Plan P = compileFlat("binomial", Kind, N, Root);
-        checkPlan(P);
+        expectCorrect(P);
         CHECK(roundCount(P) == llvm::Log2_32_Ceil(N));
       }
   }
 }
 
 TEST_CASE("log-round baselines stay a few intervals per rank at P = 65535") {
-  // DESIGN.md rule 2: a rank's program is O(log P) rounds of interval sets,
-  // whatever P; 65535 = 2^16 - 1 folds 32767 pairs.
+  // ARCHITECTURE.md rule 2: a rank's program is O(log P) rounds of interval
+  // sets, whatever P; 65535 = 2^16 - 1 folds 32767 pairs.
   const uint32_t N = 65535;
   for (auto [Name, Kind] : {std::pair<llvm::StringRef, Collective>{
                                 "rabenseifner", Collective::Allreduce},

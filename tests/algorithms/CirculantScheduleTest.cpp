@@ -3,9 +3,9 @@
 // Oracles: the tables printed in Träff's paper ("(Poly)Logarithmic Time
 // Construction of Round-optimal n-Block Broadcast Schedules", its tables
 // embedded below as they appear there), the linear first-phase recipe for
-// baseblocks (circulant-2022.md §3), the O(p) window rule for receive
-// schedules (circulant-logp.md §5.1), and the invariants (a)-(c) of
-// circulant-logp.md §4, all written here without the code under test.
+// baseblocks, the O(p) rule for receive schedules and the invariants (a)-(c)
+// (docs/algorithms/circulant.md, "Schedule arithmetic"), all written here
+// without the code under test.
 //
 //===----------------------------------------------------------------------===//
 
@@ -140,7 +140,7 @@ unsigned ceilLog2(uint64_t P) {
   return Q;
 }
 
-/// Baseblocks by running the greedy first phase (circulant-2022.md §3): in
+/// Baseblocks by running the greedy first phase (the paper's §2): in
 /// round k the root sends block k to skip[k], and every processor below
 /// skip[k] that has a block forwards it to itself + skip[k] if that is below
 /// skip[k+1]. Entry 0 (the root) is q.
@@ -164,7 +164,8 @@ std::vector<unsigned> linearBaseblocks(const Skips &S) {
   return Out;
 }
 
-/// The O(p) window rule of circulant-logp.md §5.1.
+/// The O(p) receive rule (docs/algorithms/circulant.md, "Receive schedule,
+/// the slow way").
 std::vector<int32_t> windowRule(const Skips &S,
                                 const std::vector<unsigned> &Base, uint64_t R) {
   uint64_t P = S.processors();
@@ -189,7 +190,8 @@ std::vector<int32_t> windowRule(const Skips &S,
   return Sched;
 }
 
-/// Invariants (b) and (c) of circulant-logp.md §4 for one processor, and
+/// Invariants (b) and (c) (docs/algorithms/circulant.md) for one processor,
+/// and
 /// (a) against the receiver's schedule.
 void checkInvariants(const Skips &S, uint64_t R) {
   unsigned Q = S.q();
@@ -231,7 +233,7 @@ void checkInvariants(const Skips &S, uint64_t R) {
 
 } // namespace
 
-TEST_CASE("skips halve p rounding up (circulant-2022.md A1)") {
+TEST_CASE("skips halve p rounding up") {
   auto Of = [](uint64_t P) {
     Skips S(P);
     return std::vector<uint64_t>(S.all().begin(), S.all().end());
@@ -269,7 +271,7 @@ TEST_CASE("skips halve p rounding up (circulant-2022.md A1)") {
   }
 }
 
-TEST_CASE("baseblocks follow the greedy first phase (A2)") {
+TEST_CASE("baseblocks follow the greedy first phase") {
   for (uint64_t P = 1; P <= 1200; ++P) {
     Skips S(P);
     std::vector<unsigned> Base = linearBaseblocks(S);
@@ -289,7 +291,7 @@ TEST_CASE("baseblocks follow the greedy first phase (A2)") {
     REQUIRE(baseblock(S, R) == unsigned(__builtin_ctzll(R)));
 }
 
-TEST_CASE("the paper's printed tables, entry for entry (A4)") {
+TEST_CASE("the paper's printed tables, entry for entry") {
   // The first five tables are what the construction computes; the sixth is
   // the paper's other valid p = 9 schedule.
   for (size_t I = 0; I < 5; ++I) {
@@ -385,7 +387,7 @@ TEST_CASE("invariants at large p, sampled ranks") {
   }
 }
 
-TEST_CASE("dummy rounds (A9)") {
+TEST_CASE("dummy rounds make n - 1 + q + x a multiple of q") {
   CHECK(dummyRounds(3, 5) == 2);   // p = 6, n = 5
   CHECK(dummyRounds(3, 4) == 0);   // p = 5, n = 4
   CHECK(dummyRounds(6, 100) == 3); // p = 33, n = 100

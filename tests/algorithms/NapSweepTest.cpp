@@ -1,7 +1,8 @@
 //===- NapSweepTest.cpp - NAP and SMP verified over many shapes -----------===//
 //
-// AT-1 of the NAP spec (Bienz, Olson, Gropp, "Node-aware improvements to
-// allreduce"): every rank ends with every input exactly once, for node counts
+// The exactly-once property of the node-aware allreduce (Bienz, Olson,
+// Gropp, "Node-aware improvements to allreduce"; docs/algorithms/nap.md):
+// every rank ends with every input exactly once, for node counts
 // n = 1..300 and ppn = 2..8, and for ppn = 9..16 every n <= 64, every third
 // n, n > 290 and the powers of ppn +-1 (block mapping), checked by the
 // verifier; both mappings on a subset; the brute-force simulator on small
@@ -11,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
+#include "tests/support/PlanChecks.h"
 #include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/verify/Verifier.h"
@@ -19,22 +21,6 @@
 
 using namespace collplan;
 using namespace collplan::test;
-
-namespace {
-
-void checkPlan(const Plan &P, bool Simulate) {
-  for (const Diagnostic &D : checkStructure(P))
-    FAIL_CHECK(D.str());
-  VerifyResult V = verifyPlan(P);
-  for (const Diagnostic &D : V.Errors)
-    FAIL_CHECK(D.str());
-  CHECK(V.Valid);
-  if (Simulate)
-    for (const std::string &E : interpret(P).problems())
-      FAIL_CHECK(E);
-}
-
-} // namespace
 
 /// The node counts swept for PerNode: all of 1..300 up to ppn 8; above, to
 /// keep the sweep within minutes, 1..64, every third count, the last ten,
@@ -48,7 +34,7 @@ bool swept(uint32_t N, uint32_t PerNode) {
   return false;
 }
 
-TEST_CASE("AT-1: nap is exactly-once for n = 1..300, ppn = 2..16") {
+TEST_CASE("nap is exactly-once for n = 1..300, ppn = 2..16") {
   for (uint32_t PerNode = 2; PerNode <= 16; ++PerNode)
     for (uint32_t N = 1; N <= 300; ++N) {
       if (!swept(N, PerNode))
@@ -56,17 +42,17 @@ TEST_CASE("AT-1: nap is exactly-once for n = 1..300, ppn = 2..16") {
       CAPTURE(N);
       CAPTURE(PerNode);
       Plan P = compileNodes("nap", N, PerNode, RankMapping::Block);
-      checkPlan(P, /*Simulate=*/N * PerNode <= 48);
+      expectCorrect(P, /*Interpret=*/N * PerNode <= 48);
     }
 }
 
-TEST_CASE("AT-1: nap under round-robin mapping") {
+TEST_CASE("nap is exactly-once under round-robin mapping") {
   for (uint32_t PerNode = 2; PerNode <= 8; ++PerNode)
     for (uint32_t N = 1; N <= 40; ++N) {
       CAPTURE(N);
       CAPTURE(PerNode);
-      checkPlan(compileNodes("nap", N, PerNode, RankMapping::RoundRobin),
-                /*Simulate=*/N * PerNode <= 48);
+      expectCorrect(compileNodes("nap", N, PerNode, RankMapping::RoundRobin),
+                    /*Interpret=*/N * PerNode <= 48);
     }
 }
 
@@ -90,7 +76,7 @@ TEST_CASE("smp with every inter algorithm that serves allreduce") {
           Plan P =
               compileNodes("smp", N, PerNode, M,
                            {{"inter", Inter->name().str()}, {"bcast", Bcast}});
-          checkPlan(P, /*Simulate=*/true);
+          expectCorrect(P);
         }
   }
 }

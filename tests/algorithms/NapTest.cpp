@@ -1,8 +1,9 @@
-//===- NapTest.cpp - NAP and SMP allreduce against the NAP spec -----------===//
+//===- NapTest.cpp - NAP and SMP allreduce against the NAP paper ----------===//
 //
-// The oracles are the counts, partners and worked examples of the NAP spec
-// (Bienz, Olson, Gropp, "Node-aware improvements to allreduce"; spec §4 and
-// the acceptance tests AT-2..AT-9, AT-13, AT-14), written out here by hand.
+// The oracles are the counts, partners and worked examples of
+// docs/algorithms/nap.md ("Worked examples", "Test oracles"), after Bienz,
+// Olson, Gropp, "Node-aware improvements to allreduce" (§III, §III-A and the
+// captions of Figs. 3, 4, 6 and 8), written out here by hand.
 // A message is inter-node when the sender's node differs from the peer's.
 //
 //===----------------------------------------------------------------------===//
@@ -172,7 +173,7 @@ void checkVerifies(const Plan &P) {
 
 } // namespace
 
-TEST_CASE("AT-2: NAP takes L = ceil(log_ppn n) inter-node steps") {
+TEST_CASE("NAP takes L = ceil(log_ppn n) inter-node steps") {
   struct Case {
     uint32_t N, PerNode, L;
   };
@@ -186,7 +187,7 @@ TEST_CASE("AT-2: NAP takes L = ceil(log_ppn n) inter-node steps") {
   }
 }
 
-TEST_CASE("AT-3/AT-4: power-of-ppn counts") {
+TEST_CASE("power-of-ppn node counts: messages per process, node and step") {
   struct Case {
     uint32_t N, PerNode, L;
     uint64_t Nap, Rd, Smp;
@@ -235,14 +236,14 @@ TEST_CASE("AT-3/AT-4: power-of-ppn counts") {
   }
 }
 
-TEST_CASE("AT-4: 4096 x 16 sends 184320 inter-node messages") {
+TEST_CASE("4096 x 16 sends 184320 inter-node messages") {
   Plan P = compileNodes("nap", 4096, 16);
   std::vector<Message> Sends = interNodeSends(P);
   CHECK(Sends.size() == 184320);
   CHECK(perStep(Sends).size() == 3);
 }
 
-TEST_CASE("AT-5: n = k ppn^(L-1), the Fig. 8 family") {
+TEST_CASE("n = k ppn^(L-1): the truncated last step of the paper's Fig. 8") {
   {
     Plan P = compileNodes("nap", 12, 4);
     std::vector<Message> Sends = interNodeSends(P);
@@ -271,7 +272,7 @@ TEST_CASE("AT-5: n = k ppn^(L-1), the Fig. 8 family") {
   }
 }
 
-TEST_CASE("AT-6/AT-8: partners and irregular totals") {
+TEST_CASE("partners, and message totals when n is not a power of ppn") {
   {
     std::vector<Message> S = interNodeSends(compileNodes("nap", 4, 4));
     CHECK(exchanges(S, 9, 6));
@@ -334,7 +335,7 @@ TEST_CASE("AT-6/AT-8: partners and irregular totals") {
   }
 }
 
-TEST_CASE("AT-7: inter-node rounds cross nodes, intra-node rounds do not") {
+TEST_CASE("inter-node rounds cross nodes, intra-node rounds do not") {
   for (auto [N, PerNode] :
        {std::pair{5u, 2u}, {11u, 4u}, {7u, 3u}, {20u, 6u}}) {
     CAPTURE(N);
@@ -353,7 +354,7 @@ TEST_CASE("AT-7: inter-node rounds cross nodes, intra-node rounds do not") {
   }
 }
 
-TEST_CASE("AT-9: 4 x 4 takes NAP 5, SMP 6, RD 4 rounds") {
+TEST_CASE("4 x 4 takes NAP 5, SMP 6, RD 4 rounds") {
   CHECK(roundsOf(compileNodes("nap", 4, 4)).size() == 5);
   CHECK(roundsOf(compileNodes("smp", 4, 4)).size() == 6);
   CHECK(roundsOf(compileNodes("recursive-doubling", 4, 4)).size() == 4);
@@ -362,7 +363,7 @@ TEST_CASE("AT-9: 4 x 4 takes NAP 5, SMP 6, RD 4 rounds") {
   CHECK(roundsOf(compileNodes("nap", 256, 16)).size() == 3 * 4 + 2);
 }
 
-TEST_CASE("§4.1: 4 x 4 step by step") {
+TEST_CASE("4 x 4 step by step, the paper's Fig. 6") {
   Plan P = compileNodes("nap", 4, 4);
   // Phase 0: XOR1 then XOR2 on local ranks.
   CHECK(opsAt(P, 0, 0).front().Peer == 1);
@@ -405,7 +406,7 @@ TEST_CASE("§4.1: 4 x 4 step by step") {
     CHECK(O.Kind != OpKind::Send);
 }
 
-TEST_CASE("§4.3: 5 x 2 step by step") {
+TEST_CASE("5 x 2 step by step, a balanced partition over three steps") {
   Plan P = compileNodes("nap", 5, 2);
   // One intra round, then per step one inter-node round and one intra.
   std::vector<Message> S = interNodeSends(P);
@@ -441,7 +442,7 @@ TEST_CASE("§4.3: 5 x 2 step by step") {
     CHECK(Run.buffer(Q, DataBuffer) == Run.nodesSum({0, 1, 2, 3, 4}));
 }
 
-TEST_CASE("AT-13: block and round-robin mappings give one node-level pattern") {
+TEST_CASE("block and round-robin mappings give one node-level pattern") {
   for (auto [N, PerNode] : {std::pair{4u, 4u}, {5u, 2u}, {11u, 4u}, {7u, 3u}}) {
     CAPTURE(N);
     CAPTURE(PerNode);
@@ -473,7 +474,7 @@ TEST_CASE("AT-13: block and round-robin mappings give one node-level pattern") {
   }
 }
 
-TEST_CASE("AT-14: one node, one rank per node, ppn not a power of two") {
+TEST_CASE("one node, one rank per node, ppn not a power of two") {
   Plan One = compileNodes("nap", 1, 6);
   checkVerifies(One);
   CHECK(interNodeSends(One).empty());

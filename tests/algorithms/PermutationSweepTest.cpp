@@ -2,11 +2,13 @@
 //
 // Every P in 1..256 and every r (both groups where P is a power of two) for
 // allreduce, and reduce-scatter / allgather for every P, checked by the
-// verifier (spec §8 item 7). Small P are also run through the reference
+// verifier. Small P are also run through the reference
 // interpreter of tests/support/ReferenceInterpreter.h.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tests/support/PlanChecks.h"
+#include "tests/support/PlanFactory.h"
 #include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/algorithms/Algorithm.h"
@@ -27,33 +29,20 @@ namespace {
 constexpr uint32_t MaxP = 256;
 constexpr uint32_t SimulatedUpTo = 64;
 
-const Algorithm &algo() {
-  const Algorithm *A = findAlgorithm("permutation");
-  REQUIRE(A != nullptr);
-  return *A;
-}
+const Algorithm &algo() { return test::algorithmNamed("permutation"); }
 
 void check(Collective Kind, uint32_t P,
            std::map<std::string, std::string> Params) {
-  CompileRequest Req;
-  Req.Kind = Kind;
-  Req.Topo = Topology::flat(P);
-  Req.Params = Params;
-  llvm::Expected<Plan> Pl = compilePlan(algo(), Req);
-  REQUIRE(bool(Pl));
-  CHECK(checkStructure(*Pl).empty());
-  VerifyResult V = verifyPlan(*Pl);
-  if (!V.Valid) {
-    std::string First = V.Errors.empty() ? "" : V.Errors.front().str();
-    FAIL_CHECK(collectiveName(Kind).str()
-               << " P = " << P << " r = " << Params["r"]
-               << " group = " << Params["group"] << ": " << First);
-  }
-  if (P <= SimulatedUpTo) {
-    test::ReferenceInterpreter Sim(*Pl);
-    CHECK(Sim.run().firstError() == "");
-    CHECK(Sim.run().firstEndError() == "");
-  }
+  auto Param = [&](const char *Name) {
+    auto It = Params.find(Name);
+    return It == Params.end() ? std::string() : It->second;
+  };
+  std::string What = collectiveName(Kind).str() + " P = " + std::to_string(P) +
+                     " r = " + Param("r") + " group = " + Param("group");
+  CAPTURE(What);
+  Plan Pl = test::compileWith(
+      algo(), test::requestFor(Kind, Topology::flat(P), Params));
+  test::expectCorrect(Pl, /*Interpret=*/P <= SimulatedUpTo);
 }
 
 } // namespace

@@ -1,13 +1,14 @@
 //===- PermutationTest.cpp - Oracle tests of the permutation allreduce ----===//
 //
-// Oracles: the worked tables of the permutation spec's §4
-// (docs/algorithms/permutation.md) (peers, blocks and contribution sets per
-// step), its reference counts (§5.2), its XOR-group figures (§3.6) and its cost
-// figures for the paper's Table 2 parameters (§5.3). Contribution sets come
-// from the reference interpreter, tests/support/ReferenceInterpreter.h.
+// Oracles (docs/algorithms/permutation.md): the worked tables ("Worked
+// tables": peers, blocks and contribution sets per step), the counts per rank
+// ("Rounds and bytes per rank"), the XOR-group figures and the cost figures
+// for the parameters of the paper's Table 2 ("Test oracles"). Contribution sets
+// come from the reference interpreter, tests/support/ReferenceInterpreter.h.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tests/support/PlanFactory.h"
 #include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/algorithms/Algorithm.h"
@@ -29,28 +30,15 @@ using collplan::test::ReferenceInterpreter;
 
 namespace {
 
-const Algorithm &algo() {
-  const Algorithm *A = findAlgorithm("permutation");
-  REQUIRE(A != nullptr);
-  return *A;
-}
+const Algorithm &algo() { return test::algorithmNamed("permutation"); }
 
 CompileRequest request(uint32_t P, std::map<std::string, std::string> Params,
                        Collective Kind = Collective::Allreduce) {
-  CompileRequest Req;
-  Req.Kind = Kind;
-  Req.Topo = Topology::flat(P);
-  Req.Params = std::move(Params);
-  return Req;
+  return test::requestFor(Kind, Topology::flat(P), std::move(Params));
 }
 
 Plan compileFixed(const CompileRequest &Req) {
-  llvm::Expected<Plan> Pl = compilePlan(algo(), Req);
-  if (!Pl) {
-    std::string Msg = llvm::toString(Pl.takeError());
-    FAIL(Msg);
-  }
-  return std::move(*Pl);
+  return test::compileWith(algo(), Req);
 }
 
 /// "3 2 1", "0-6" or "*" (every block) as a block set.
@@ -86,7 +74,7 @@ llvm::BitVector contributions(llvm::StringRef Text, uint32_t P) {
   return S;
 }
 
-/// One row of a spec §4 table. Holds lists what the rank holds after the
+/// One row of a worked table. Holds lists what the rank holds after the
 /// step: "d6{0,3}" is block 6 of the data buffer (A, or A and B while they
 /// coincide), "p5{...}" block 5 of the partial buffer (B), "*" every block.
 struct Row {
@@ -168,7 +156,8 @@ void checkTable(const CompileRequest &Req, llvm::ArrayRef<Row> Rows,
 }
 
 /// Every rank's program is rank 0's with peers and blocks moved by +Rank
-/// (spec §8 item 8), so rows given for some ranks hold for all.
+/// (docs/algorithms/permutation.md, "Worked tables"), so rows given for some
+/// ranks hold for all.
 void checkRotation(const CompileRequest &Req) {
   Plan Pl = compileFixed(Req);
   uint32_t P = Req.ranks();
@@ -193,7 +182,7 @@ void checkRotation(const CompileRequest &Req) {
 
 } // namespace
 
-TEST_CASE("P = 7, bandwidth-optimal (spec §4.1, every rank)") {
+TEST_CASE("P = 7, bandwidth-optimal (worked table, every rank)") {
   static const Row Rows[] = {
       {0, 0, 4, "3 2 1", 3, "6 5 4", "d6{0,3} d5{0,3} d4{0,3}"},
       {0, 1, 5, "4 3 2", 4, "0 6 5", "d0{1,4} d6{1,4} d5{1,4}"},
@@ -242,7 +231,7 @@ TEST_CASE("P = 7, bandwidth-optimal (spec §4.1, every rank)") {
   checkRotation(request(7, {{"r", "0"}}));
 }
 
-TEST_CASE("P = 7, hybrid r = 1 (spec §4.2, ranks 0 and 1, rotation)") {
+TEST_CASE("P = 7, hybrid r = 1 (worked table, ranks 0 and 1, rotation)") {
   static const Row Rows[] = {
       {0, 0, 4, "3 2 1 0", 3, "6 5 4 3",
        "p6{0,3} p5{0,3} p4{0,3} p3{0,3} d0{0} d6{0}"},
@@ -263,7 +252,7 @@ TEST_CASE("P = 7, hybrid r = 1 (spec §4.2, ranks 0 and 1, rotation)") {
   checkRotation(request(7, {{"r", "1"}}));
 }
 
-TEST_CASE("P = 7, latency-optimal r = 3 (spec §4.3, rank 0, rotation)") {
+TEST_CASE("P = 7, latency-optimal r = 3 (worked table, rank 0, rotation)") {
   static const Row Rows[] = {
       {0, 0, 4, "*", 3, "*", "p*{0,3} d*{0}"},
       {1, 0, 5, "*", 2, "*", "d*{0,2,5} p*{0,2,3,5}"},
@@ -273,7 +262,7 @@ TEST_CASE("P = 7, latency-optimal r = 3 (spec §4.3, rank 0, rotation)") {
   checkRotation(request(7, {{"r", "3"}}));
 }
 
-TEST_CASE("P = 3, all three variants (spec §4.4, every rank)") {
+TEST_CASE("P = 3, all three variants (worked table, every rank)") {
   static const Row BO[] = {
       {0, 0, 2, "1", 1, "2", "d2{0,1}"},
       {0, 1, 0, "2", 2, "0", "d0{1,2}"},
@@ -312,7 +301,7 @@ TEST_CASE("P = 3, all three variants (spec §4.4, every rank)") {
   checkTable(request(3, {{"r", "2"}}), LO, 2);
 }
 
-TEST_CASE("P = 5, every variant (spec §4.5, rank 0, rotation)") {
+TEST_CASE("P = 5, every variant (worked table, rank 0, rotation)") {
   static const Row R0[] = {
       {0, 0, 3, "2 1", 2, "4 3", "d4{0,2} d3{0,2}"},
       {1, 0, 4, "3", 1, "4", "d4{0,1,2,3}"},
@@ -347,7 +336,7 @@ TEST_CASE("P = 5, every variant (spec §4.5, rank 0, rotation)") {
     checkRotation(request(5, {{"r", R}}));
 }
 
-TEST_CASE("P = 6, 4, 2, 1 (spec §4.6)") {
+TEST_CASE("P = 6, 4, 2, 1 (worked tables)") {
   static const Row P6[] = {
       {0, 0, 3, "3 2 1", 3, "0 5 4", "d0{0,3} d5{0,3} d4{0,3}"},
       {0, 1, 4, "4 3 2", 4, "1 0 5", "d1{1,4} d0{1,4} d5{1,4}"},
@@ -426,7 +415,7 @@ uint64_t completeAfterReduction(const Plan &Pl, unsigned L) {
 
 } // namespace
 
-TEST_CASE("reference counts per rank (spec §5.2, cyclic group)") {
+TEST_CASE("blocks sent and combined per rank (cyclic group)") {
   // r: J / steps / blocks sent / blocks combined, for r = 0..L.
   static const std::pair<uint32_t, const char *> Table[] = {
       {2, "1/2/2/1 2/1/2/2"},
@@ -480,7 +469,7 @@ TEST_CASE("reference counts per rank (spec §5.2, cyclic group)") {
 }
 
 TEST_CASE("XOR group: recursive halving, recursive doubling, cheaper hybrid "
-          "(spec §3.6)") {
+          "(XOR group)") {
   for (uint32_t P : {2u, 4u, 8u, 16u, 32u, 64u}) {
     unsigned L = llvm::Log2_32(P);
     INFO("P = ", P);
@@ -525,7 +514,7 @@ TEST_CASE("XOR group: recursive halving, recursive doubling, cheaper hybrid "
             evaluateCost(C, 1 << 20, Cost).Time * (1 + 1e-12));
     }
   }
-  // The spec's example: P = 8, r = 2.
+  // P = 8, r = 2 (docs/algorithms/permutation.md, "Test oracles").
   Counts C = countsOf(compileFixed(request(8, {{"r", "2"}, {"group", "xor"}})));
   CHECK(C.Sent == 16);
   CHECK(C.Combines == 12);
@@ -559,10 +548,10 @@ TEST_CASE("header: parameters, buffers, commutativity") {
   CHECK(BO.Header.Params.at("r") == "0");
   CHECK(BO.Header.Buffers == std::vector<std::string>{"data"});
   // P = 3, r = 1 keeps q* in data and q' in partial, and never needs a
-  // separate receive buffer (spec §4.4).
+  // separate receive buffer.
   Plan H3 = compileFixed(request(3, {{"r", "1"}}));
   CHECK(H3.Header.Buffers == std::vector<std::string>{"data", "partial"});
-  // Powers of two never split A and B (spec §3.4).
+  // Powers of two never split A and B (no odd N_i).
   Plan H8 = compileFixed(request(8, {{"r", "1"}, {"group", "cyclic"}}));
   CHECK(H8.Header.Buffers == std::vector<std::string>{"data", "recv"});
   Plan H7 = compileFixed(request(7, {{"r", "2"}}));
@@ -601,7 +590,7 @@ TEST_CASE("bad parameters are rejected with a message naming them") {
 
 namespace {
 
-/// The paper's Table 2 (spec §6.2).
+/// The parameters of the paper's Table 2.
 CostParams table2() {
   CostParams C;
   C.Alpha = 3e-5;
@@ -648,7 +637,7 @@ double formula(uint32_t P, unsigned L, unsigned R, double M) {
 
 } // namespace
 
-TEST_CASE("P = 127 with the paper's Table 2 parameters (spec §5.3)") {
+TEST_CASE("P = 127 with the paper's Table 2 parameters picks r by size") {
   struct Spot {
     uint64_t M;
     unsigned R;
@@ -685,7 +674,7 @@ TEST_CASE("P = 127 with the paper's Table 2 parameters (spec §5.3)") {
   CHECK(chosenR(costed(7, 9216)) == 1);
 }
 
-TEST_CASE("the chosen r never grows with m (spec §8 item 14)") {
+TEST_CASE("the chosen r never grows with m") {
   for (uint32_t P : {6u, 7u, 33u, 100u, 127u}) {
     unsigned Last = 64;
     for (uint64_t M = 8; M <= (uint64_t(1) << 24); M *= 2) {

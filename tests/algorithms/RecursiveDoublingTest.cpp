@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
+#include "tests/support/PlanChecks.h"
 #include "tests/support/ReferenceInterpreter.h"
 
 #include "doctest/doctest.h"
@@ -23,11 +24,6 @@ const Op *findOp(llvm::ArrayRef<Op> Ops, OpKind Kind) {
     if (O.Kind == Kind)
       return &O;
   return nullptr;
-}
-
-void checkSimulation(const Plan &P) {
-  for (const std::string &E : interpret(P).problems())
-    FAIL_CHECK(E);
 }
 
 } // namespace
@@ -51,7 +47,7 @@ TEST_CASE("recursive doubling allreduce at P = 8 pairs r with r XOR 2^k") {
       CHECK(Recv->Blocks == BlockSet::single(0));
     }
   CHECK_FALSE(P.Header.RequiresCommutative);
-  checkSimulation(P);
+  expectInterpreted(P);
 }
 
 TEST_CASE("recursive doubling allgather at P = 8 doubles the blocks") {
@@ -76,7 +72,7 @@ TEST_CASE("recursive doubling allgather at P = 8 doubles the blocks") {
             BlockSet::range(Peer / Size * Size, Peer / Size * Size + Size));
       CHECK(Recv->Mode == Combine::Replace);
     }
-  checkSimulation(P);
+  expectInterpreted(P);
 }
 
 TEST_CASE("recursive doubling folds ranks 0, 2 at P = 6 and 0, 2, 4 at P = 7") {
@@ -109,7 +105,7 @@ TEST_CASE("recursive doubling folds ranks 0, 2 at P = 6 and 0, 2, 4 at P = 7") {
           CHECK(Active == std::vector<uint32_t>{1, 2});
         }
       }
-      checkSimulation(P);
+      expectInterpreted(P);
     }
 }
 

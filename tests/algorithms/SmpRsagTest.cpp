@@ -1,16 +1,17 @@
 //===- SmpRsagTest.cpp - Reduce-scatter, allreduce per part, allgather ----===//
 //
-// smp-rsag on nodes x ppn and on tori with several ranks per node (the Swing
-// spec's §7 erratum 16: a node-local reduce-scatter, ppn allreduces across
-// the nodes each on 1/ppn of the vector, a node-local allgather). Oracles:
-// the textbook volumes and round counts of the stages (a ring reduce-scatter
-// or allgather over k ranks sends (k-1)/k of the vector in k-1 rounds,
-// Rabenseifner over a power of two n sends 2(n-1)/n of it in 2 log2 n
+// smp-rsag on nodes x ppn and on tori with several ranks per node
+// (docs/algorithms/ smp-rsag.md: a node-local reduce-scatter, ppn allreduces
+// across the nodes each on 1/ppn of the vector, a node-local allgather).
+// Oracles: the textbook volumes and round counts of the stages (a ring
+// reduce-scatter or allgather over k ranks sends (k-1)/k of the vector in k-1
+// rounds, Rabenseifner over a power of two n sends 2(n-1)/n of it in 2 log2 n
 // rounds), the reference interpreter for the end state, and the verifier.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
+#include "tests/support/PlanChecks.h"
 #include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/verify/Verifier.h"
@@ -21,15 +22,6 @@ using namespace collplan;
 using namespace collplan::test;
 
 namespace {
-
-void checkPlan(const Plan &P) {
-  VerifyResult V = verifyPlan(P);
-  for (const Diagnostic &D : V.Errors)
-    FAIL_CHECK(D.str());
-  CHECK(V.Valid);
-  for (const std::string &E : interpret(P).problems())
-    FAIL_CHECK(E);
-}
 
 /// Blocks Rank sends to other nodes and inside its node.
 struct Volume {
@@ -61,7 +53,7 @@ TEST_CASE("smp-rsag: each local rank works on its own part across nodes") {
               {{"inter", "swing"}, {"inter.ports", "all"}}}}) {
     CAPTURE(S.Topo.str());
     Plan P = compileOn("smp-rsag", Collective::Allreduce, S.Topo, S.Params);
-    checkPlan(P);
+    expectCorrect(P);
     const Topology &T = P.Header.Topo;
     uint64_t K = T.ranksPerNode(), Part = P.Header.Blocks / K;
     for (uint32_t R = 0; R < P.Header.Ranks; ++R)
@@ -86,7 +78,7 @@ TEST_CASE("smp-rsag: ring inside nodes, Rabenseifner among them") {
     Plan P = compileNodes(
         "smp-rsag", N, K, RankMapping::Block,
         {{"rs", "ring"}, {"inter", "rabenseifner"}, {"ag", "ring"}});
-    checkPlan(P);
+    expectCorrect(P);
     uint32_t Log = 0;
     while ((1u << Log) < N)
       ++Log;
@@ -114,10 +106,10 @@ TEST_CASE("smp-rsag with every allreduce family among the nodes") {
       for (RankMapping M : {RankMapping::Block, RankMapping::RoundRobin}) {
         CAPTURE(N);
         CAPTURE(K);
-        checkPlan(compileNodes("smp-rsag", N, K, M,
-                               {{"inter", Inter->name().str()},
-                                {"rs", "permutation"},
-                                {"ag", "circulant"}}));
+        expectCorrect(compileNodes("smp-rsag", N, K, M,
+                                   {{"inter", Inter->name().str()},
+                                    {"rs", "permutation"},
+                                    {"ag", "circulant"}}));
       }
   }
   for (const char *Inter : {"swing", "bucket"})
@@ -126,7 +118,7 @@ TEST_CASE("smp-rsag with every allreduce family among the nodes") {
           Topology::torus({2, 2, 2}, 2, RankMapping::RoundRobin)}) {
       CAPTURE(Inter);
       CAPTURE(T.str());
-      checkPlan(
+      expectCorrect(
           compileOn("smp-rsag", Collective::Allreduce, T, {{"inter", Inter}}));
     }
 }

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
+#include "tests/support/PlanChecks.h"
 #include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/verify/Verifier.h"
@@ -91,15 +92,7 @@ void checkShape(llvm::ArrayRef<uint32_t> Dims, bool Flat, uint32_t SimulateUpTo,
         FAIL_CHECK(llvm::toString(Result.takeError()));
         continue;
       }
-      for (const Diagnostic &D : checkStructure(*Result))
-        FAIL_CHECK(D.str());
-      VerifyResult V = verifyPlan(*Result);
-      for (const Diagnostic &D : V.Errors)
-        FAIL_CHECK(D.str());
-      CHECK(V.Valid);
-      if (P <= SimulateUpTo)
-        for (const std::string &E : interpret(*Result).problems())
-          FAIL_CHECK(E);
+      expectCorrect(*Result, /*Interpret=*/P <= SimulateUpTo);
     }
 }
 

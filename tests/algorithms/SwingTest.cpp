@@ -1,13 +1,12 @@
 //===- SwingTest.cpp - Swing's peers, block sets and bytes ----------------===//
 //
-// Oracles from the Swing paper (De Sensi et al., NSDI'24) and the project's
-// Swing notes (worked examples §6, acceptance tests §8), written out here:
-// the peer function (P1-P5), the block sets of p = 8 and 4x4 (B1), the
-// contiguous labels, the power-of-two set sizes and their agreement with the
-// labels (B2, B3), the latest-first-step rule for even non-powers of two and
-// a brute-force check that the earliest-step rule double counts (B6, B7),
-// Swing-L's need to fold (B8), and the bytes of 8x8 and 64x64 plans
-// measured from the plans (C1-C4).
+// Oracles from the Swing paper (De Sensi et al., NSDI'24, §3 and Appendix A)
+// and docs/algorithms/swing.md, written out here: the peer function, the
+// block sets of p = 8 and 4x4, the contiguous labels, the power-of-two set
+// sizes and their agreement with the labels, the latest-first-step rule for
+// even non-powers of two and a brute-force check that the earliest-step rule
+// double counts, Swing-L's need to fold, and the bytes of 8x8 and 64x64
+// plans measured from the plans.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,18 +100,13 @@ std::vector<int> firstStepsByWalk(const SwingTorus &T, uint32_t R,
 
 Plan compileTorus(llvm::ArrayRef<uint32_t> Dims, Collective Kind,
                   std::map<std::string, std::string> Params) {
-  CompileRequest Req;
-  Req.Kind = Kind;
-  Req.Topo = Topology::torus(Dims, 1);
-  Req.Params = std::move(Params);
-  llvm::Expected<Plan> Result = compilePlan(*findAlgorithm("swing"), Req);
-  REQUIRE_MESSAGE(bool(Result), "compile failed");
-  return std::move(*Result);
+  return test::compileOn("swing", Kind, Topology::torus(Dims, 1),
+                         std::move(Params));
 }
 
 } // namespace
 
-TEST_CASE("P1: rho and delta") {
+TEST_CASE("rho, the signed offset, and delta, the hop distance") {
   const int64_t Rho[] = {1, -1, 3, -5, 11, -21, 43, -85, 171, -341};
   for (uint32_t S = 0; S < 10; ++S)
     CHECK(rho(S) == Rho[S]);
@@ -124,7 +118,7 @@ TEST_CASE("P1: rho and delta") {
   }
 }
 
-TEST_CASE("P2: the peer function is a fixed-point-free involution for even p") {
+TEST_CASE("the peer function is a fixed-point-free involution for even p") {
   for (uint32_t P = 2; P <= 1024; P += 2) {
     uint32_t Dims[] = {P};
     SwingTorus T(Dims);
@@ -145,14 +139,14 @@ TEST_CASE("P2: the peer function is a fixed-point-free involution for even p") {
         std::vector<uint32_t>{0, 2, 14, 6});
 }
 
-TEST_CASE("P3: odd p breaks the involution") {
+TEST_CASE("odd p breaks the involution") {
   uint32_t Dims[] = {7};
   SwingTorus T(Dims);
   CHECK(T.peer(6, 0, 0) == 0);
   CHECK(T.peer(0, 0, 0) == 1);
 }
 
-TEST_CASE("P4, P5: multi-port peers on 4x4 and 2x4") {
+TEST_CASE("multi-port peers on 4x4 and 2x4") {
   uint32_t Square[] = {4, 4};
   SwingTorus T(Square);
   CHECK(std::vector<uint32_t>{T.peer(0, 0, 0), T.peer(0, 0, 1), T.peer(0, 0, 2),
@@ -165,10 +159,10 @@ TEST_CASE("P4, P5: multi-port peers on 4x4 and 2x4") {
         std::vector<uint32_t>{3, 3, 1, 1});
 }
 
-TEST_CASE("B1: the p = 8 table") {
+TEST_CASE("peers and block sets of every rank and step at p = 8") {
   uint32_t Dims[] = {8};
   SwingTorus T(Dims);
-  // peer and SendSet per rank and step (§6.1).
+  // peer and SendSet per rank and step.
   const uint32_t Peer[8][3] = {{1, 7, 3}, {0, 2, 6}, {3, 1, 5}, {2, 4, 0},
                                {5, 3, 7}, {4, 6, 2}, {7, 5, 1}, {6, 0, 4}};
   const Blocks Send[8][3] = {
@@ -188,7 +182,7 @@ TEST_CASE("B1: the p = 8 table") {
   }
 }
 
-TEST_CASE("B1: the 4x4 table") {
+TEST_CASE("peers and block sets of every rank and step on 4x4") {
   uint32_t Dims[] = {4, 4};
   SwingTorus T(Dims);
   const uint32_t Peer[16][4] = {
@@ -258,7 +252,7 @@ TEST_CASE("contiguous labels psi match the worked examples") {
                                                15, 13, 4, 6, 14, 12});
 }
 
-TEST_CASE("B2, B3: power-of-two sets halve and are aligned halves in psi") {
+TEST_CASE("power-of-two sets halve and are aligned halves in psi") {
   const std::vector<std::vector<uint32_t>> Shapes = {
       {2},    {4},    {8},    {16},    {64},      {256},     {4, 4},
       {8, 8}, {2, 4}, {4, 8}, {16, 4}, {2, 8, 4}, {4, 4, 4}, {2, 2, 2, 2}};
@@ -294,7 +288,7 @@ TEST_CASE("B2, B3: power-of-two sets halve and are aligned halves in psi") {
   }
 }
 
-TEST_CASE("B4: a rank's sets are rank 0's translated or reflected") {
+TEST_CASE("a rank's sets are rank 0's translated or reflected") {
   uint32_t Dims[] = {6, 4};
   SwingTorus T(Dims);
   for (uint32_t R = 0; R < T.ranks(); ++R) {
@@ -310,8 +304,9 @@ TEST_CASE("B4: a rank's sets are rank 0's translated or reflected") {
   }
 }
 
-TEST_CASE("B6, B7: even non-powers of two take the latest first step") {
-  // §3.1 table, rank 0's blocks per reduce-scatter step.
+TEST_CASE("even non-powers of two take the latest first step") {
+  // Rank 0's blocks per reduce-scatter step (docs/algorithms/swing.md,
+  // "Non-power-of-two sizes").
   const std::pair<uint32_t, Blocks> Counts[] = {
       {6, {2, 2, 1}},
       {10, {2, 4, 2, 1}},
@@ -338,7 +333,7 @@ TEST_CASE("B6, B7: even non-powers of two take the latest first step") {
     Got.push_back(Set.size());
   CHECK(Got == Blocks{12, 8, 8, 4, 2, 1});
 
-  // §6.3 tables, ranks 0 and 1.
+  // Peers and block sets of ranks 0 and 1.
   struct Row {
     uint32_t P, Rank;
     std::vector<uint32_t> Peers;
@@ -375,7 +370,7 @@ TEST_CASE("B6, B7: even non-powers of two take the latest first step") {
   }
 }
 
-TEST_CASE("B8: Swing-L without folding double counts for p = 6") {
+TEST_CASE("Swing-L without folding double counts for p = 6") {
   // Whole-vector exchange along Swing's peers: rank 0 ends with some
   // contributions twice, which is why Swing-L folds to a power of two.
   uint32_t Dims[] = {6};
@@ -401,7 +396,7 @@ TEST_CASE("B8: Swing-L without folding double counts for p = 6") {
   }
 }
 
-TEST_CASE("C1: 8x8 Swing-B with all ports sends 1.96875 n in 4 equal parts") {
+TEST_CASE("8x8 Swing-B with all ports sends 1.96875 n in 4 equal parts") {
   uint32_t Dims[] = {8, 8};
   Plan P = compileTorus(Dims, Collective::Allreduce, {{"ports", "all"}});
   CHECK(roundCount(P) == 12);
@@ -427,7 +422,7 @@ TEST_CASE("C1: 8x8 Swing-B with all ports sends 1.96875 n in 4 equal parts") {
   }
 }
 
-TEST_CASE("C2: 8x8 Swing-L: 6 steps of n/4 per port") {
+TEST_CASE("8x8 Swing-L: 6 steps of n/4 per port") {
   uint32_t Dims[] = {8, 8};
   Plan P = compileTorus(Dims, Collective::Allreduce,
                         {{"ports", "all"}, {"variant", "latency"}});
@@ -444,7 +439,7 @@ TEST_CASE("C2: 8x8 Swing-L: 6 steps of n/4 per port") {
   CHECK(Total == 6 * N);
 }
 
-TEST_CASE("C3: 64x64 Swing-B, built one rank at a time") {
+TEST_CASE("64x64 Swing-B, built one rank at a time") {
   const Algorithm &A = *findAlgorithm("swing");
   CompileRequest Req;
   uint32_t Dims[] = {64, 64};
@@ -465,7 +460,7 @@ TEST_CASE("C3: 64x64 Swing-B, built one rank at a time") {
   }
 }
 
-TEST_CASE("C4: even non-powers of two send P-1 blocks per phase") {
+TEST_CASE("even non-powers of two send P-1 blocks per phase") {
   for (auto Dims : std::vector<std::vector<uint32_t>>{{10}, {6, 6}, {6, 4}}) {
     Plan P = compileTorus(Dims, Collective::Allreduce, {{"ports", "all"}});
     uint32_t Ranks = P.Header.Ranks, L = SwingTorus(Dims).steps();
@@ -499,8 +494,9 @@ TEST_CASE("refusals name the reason") {
   CHECK(llvm::toString(H.takeError()).find("even") != std::string::npos);
 }
 
-TEST_CASE("odd p: rank p-1 trades single blocks with groups 3, 2, 1 (§3.2)") {
-  // The spec's group sizes (§3.2): ceil(rest / 2) ranks per step in rank
+TEST_CASE("odd p: rank p-1 trades single blocks with groups 3, 2, 1") {
+  // The group sizes of docs/algorithms/swing.md (odd P on a ring, after the
+  // paper's §3.2): ceil(rest / 2) ranks per step in rank
   // order, all the rest at the last step.
   const std::map<uint32_t, std::vector<uint32_t>> Groups = {{3, {2}},
                                                             {7, {3, 2, 1}},

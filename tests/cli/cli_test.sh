@@ -260,8 +260,9 @@ check "auto picks a verified plan no faster than the bound" test \
 expect 0 "cost json" -- "$COLLPLAN" cost "$WORK/ring.yaml" --bytes 1MiB --per-round --format json
 check "cost has one entry per round" test \
   "$(json_get "$WORK/out" "len(d['per_round']) == d['rounds'] == 10")" = True
-# The torus congestion model and the node counts (spec swing.md §4.6: recursive
-# doubling on a 1-D torus of 16 has hops 1,2,4,8 and busiest links 1,2,4,4).
+# The torus congestion model and the node counts (docs/cost-model.md, "Hops
+# and loads of the standard patterns": recursive doubling on a 1-D torus of
+# 16 has hops 1,2,4,8 and busiest links 1,2,4,4).
 expect 0 "compile on a torus with the torus cost flags" -- "$COLLPLAN" compile \
   --topology torus:16 --algorithm recursive-doubling --alpha-hop 0 \
   --injection-bandwidth 1e10 -o "$WORK/rd16.yaml"

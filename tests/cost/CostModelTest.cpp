@@ -2,6 +2,7 @@
 
 #include "compiler/cost/CostModel.h"
 #include "compiler/algorithms/Algorithm.h"
+#include "tests/support/PlanFactory.h"
 
 #include <doctest/doctest.h>
 
@@ -12,12 +13,7 @@
 using namespace collplan;
 
 static Plan ringPlan(Collective Kind, uint32_t P) {
-  CompileRequest Req;
-  Req.Kind = Kind;
-  Req.Topo = Topology::flat(P);
-  llvm::Expected<Plan> Plan = compilePlan(*findAlgorithm("ring"), Req);
-  REQUIRE(bool(Plan));
-  return std::move(*Plan);
+  return test::compileFlat("ring", Kind, P);
 }
 
 TEST_CASE("ring allreduce costs 2(P-1)(alpha + beta m/P) + (P-1) gamma m/P") {

@@ -1,5 +1,4 @@
-//===- MessagePlan.h - Hand-built plans of whole-vector messages -*- C++
-//-*-===//
+//===- MessagePlan.h - Plans of whole-vector messages -----------*- C++ -*-===//
 
 #ifndef COLLPLAN_TESTS_COST_MESSAGEPLAN_H
 #define COLLPLAN_TESTS_COST_MESSAGEPLAN_H

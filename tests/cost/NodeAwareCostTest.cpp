@@ -1,11 +1,14 @@
 // The node-aware max-rate model ("Node-Aware Improvements to Allreduce",
-// Bienz, Olson and Gropp, §IV, Eq. 3, in the per-step [PROJECT] form of
-// docs/cost-model.md) and the node message counts. Oracles
-// are hand computations and the spec's AT-4 and AT-10 values.
+// Bienz, Olson and Gropp, §IV, Eq. 3, applied per round as
+// docs/cost-model.md says) and the node message counts. Oracles are hand
+// computations, the power-of-ppn message totals of docs/algorithms/nap.md
+// and the paper's Eqs. 4-6 evaluated under parameter set A
+// (docs/cost-model.md, "Parameter set A").
 
 #include "MessagePlan.h"
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/cost/CostModel.h"
+#include "tests/support/PlanFactory.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -18,7 +21,7 @@ using namespace collplan::test;
 
 namespace {
 
-/// Spec nap-allreduce.md AT-10, parameter set A: alpha_l = 1,
+/// Parameter set A (docs/cost-model.md): alpha_l = 1,
 /// beta_l = 0.01, alpha = 10, R_b = 1 (beta = 1), R_N = 4, gamma = 0.001
 /// per byte.
 CostParams parameterSetA() {
@@ -33,10 +36,10 @@ CostParams parameterSetA() {
   return C;
 }
 
-/// The MPICH SMP allreduce (spec §2.3) on Nodes x Ppn, powers of two, block
-/// mapping: a binomial reduce to local rank 0 (log2 ppn rounds), recursive
-/// doubling among the node leaders (log2 n rounds), a binomial broadcast
-/// back (log2 ppn rounds).
+/// The MPICH SMP allreduce (docs/algorithms/smp.md) on Nodes x Ppn, powers of
+/// two, block mapping: a binomial reduce to local rank 0 (log2 ppn rounds),
+/// recursive doubling among the node leaders (log2 n rounds), a binomial
+/// broadcast back (log2 ppn rounds).
 Plan smpPlan(uint32_t Nodes, uint32_t Ppn) {
   Topology Topo = Topology::nodes(Nodes, Ppn);
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> Reduce, Leaders,
@@ -119,7 +122,7 @@ TEST_CASE("injection limit on nodes:2x2, by hand") {
   CHECK(On.Rounds[1].IntraNodeMessages == 4);
 }
 
-TEST_CASE("AT-10: recursive doubling under parameter set A (Eq. 4)") {
+TEST_CASE("recursive doubling under parameter set A matches Eq. 4") {
   // Eq. 4 as printed equals the schedule here: log2 ppn steps within nodes,
   // log2 n between them with all ppn ranks of a node sending (a = ppn), one
   // combine of s bytes per step. (n, ppn, s) = (4, 4, 8) -> 38.192,
@@ -127,18 +130,15 @@ TEST_CASE("AT-10: recursive doubling under parameter set A (Eq. 4)") {
   struct Case {
     uint32_t Nodes, Ppn;
     double Expected;
-    uint64_t InterTotal; // AT-4: p log2 n.
+    uint64_t InterTotal; // p log2 n (docs/algorithms/nap.md).
   } Cases[] = {{4, 4, 38.192, 32}, {16, 16, 172.384, 1024}};
   for (const Case &K : Cases) {
     CAPTURE(K.Nodes);
-    const Algorithm *A = findAlgorithm("recursive-doubling");
-    REQUIRE(A);
-    CompileRequest Req;
-    Req.Topo = Topology::nodes(K.Nodes, K.Ppn);
+    CompileRequest Req =
+        requestFor(Collective::Allreduce, Topology::nodes(K.Nodes, K.Ppn));
     Req.Bytes = 8;
-    llvm::Expected<Plan> P = compilePlan(*A, Req);
-    REQUIRE(bool(P));
-    CostReport R = evaluateCost(*P, 8, parameterSetA());
+    Plan P = compileWith("recursive-doubling", Req);
+    CostReport R = evaluateCost(P, 8, parameterSetA());
     CHECK(R.Time == doctest::Approx(K.Expected).epsilon(1e-12));
     CHECK(R.InterNodeMessages == K.InterTotal);
     CHECK(R.MaxInterNodePerRank == llvm::Log2_32(K.Nodes));
@@ -146,15 +146,15 @@ TEST_CASE("AT-10: recursive doubling under parameter set A (Eq. 4)") {
   }
 }
 
-TEST_CASE("AT-10: SMP under parameter set A, schedule-faithful") {
+TEST_CASE("SMP under parameter set A, schedule-faithful") {
   // The schedule does 2 log2 ppn intra-node steps (reduce, then broadcast),
-  // the spec's "SMP with 2 log2 ppn" column: 40.352 and 80.704. Eq. 5 as
+  // Eq. 5 with 2 log2 ppn intra-node rounds: 40.352 and 80.704. Eq. 5 as
   // printed (38.192, 76.384) leaves out the broadcast's log2 ppn steps of
   // alpha_l + beta_l s and is not what any SMP schedule costs.
   struct Case {
     uint32_t Nodes, Ppn;
     double Faithful, AsPrinted;
-    uint64_t InterTotal; // AT-4: n log2 n.
+    uint64_t InterTotal; // n log2 n (docs/algorithms/smp.md).
   } Cases[] = {{4, 4, 40.352, 38.192, 8}, {16, 16, 80.704, 76.384, 64}};
   for (const Case &K : Cases) {
     CAPTURE(K.Nodes);
@@ -168,38 +168,35 @@ TEST_CASE("AT-10: SMP under parameter set A, schedule-faithful") {
   }
 }
 
-TEST_CASE("AT-10: NAP under parameter set A, schedule-faithful") {
+TEST_CASE("NAP under parameter set A, schedule-faithful") {
   // Eq. 6 as printed: 22.36, 50.712, 143.432 for (4, 4), (16, 16),
   // (4096, 16) at s = 8 (L = 1, 1, 3 inter-node steps; (L+1) log2 ppn
   // intra-node steps). The real nap plan has a = ppn - 1 ranks of a node
-  // sending in each inter-node step where Eq. 6 charges ppn (spec §1.3
-  // [PROJECT]): each such step costs alpha + (ppn-1) s / min(R_N, ppn-1)
-  // instead of alpha + ppn s / R_N. With ppn = 4 both are 8; with ppn = 16
-  // it is 30 against 32, 2 less per inter-node step.
+  // sending in each inter-node step where Eq. 6 charges ppn
+  // (docs/cost-model.md, "Injection limit"): each such step costs alpha +
+  // (ppn-1) s / min(R_N, ppn-1) instead of alpha + ppn s / R_N. With ppn = 4
+  // both are 8; with ppn = 16 it is 30 against 32, 2 less per inter-node step.
   struct Case {
     uint32_t Nodes, Ppn;
     double AsPrinted, Faithful;
   } Cases[] = {{4, 4, 22.36, 22.36},
                {16, 16, 50.712, 50.712 - 2},
                {4096, 16, 143.432, 143.432 - 3 * 2}};
-  const Algorithm *A = findAlgorithm("nap");
-  REQUIRE(A);
   for (const Case &K : Cases) {
     CAPTURE(K.Nodes);
-    CompileRequest Req;
-    Req.Topo = Topology::nodes(K.Nodes, K.Ppn);
+    CompileRequest Req =
+        requestFor(Collective::Allreduce, Topology::nodes(K.Nodes, K.Ppn));
     Req.Bytes = 8;
-    llvm::Expected<Plan> P = compilePlan(*A, Req);
-    REQUIRE(bool(P));
-    CostReport R = evaluateCost(*P, 8, parameterSetA());
+    Plan P = compileWith("nap", Req);
+    CostReport R = evaluateCost(P, 8, parameterSetA());
     CHECK(R.Time == doctest::Approx(K.Faithful).epsilon(1e-12));
   }
 }
 
 TEST_CASE("the injection limit binds a NAP-like step at a = ppn - 1") {
-  // Spec §1.3 [PROJECT]: NAP's inter-node step has ppn - 1 ranks of a node
-  // sending, so under set A on 16 ppn it costs alpha + 15 s / min(4, 15) =
-  // 10 + 30, where Eq. 6 charges 16 s / 4 = 32.
+  // docs/cost-model.md, "Injection limit": NAP's inter-node step has ppn - 1
+  // ranks of a node sending, so under set A on 16 ppn it costs alpha + 15 s /
+  // min(4, 15) = 10 + 30, where Eq. 6 charges 16 s / 4 = 32.
   Topology T = Topology::nodes(16, 16);
   std::vector<std::pair<uint32_t, uint32_t>> Round;
   for (uint32_t M = 0; M < 16; ++M)

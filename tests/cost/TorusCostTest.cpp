@@ -1,10 +1,10 @@
 // The torus congestion model: minimal routing, per-link loads, hop counts and
-// the deficiencies of Swing, De Sensi et al., NSDI'24, §4. Oracles are the
-// worked values of the Swing spec (docs/algorithms/swing.md,
-// docs/cost-model.md) §4.2, §4.4, §4.6 and §8 (H1-H3, M1), never outputs of the
-// model.
+// the deficiencies of Swing, De Sensi et al., NSDI'24, §2.2 and §4. Oracles
+// are values worked out by hand (docs/cost-model.md, "Hops and loads of the
+// standard patterns", "Deficiencies"; the paper's Table 2, Eqs. 1 and 3),
+// never outputs of the model.
 
-#include "../algorithms/CompileHelper.h"
+#include "tests/support/PlanFactory.h"
 
 #include "MessagePlan.h"
 #include "compiler/algorithms/Algorithm.h"
@@ -40,9 +40,9 @@ CostParams unitParams() {
   return C;
 }
 
-Plan compileOn(llvm::StringRef Name, const Topology &Topo,
-               std::map<std::string, std::string> Params = {}) {
-  return test::compileOn(Name, Collective::Allreduce, Topo, std::move(Params));
+/// Name's allreduce on Topo.
+Plan allreduceOn(llvm::StringRef Name, const Topology &Topo) {
+  return compileOn(Name, Collective::Allreduce, Topo);
 }
 
 /// The rounds that move messages.
@@ -62,7 +62,7 @@ std::vector<uint32_t> hopsOf(const std::vector<RoundCost> &Rounds) {
 }
 
 /// Max link load per round in messages: bytes over the round's largest
-/// message, as spec §4.6 counts them.
+/// message, as docs/cost-model.md counts them.
 std::vector<double> loadsInMessages(const std::vector<RoundCost> &Rounds) {
   std::vector<double> Out;
   for (const RoundCost &RC : Rounds)
@@ -108,13 +108,13 @@ Plan torusRecursiveDoublingB(uint32_t Side, unsigned D) {
   return Pl;
 }
 
-/// Spec §4.6: recursive doubling at distance k in a dimension of size d puts
-/// k messages on the busiest link, d/4 at k = d/2 (split both ways).
+/// docs/cost-model.md: recursive doubling at distance k in a dimension of size
+/// d puts k messages on the busiest link, d/4 at k = d/2 (split both ways).
 double rdLoad(uint32_t Side, uint32_t Distance) {
   return 2 * Distance == Side ? Side / 4.0 : Distance;
 }
 
-/// The communication pattern of Swing-B (spec swing.md §1.5 and §2.3) on a
+/// The communication pattern of Swing-B (docs/algorithms/swing.md, "Idea") on a
 /// torus of power-of-two sides with Collectives = 1 (the plain collective
 /// c = 0) or 2D concurrent collectives: at reduce-scatter step s collective
 /// c's rank talks along its schedule's dimension at signed distance
@@ -140,7 +140,7 @@ Plan swingShapePlan(llvm::ArrayRef<uint32_t> Dims, unsigned Collectives) {
       R = 1 - 2 * R;
     return R;
   };
-  // schedule(c) of spec §1.5: (dimension, sigma) per step.
+  // Collective c's schedule: (dimension, sigma) per step.
   auto Schedule = [&](unsigned C) {
     std::vector<std::pair<unsigned, unsigned>> Out;
     llvm::SmallVector<unsigned, 4> Next(D, 0);
@@ -308,31 +308,31 @@ TEST_CASE("messages within a node use no link") {
   CHECK(R.Time == doctest::Approx(1 + 2 * 3 + 50));
 }
 
-TEST_CASE("H2: recursive doubling on a 1-D torus of 16, one collective") {
-  // Spec §4.6: hops 1, 2, 4, 8 and busiest-link loads 1, 2, 4, 4 messages
+TEST_CASE("recursive doubling on a 1-D torus of 16, one collective") {
+  // Hops 1, 2, 4, 8 and busiest-link loads 1, 2, 4, 4 messages
   // (distance 8 = d/2 splits both ways), the paper's Fig. 1.
-  Plan P = compileOn("recursive-doubling", Topology::torus({16}, 1));
+  Plan P = allreduceOn("recursive-doubling", Topology::torus({16}, 1));
   std::vector<RoundCost> Rounds = commRounds(evaluateCost(P, 1 << 20, {}));
   CHECK(hopsOf(Rounds) == std::vector<uint32_t>{1, 2, 4, 8});
   CHECK(loadsInMessages(Rounds) == std::vector<double>{1, 2, 4, 4});
 }
 
-TEST_CASE("H1/H2: recursive doubling on 8x8, one collective") {
-  // Spec §4.6: RD hop counts 2^sigma, 8x8 -> 1,1,2,2,4,4 when dimensions
+TEST_CASE("recursive doubling on 8x8, one collective") {
+  // RD hop counts 2^sigma, 8x8 -> 1,1,2,2,4,4 when dimensions
   // alternate. Our recursive doubling XORs rank bits, lowest first, which on
   // a row-major torus finishes dimension 1 before dimension 0: the same
   // distances in the order 1,2,4,1,2,4, with loads 1,2,2 (4 = d/2 splits).
-  Plan P = compileOn("recursive-doubling", Topology::torus({8, 8}, 1));
+  Plan P = allreduceOn("recursive-doubling", Topology::torus({8, 8}, 1));
   std::vector<RoundCost> Rounds = commRounds(evaluateCost(P, 1 << 20, {}));
   CHECK(hopsOf(Rounds) == std::vector<uint32_t>{1, 2, 4, 1, 2, 4});
   CHECK(loadsInMessages(Rounds) == std::vector<double>{1, 2, 2, 1, 2, 2});
 }
 
-TEST_CASE("H2: torus-ordered Rec.Doub.(B) link loads per step (spec §4.6)") {
+TEST_CASE("torus-ordered Rec.Doub.(B) link loads per step") {
   struct Case {
     uint32_t Side;
     unsigned D;
-    std::vector<double> Loads; // RS steps, spec §4.6 "RD single".
+    std::vector<double> Loads; // Reduce-scatter steps, one collective.
   } Cases[] = {{4, 2, {1, 1, 1, 1}},
                {8, 2, {1, 1, 2, 2, 2, 2}},
                {16, 2, {1, 1, 2, 2, 4, 4, 4, 4}},
@@ -350,10 +350,10 @@ TEST_CASE("H2: torus-ordered Rec.Doub.(B) link loads per step (spec §4.6)") {
   }
 }
 
-TEST_CASE("H3: Rec.Doub.(B) congestion deficiency tends to Table 2's "
+TEST_CASE("Rec.Doub.(B) congestion deficiency tends to Table 2's "
           "(2^D-1)/(2^D-2)") {
-  // Spec §4.4: Xi_RD(B) = sum_s load(s) / 2^(s+1) in units of the single
-  // port optimum 2n (Psi = 2D). The finite sum uses §4.6's loads; Table 2
+  // Xi_RD(B) = sum_s load(s) / 2^(s+1) in units of the single
+  // port optimum 2n (Psi = 2D). The finite sum uses the loads above; Table 2
   // gives the limits 1.5, 7/6 = 1.1667 and 15/14 = 1.0714.
   struct Case {
     uint32_t Side;
@@ -375,7 +375,7 @@ TEST_CASE("H3: Rec.Doub.(B) congestion deficiency tends to Table 2's "
     // Psi = 2D (1 - 1/p): 2(1 - 1/p) n bytes on one port against n/D.
     CHECK(R.BandwidthDeficiency ==
           doctest::Approx(2.0 * K.D * (1 - 1.0 / Ranks)));
-    // Psi * Xi / 2D is the spec's sum, normalised to 2n.
+    // Psi * Xi / 2D is that sum, normalised to 2n.
     CHECK(R.BandwidthDeficiency * R.CongestionDeficiency / (2 * K.D) ==
           doctest::Approx(Sum));
     CHECK(Sum < K.Limit);
@@ -388,12 +388,12 @@ TEST_CASE("the rabenseifner family on a row-major torus is not Table 2's "
           "torus-ordered RD(B)") {
   // Rabenseifner pairs rank bits lowest first: on 8x8 that is distances
   // 1, 2, 4 along dimension 1, then 1, 2, 4 along dimension 0, on n/2 ..
-  // n/64 bytes. By spec §4.6's rule (load = distance, d/4 at d/2) the busiest
+  // n/64 bytes. By the rule above (load = distance, d/4 at d/2) the busiest
   // links carry 1, 2, 2, 1, 2, 2 messages, so C = 2n (1/2 + 2/4 + 2/8 + 1/16
   // + 2/32 + 2/64) = 2n * 45/32 against W = 2n * 63/64: Xi = 10/7, where the
   // interleaved order of Sack and Gropp gets 1.21875 / (63/64) = 26/21.
   CostReport R = evaluateCost(
-      compileOn("rabenseifner", Topology::torus({8, 8}, 1)), 1 << 20, {});
+      allreduceOn("rabenseifner", Topology::torus({8, 8}, 1)), 1 << 20, {});
   CHECK(loadsInMessages(commRounds(R)) ==
         std::vector<double>{1, 2, 2, 1, 2, 2, 2, 2, 1, 2, 2, 1});
   CHECK(R.CongestionDeficiency == doctest::Approx(10.0 / 7));
@@ -405,7 +405,7 @@ TEST_CASE("ring allreduce has no congestion (Table 2: Xi = 1)") {
   for (Topology T : {Topology::torus({16}, 1), Topology::torus({4, 4}, 1),
                      Topology::torus({4, 2, 2}, 1)}) {
     CAPTURE(T.str());
-    Plan P = compileOn("ring", T);
+    Plan P = allreduceOn("ring", T);
     CostReport R = evaluateCost(P, 16 << 10, {});
     CHECK(R.CongestionDeficiency == doctest::Approx(1));
     uint32_t Ranks = P.Header.Ranks;
@@ -415,7 +415,7 @@ TEST_CASE("ring allreduce has no congestion (Table 2: Xi = 1)") {
   }
 }
 
-TEST_CASE("M1: with alpha_hop = gamma = 0 the per-step model is Eq. 1") {
+TEST_CASE("with alpha_hop = gamma = 0 the per-step model is Eq. 1") {
   // Eq. 1: T = log2 p alpha Lambda + (n/D) beta Psi Xi.
   CostParams C;
   C.Alpha = 2e-6;
@@ -431,7 +431,7 @@ TEST_CASE("M1: with alpha_hop = gamma = 0 the per-step model is Eq. 1") {
   {
     // Ring on a 1-D torus of 16 (one port): 2(p-1) alpha + 2n(p-1)/p beta.
     CostReport R =
-        evaluateCost(compileOn("ring", Topology::torus({16}, 1)), N, C);
+        evaluateCost(allreduceOn("ring", Topology::torus({16}, 1)), N, C);
     CHECK(R.Time == doctest::Approx(Eq1(R, 16, 1)));
     CHECK(R.Time ==
           doctest::Approx(2 * 15 * C.Alpha + 2.0 * N * 15 / 16 * C.Beta));
@@ -451,7 +451,7 @@ TEST_CASE("M1: with alpha_hop = gamma = 0 the per-step model is Eq. 1") {
     // Recursive doubling (latency-optimal) on 1-D 16: n per step, loads
     // 1,2,4,4 messages: 4 alpha + 11 n beta.
     CostReport R = evaluateCost(
-        compileOn("recursive-doubling", Topology::torus({16}, 1)), N, C);
+        allreduceOn("recursive-doubling", Topology::torus({16}, 1)), N, C);
     CHECK(R.Time == doctest::Approx(Eq1(R, 16, 1)));
     CHECK(R.Time == doctest::Approx(4 * C.Alpha + 11.0 * N * C.Beta));
   }
@@ -467,9 +467,9 @@ TEST_CASE("flat and nodes topologies ignore the hop latency") {
   CHECK(R.CongestionDeficiency == 1);
 }
 
-TEST_CASE("H1/H2: Swing's pattern, hops and busiest links (spec §4.6)") {
-  // Hand-built from the peer rule of spec §1.5, independent of the swing
-  // family: reduce-scatter steps only (the allgather retraces them).
+TEST_CASE("Swing's pattern, hops and busiest links") {
+  // Hand-built from the peer rule (docs/algorithms/swing.md), independent of
+  // the swing family: reduce-scatter steps only (the allgather retraces them).
   struct Case {
     std::vector<uint32_t> Dims;
     bool All; // all 2D collectives, or the plain c = 0 alone
@@ -505,14 +505,15 @@ TEST_CASE("H1/H2: Swing's pattern, hops and busiest links (spec §4.6)") {
   }
 }
 
-TEST_CASE("H3/M1: Swing-B's congestion deficiency and Eq. 1 (spec §4.4)") {
+TEST_CASE("hand-built Swing-B: congestion deficiency and Eq. 1") {
   // Raw sum of delta(sigma(s))/2^(s+1) (= Psi * Xi here) and the same over
-  // 1 - 1/p (= Xi), from the table of spec §4.4. Square tori only: on
-  // 64x16, 128x8 and 256x4 the table's sums (1.1787, 1.2432, 1.4443) treat
-  // each collective alone, while the §1.5 schedule piles two collectives
-  // onto the same links once the short dimension is exhausted (errata 10),
-  // which the link-load model counts: 1.2207, 1.4082, 1.9512 (Eq. 3, test
-  // H4).
+  // 1 - 1/p (= Xi), worked out by hand (docs/cost-model.md). Square tori
+  // only: on
+  // 64x16, 128x8 and 256x4 the per-collective sums (1.1787, 1.2432, 1.4443)
+  // treat each collective alone, while the multi-port schedule piles two
+  // collectives onto the same links once the short dimension is exhausted
+  // (docs/cost-model.md, "Deficiencies"), which the link-load model counts:
+  // 1.2207, 1.4082, 1.9512 (Eq. 3, the test on rectangular tori).
   struct Case {
     std::vector<uint32_t> Dims;
     double Raw, Normalised;
@@ -534,7 +535,7 @@ TEST_CASE("H3/M1: Swing-B's congestion deficiency and Eq. 1 (spec §4.4)") {
     CHECK(R.CongestionDeficiency ==
           doctest::Approx(K.Normalised).epsilon(1e-4));
     CHECK(R.LatencyDeficiency == doctest::Approx(2));
-    // M1: T = 2 log2 p alpha + (n/D) beta Xi_raw.
+    // Eq. 1: T = 2 log2 p alpha + (n/D) beta Xi_raw.
     double Log2P = std::log2(double(P.Header.Ranks));
     CHECK(R.Time ==
           doctest::Approx(2 * Log2P * C.Alpha + double(N) / D * C.Beta * K.Raw)
@@ -561,7 +562,7 @@ std::optional<Plan> compileSwing(const Topology &T,
 }
 } // namespace
 
-TEST_CASE("H1/H2: Swing on a 1-D torus of 16, one collective") {
+TEST_CASE("Swing on a 1-D torus of 16, one collective") {
   std::optional<Plan> P = compileSwing(
       Topology::torus({16}, 1), {{"variant", "bandwidth"}, {"ports", "1"}});
   if (!P)
@@ -569,13 +570,13 @@ TEST_CASE("H1/H2: Swing on a 1-D torus of 16, one collective") {
   std::vector<RoundCost> Rounds = commRounds(evaluateCost(*P, 1 << 20, {}));
   REQUIRE(Rounds.size() == 8);
   Rounds.resize(4); // The reduce-scatter.
-  // Spec §4.6: hops delta(s) = 1, 1, 3, 5; busiest links 1, 1, 2, 3.
+  // Hops delta(s) = 1, 1, 3, 5; busiest links 1, 1, 2, 3.
   CHECK(hopsOf(Rounds) == std::vector<uint32_t>{1, 1, 3, 5});
   CHECK(loadsInMessages(Rounds) == std::vector<double>{1, 1, 2, 3});
 }
 
-TEST_CASE("H1/H2: Swing-B with all 2D collectives") {
-  // Spec §4.6 and §8 H1/H2: every message of reduce-scatter step s crosses
+TEST_CASE("Swing-B with all 2D collectives") {
+  // Every message of reduce-scatter step s crosses
   // delta(floor(s/D)) links, and with all 2D collectives the busiest link
   // carries that many messages.
   struct Case {
@@ -603,9 +604,9 @@ TEST_CASE("H1/H2: Swing-B with all 2D collectives") {
   }
 }
 
-TEST_CASE("H4: Eq. 3 on rectangular tori d_min^D x d_max, in Table 2's units") {
-  // Eq. 3 (spec §4.5): once the short dimensions are exhausted, Swing runs
-  // as on a 1-D torus of d_max, on n / (2 d_min^D) of data per port:
+TEST_CASE("Eq. 3 on rectangular tori d_min^D x d_max, in Table 2's units") {
+  // Eq. 3 (the paper's §4.2): once the short dimensions are exhausted, Swing
+  // runs as on a 1-D torus of d_max, on n / (2 d_min^D) of data per port:
   //   Xi_Q = 1/(2 d_min^D) sum_{s=log2 d_min}^{log2 d_max - 1}
   //            (2^(s+1) - (-1)^(s+1)) / (3 * 2^(s+1 - log2 d_min)).
   // That sum counts bytes in units of n for one phase; Table 2's Xi counts
@@ -614,7 +615,7 @@ TEST_CASE("H4: Eq. 3 on rectangular tori d_min^D x d_max, in Table 2's units") {
   // delta(floor(s/D)) / 2^(s+1), the prediction for the whole plan is
   //   Xi_raw = square part + 2 D Xi_Q,
   // which the generated plans meet (256x4: 0.9375 + 4 * 0.2535 = 1.9514;
-  // Eq. 3's "+0.25" is Xi_Q itself, spec H4).
+  // Eq. 3's "+0.25" is Xi_Q itself).
   auto Delta = [](unsigned S) {
     return (std::pow(2.0, S + 1) - std::pow(-1.0, S + 1)) / 3;
   };
@@ -647,7 +648,7 @@ TEST_CASE("H4: Eq. 3 on rectangular tori d_min^D x d_max, in Table 2's units") {
   }
 }
 
-TEST_CASE("H3: Swing-B congestion deficiency (spec §4.4 table)") {
+TEST_CASE("the swing family's Swing-B congestion deficiency on square tori") {
   // Raw sum (= Psi * Xi) and the sum over 1 - 1/p (= Xi).
   struct Case {
     std::vector<uint32_t> Dims;

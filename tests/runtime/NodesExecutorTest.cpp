@@ -1,6 +1,7 @@
 //===- NodesExecutorTest.cpp - Node-aware allreduces run on threads -------===//
 //
-// The runtime half of AT-1 in the NAP spec (Bienz, Olson, Gropp, "Node-aware
+// The runtime half of the node-aware allreduces' exactly-once check
+// (tests/algorithms/NapSweepTest.cpp; Bienz, Olson, Gropp, "Node-aware
 // improvements to allreduce"): nap, smp and smp-rsag plans on nodes:NxPPN,
 // under block and round-robin mappings, executed over the in-process
 // ThreadTransport with integer SUM (exact, whatever the combination order)

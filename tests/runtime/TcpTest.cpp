@@ -18,6 +18,7 @@
 #include "runtime/tcp/JobSecret.h"
 #include "runtime/tcp/RankEnvironment.h"
 #include "runtime/tcp/TcpTransport.h"
+#include "tests/support/PlanFactory.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -42,17 +43,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
+/// Algorithm's plan for K on P flat ranks, rooted at the last rank.
 Plan compile(const char *Algorithm, Collective K, uint32_t P,
              std::vector<uint64_t> Weights = {}) {
-  CompileRequest Req;
-  Req.Kind = K;
-  Req.Topo = Topology::flat(P);
-  Req.Weights = std::move(Weights);
+  std::optional<uint32_t> Root;
   if (hasRoot(K))
-    Req.Root = P - 1;
-  llvm::Expected<Plan> Pl = compilePlan(*findAlgorithm(Algorithm), Req);
-  REQUIRE(bool(Pl));
-  return std::move(*Pl);
+    Root = P - 1;
+  return collplan::test::compileFlat(Algorithm, K, P, Root, std::move(Weights));
 }
 
 /// Runs Pl in one child: Count elements of T under Op, compared with the

@@ -1,5 +1,4 @@
-//===- ThreadRun.h - Running a plan on threads against the oracle -*- C++
-//-*-===//
+//===- ThreadRun.h - A plan on threads vs. the oracle -----------*- C++ -*-===//
 //
 // One rank per thread over the in-process ThreadTransport, each rank's
 // output compared with the brute-force oracle (Oracle.h). Shared by the

@@ -78,8 +78,8 @@ TEST_CASE("encoding is deterministic") {
 TEST_CASE("YAML writes one operation per line in flow style") {
   Plan P = compiledPlan("ring", Collective::Allreduce, Topology::flat(3));
   std::string Yaml = encodePlan(P, PlanFormat::Yaml);
-  // ring.md §3.2: at step 1 rank 0 sends chunk 1 to rank 2 and reduces chunk 2
-  // from rank 1.
+  // docs/algorithms/ring.md, "Idea": at step 1 rank 0 sends chunk 1 to rank 2
+  // and reduces chunk 2 from rank 1.
   CHECK(
       Yaml.find("- {kind: send, peer: 2, buffer: data, blocks: [[1, 2]]}\n") !=
       std::string::npos);

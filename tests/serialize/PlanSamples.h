@@ -13,6 +13,9 @@
 #include "plan/ir/Plan.h"
 
 #include <doctest/doctest.h>
+#ifndef DOCTEST_CONFIG_DISABLE
+#include "tests/support/PlanFactory.h"
+#endif
 
 #include <string>
 
@@ -71,14 +74,7 @@ inline Plan handBuiltPlan() {
 /// The whole plan of Algorithm on Topo; fails the test if it cannot be made.
 inline Plan compiledPlan(llvm::StringRef Algorithm, Collective Kind,
                          Topology Topo) {
-  const collplan::Algorithm *A = findAlgorithm(Algorithm);
-  REQUIRE(A != nullptr);
-  CompileRequest Request;
-  Request.Kind = Kind;
-  Request.Topo = Topo;
-  llvm::Expected<Plan> P = compilePlan(*A, Request);
-  REQUIRE_MESSAGE(bool(P), llvm::toString(P.takeError()));
-  return std::move(*P);
+  return compileOn(Algorithm, Kind, Topo);
 }
 
 /// Checks every field of B against A, naming the first difference.

@@ -340,7 +340,8 @@ struct ReferenceInterpreter::State {
     }
   }
 
-  /// The end state each collective promises (DESIGN.md): allreduce, every
+  /// The end state each collective promises (ARCHITECTURE.md, "What
+  /// \"verified\" means"): allreduce, every
   /// block everywhere holds all contributions; reduce-scatter, each rank its
   /// own blocks; reduce, the root every block; allgather(v), every block
   /// everywhere its owner's contribution; broadcast, the root's.

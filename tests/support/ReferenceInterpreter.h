@@ -1,8 +1,8 @@
-//===- ReferenceInterpreter.h - The tests' one brute-force plan runner -*- C++
-//-*-===//
+//===- ReferenceInterpreter.h - The tests' brute-force runner ---*- C++ -*-===//
 //
 // The oracle every test that runs a plan uses, written for the tests from
-// DESIGN.md's semantics alone: it reads a Plan and nothing else, shares no
+// the plan semantics of ARCHITECTURE.md ("What a plan means", "What
+// \"verified\" means") alone: it reads a Plan and nothing else, shares no
 // code with the verifier (compiler/verify) or the algorithms, and encodes the
 // end state of every collective itself rather than reading the collective
 // contract.

@@ -1,5 +1,4 @@
-//===- PlanBuilder.h - Small hand-built plans for verifier tests -*- C++
-//-*-===//
+//===- PlanBuilder.h - Hand-built plans for verifier tests ------*- C++ -*-===//
 
 #ifndef COLLPLAN_TESTS_VERIFY_PLANBUILDER_H
 #define COLLPLAN_TESTS_VERIFY_PLANBUILDER_H

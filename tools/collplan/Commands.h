@@ -1,7 +1,6 @@
-//===- Commands.h - The subcommands of the collplan CLI ----------*- C++
-//-*-===//
+//===- Commands.h - The subcommands of the collplan CLI ---------*- C++ -*-===//
 //
-// The CLI is a thin layer over the libraries (DESIGN.md rule 4): each
+// The CLI is a thin layer over the libraries (ARCHITECTURE.md rule 4): each
 // subcommand lives in its own file, parses its options with CLI11 and calls
 // library functions. A subcommand's callback stores its exit code.
 //

@@ -1,5 +1,4 @@
-//===- Options.h - Options several subcommands share -------------*- C++
-//-*-===//
+//===- Options.h - Options several subcommands share ------------*- C++ -*-===//
 
 #ifndef COLLPLAN_TOOLS_OPTIONS_H
 #define COLLPLAN_TOOLS_OPTIONS_H
@@ -18,7 +17,9 @@
 
 namespace collplan::cli {
 
-/// Parses "1048576", "64K", "64KiB", "1M", "1MiB", "2G" (binary multiples).
+/// Parses an integer with an optional unit spelled exactly: B, kB, MB, GB
+/// (powers of 1000) or KiB, MiB, GiB (powers of 1024), as in "1048576",
+/// "64KiB" or "1MB". "64K" and "1M" are refused as ambiguous.
 llvm::Expected<uint64_t> parseByteSize(const std::string &Text);
 
 /// A byte range "MIN:MAX" of --bytes: sizes as parseByteSize, MAX may be

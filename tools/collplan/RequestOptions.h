@@ -1,5 +1,4 @@
-//===- RequestOptions.h - The job shape compile, select and tune take -*- C++
-//-*-===//
+//===- RequestOptions.h - Job shape for compile, select, tune ---*- C++ -*-===//
 //
 // Every command that asks the tuner for plans describes one job the same
 // way: the collective, the ranks and their nodes (a topology, or a

@@ -9,7 +9,7 @@ takes, so the plan and the machine it runs on cannot disagree:
                    --alpha-hop);
   nodes:64x16      64 nodes of 16 ranks: one 5.56 GB/s link per node into a
                    non-blocking switch, loopback inside a node (the
-                   Blue-Waters-like values of spec/nap-allreduce.md §1.6);
+                   Blue-Waters-like values of docs/cost-model.md);
   flat:48          48 single-rank hosts on a non-blocking switch, 1 us
                    from host to host, 400 Gb/s links;
   fattree:64       64 single-rank hosts under a two-level fat tree of

@@ -206,48 +206,70 @@ void say(const TuneOptions &O, const llvm::Twine &Line) {
     llvm::errs() << "collplan: tune: " << Line << "\n";
 }
 
-/// The verdicts the tuner reached while choosing, by plan hash: a plan
-/// written later with the same content is stamped without a second
-/// verification.
-using Verdicts = std::map<uint64_t, VerifyResult>;
+/// The plans a run keeps between choosing and writing, at most
+/// MaxOpsToPrice operations in all over every request: the ranges' winners
+/// are built to be priced or checked, and kept rather than built again.
+constexpr uint64_t MaxOpsKept = MaxOpsToPrice;
 
-/// The decision table over Sizes among Families (every family when empty).
+uint64_t keptOps(const Compilation &C) {
+  uint64_t Ops = 0;
+  for (const Candidate &K : C.Candidates)
+    if (K.Built)
+      for (const Program &Prog : K.Built->Programs)
+        Ops += Prog.numOps();
+  return Ops;
+}
+
+/// One request's candidates, priced, and the candidate of each range.
+struct Tuned {
+  Compilation Priced;
+  std::vector<size_t> Winners;
+};
+
+/// The decision table over Sizes among Families (every family when empty),
+/// from the priced candidates, which Session receives when given.
 llvm::Expected<DecisionTable> decide(const TuneOptions &O,
                                      const CompileRequest &Request,
                                      llvm::ArrayRef<const Algorithm *> Families,
                                      llvm::ArrayRef<uint64_t> Sizes,
                                      const std::string &What,
-                                     Verdicts *Known = nullptr) {
+                                     Tuned *Session = nullptr) {
   auto Report = progressReporter("pricing " + What);
-  llvm::Expected<std::vector<SizeRange>> Ranges = choiceBySize(
-      Request, Families, Sizes,
-      [&](uint32_t Done, uint32_t Total) {
+  llvm::Expected<Compilation> C = priceCandidates(
+      Request, Families, Sizes, [&](uint32_t Done, uint32_t Total) {
         if (!O.Quiet)
           Report(Done, Total);
-      },
-      [&](const Plan &P, const VerifyResult &V) {
-        if (Known)
-          Known->emplace(planHash(P), V);
       });
-  if (!Ranges)
-    return Ranges.takeError();
-  if (Ranges->empty())
+  if (!C)
+    return C.takeError();
+  std::vector<SizeRange> Ranges = choiceBySize(*C, Sizes);
+  if (Ranges.empty())
     return makeError(
         ErrorKind::CannotCompile, "no candidate for %s on P = %u at any size",
         collectiveName(Request.Kind).str().c_str(), Request.ranks());
   DecisionTable T;
   T.Kind = Request.Kind;
   T.Ranks = Request.ranks();
-  for (size_t I = 0; I < Ranges->size(); ++I) {
-    const SizeRange &R = (*Ranges)[I];
+  for (size_t I = 0; I < Ranges.size(); ++I) {
+    const SizeRange &R = Ranges[I];
     DecisionRange D;
     D.MinBytes = I == 0 ? 0 : R.From;
-    D.MaxBytes = I + 1 == Ranges->size() ? UINT64_MAX : (*Ranges)[I + 1].From;
+    D.MaxBytes = I + 1 == Ranges.size() ? UINT64_MAX : Ranges[I + 1].From;
     D.Family = R.Algo->name().str();
     D.Params = R.Params;
     D.FirstSize = R.From;
     D.LastSize = R.To;
     T.Ranges.push_back(std::move(D));
+  }
+  if (Session) {
+    // Only the winners' plans are written: the others are dropped.
+    for (size_t I = 0; I < C->Candidates.size(); ++I)
+      if (llvm::none_of(Ranges,
+                        [&](const SizeRange &R) { return R.Index == I; }))
+        C->Candidates[I].Built.reset();
+    Session->Priced = std::move(*C);
+    for (const SizeRange &R : Ranges)
+      Session->Winners.push_back(R.Index);
   }
   return T;
 }
@@ -354,7 +376,8 @@ int runTune(const TuneOptions &O) {
                     costText(Requests[0].Cost))
           .str();
   std::vector<DecisionTable> Tables, OpenMpi, Mpich;
-  Verdicts Known;
+  std::vector<Tuned> Sessions;
+  uint64_t Kept = 0;
   for (size_t I = 0; I < Requests.size(); ++I) {
     const CompileRequest &Request = Requests[I];
     std::string Name = collectiveName(Request.Kind).str();
@@ -367,10 +390,18 @@ int runTune(const TuneOptions &O) {
                            Name, Request.ranks(), Sizes.size(),
                            formatBytes(double(Sizes.front())),
                            formatBytes(double(Sizes.back()))));
-      llvm::Expected<DecisionTable> T =
-          decide(O, Request, Families[I], Sizes, Name + " candidates", &Known);
+      Tuned &Session = Sessions.emplace_back();
+      llvm::Expected<DecisionTable> T = decide(O, Request, Families[I], Sizes,
+                                               Name + " candidates", &Session);
       if (!T)
         return reportError(T.takeError(), ErrorKind::CannotCompile);
+      // Past the bound the plans are built again when written.
+      Kept += keptOps(Session.Priced);
+      if (Kept > MaxOpsKept) {
+        Kept -= keptOps(Session.Priced);
+        for (Candidate &C : Session.Priced.Candidates)
+          C.Built.reset();
+      }
       for (DecisionRange &R : T->Ranges)
         R.PlanFile =
             planFileName(Request, R.MinBytes, R.MaxBytes, O.PlanExtension);
@@ -449,25 +480,40 @@ int runTune(const TuneOptions &O) {
                  T.Ranges.size(), R.Family, formatBytes(double(R.MinBytes)),
                  R.MaxBytes == UINT64_MAX ? std::string("inf")
                                           : formatBytes(double(R.MaxBytes))));
-      CompileRequest Own = Requests[I];
-      Own.Params = R.Params;
-      llvm::Expected<Compilation> C = compile(Own, {findAlgorithm(R.Family)});
-      if (!C)
-        return reportError(C.takeError(), ErrorKind::CannotCompile);
-      R.FirstTime = evaluateCost(C->Best, R.FirstSize, Own.Cost).Time;
-      R.LastTime = evaluateCost(C->Best, R.LastSize, Own.Cost).Time;
+      Tuned &Session = Sessions[I];
+      size_t Winner = Session.Winners[K];
+      llvm::Expected<Plan *> P = Session.Priced.plan(Winner);
+      if (!P)
+        return reportError(P.takeError(), ErrorKind::CannotCompile);
+      Candidate &C = Session.Priced.Candidates[Winner];
+      // The times pricing found, unless they were rank 0's: the whole plan
+      // is priced then.
+      auto TimeAt = [&](uint64_t Size) {
+        size_t At = llvm::find(Session.Priced.Sizes, Size) -
+                    Session.Priced.Sizes.begin();
+        return C.FromRankZero ? evaluateCost(**P, Size, C.Request.Cost).Time
+                              : C.Times[At];
+      };
+      R.FirstTime = TimeAt(R.FirstSize);
+      R.LastTime = TimeAt(R.LastSize);
       llvm::SmallString<256> Path(O.Dir);
       llvm::sys::path::append(Path, R.PlanFile);
-      auto Verdict = Known.find(planHash(C->Best));
-      if (int Code = writeVerifiedPlan(
-              C->Best, Path.str().str(), *Format, O.Mode, O.Quiet,
-              Verdict == Known.end() ? nullptr : &Verdict->second))
+      FinalizedPlan F;
+      if (int Code = finalizeOrReport(**P, *Format, O.Mode, O.Quiet, F,
+                                      C.Verdict ? &*C.Verdict : nullptr))
+        return Code;
+      // A candidate that wins another range is not verified again.
+      if (O.Mode == VerifyMode::Auto)
+        C.Verdict = F.Verdict;
+      if (int Code = writeFinalized(F, Path.str().str()))
         return Code;
       PlanIndexEntry Entry =
-          indexEntryFor(C->Best.Header, R.PlanFile, R.MinBytes, R.MaxBytes, "");
+          indexEntryFor((*P)->Header, R.PlanFile, R.MinBytes, R.MaxBytes, "");
       Entry.Why = whyText(R);
       Index.put(std::move(Entry));
     }
+    for (Candidate &C : Sessions[I].Priced.Candidates)
+      C.Built.reset();
   }
 
   if (WritePlans)

@@ -4,13 +4,14 @@
 #include "plan/ir/Error.h"
 #include "plan/ir/Hash.h"
 #include "plan/ir/MemoryLimit.h"
+#include "plan/ir/Parallel.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
+#include <mutex>
 
 namespace collplan {
 
@@ -171,8 +172,15 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
   // A family's own errors are untyped: whatever it refuses, it cannot compile.
   if (!Header)
     return withDefaultKind(Header.takeError(), ErrorKind::CannotCompile);
+  return buildPlan(A, Request, std::move(*Header), std::nullopt, Progress);
+}
+
+llvm::Expected<Plan>
+buildPlan(const Algorithm &A, const CompileRequest &Request, PlanHeader Header,
+          std::optional<PlanSizeEstimate> Estimate,
+          llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress) {
   Plan Result;
-  Result.Header = std::move(*Header);
+  Result.Header = std::move(Header);
   uint32_t P = Result.Header.Ranks;
   // An algorithm that cuts a rank's weight into several blocks may round a
   // block up past what a plan file can hold (checkRequest bounds the ranks'
@@ -193,7 +201,8 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
                      "operator is not",
                      A.name().str().c_str());
   uint64_t Limit = maxPlanOps();
-  PlanSizeEstimate Size = estimatePlanOps(A, Result.Header, Limit);
+  PlanSizeEstimate Size = Estimate ? std::move(*Estimate)
+                                   : estimatePlanOps(A, Result.Header, Limit);
   if (Size.Ops > Limit)
     return makeError(ErrorKind::CannotCompile,
                      "the %s plan for P = %u would hold about %llu operations "
@@ -201,34 +210,30 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
                      "rounds (see 'collplan list')",
                      A.name().str().c_str(), P, (unsigned long long)Size.Ops,
                      maxPlanOpsText().c_str());
-  // Ranks are built independently, so one thread per core takes the next
-  // rank until none is left; only the calling thread reports progress. The
-  // estimate is a sample's: the ranks built so far are counted too, so a
-  // plan larger than its sample showed stops at the limit.
+  // Ranks are built independently, on the process's worker threads
+  // (Parallel.h). The estimate is a sample's: the ranks built so far are
+  // counted too, so a plan larger than its sample showed stops at the limit.
   Result.Programs.resize(P);
   std::atomic<uint64_t> Ops{Size.First.numOps()};
   Result.Programs[0] = std::move(Size.First);
-  std::atomic<uint32_t> Next{1}, Built{1};
+  std::atomic<uint32_t> Built{1};
   std::atomic<bool> TooLarge{false};
-  auto Work = [&](bool Reports) {
-    for (uint32_t R; !TooLarge && (R = Next++) < P;) {
-      Result.Programs[R] = A.buildRank(Result.Header, R);
-      if ((Ops += Result.Programs[R].numOps()) > Limit) {
-        TooLarge = true;
-        Result.Programs[R] = {};
-      }
-      uint32_t Done = ++Built;
-      if (Reports && Progress)
-        Progress(Done, P);
+  std::mutex Reporting;
+  parallelFor(P > 0 ? P - 1 : 0, [&](size_t I) {
+    if (TooLarge)
+      return;
+    uint32_t R = uint32_t(I + 1);
+    Result.Programs[R] = A.buildRank(Result.Header, R);
+    if ((Ops += Result.Programs[R].numOps()) > Limit) {
+      TooLarge = true;
+      Result.Programs[R] = {};
     }
-  };
-  unsigned Threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-  std::vector<std::thread> Pool;
-  for (unsigned T = 1; T < Threads && T < P - 1; ++T)
-    Pool.emplace_back(Work, false);
-  Work(true);
-  for (std::thread &T : Pool)
-    T.join();
+    uint32_t Done = ++Built;
+    if (Progress) {
+      std::lock_guard<std::mutex> Guard(Reporting);
+      Progress(Done, P);
+    }
+  });
   if (TooLarge)
     return makeError(ErrorKind::CannotCompile,
                      "the %s plan for P = %u holds more operations than %s; "

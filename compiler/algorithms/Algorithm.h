@@ -167,6 +167,16 @@ compilePlan(const Algorithm &A, const CompileRequest &Request,
             llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress =
                 nullptr);
 
+/// compilePlan after prepare(): the whole plan under Header, prepare()'s
+/// result for Request. Estimate, when the caller has sized the plan already
+/// (estimatePlanOps under maxPlanOps()), gives rank 0's program, which is
+/// then not built again.
+llvm::Expected<Plan>
+buildPlan(const Algorithm &A, const CompileRequest &Request, PlanHeader Header,
+          std::optional<PlanSizeEstimate> Estimate = std::nullopt,
+          llvm::function_ref<void(uint32_t Built, uint32_t Total)> Progress =
+              nullptr);
+
 /// A header with the request's collective, ranks, topology and root filled in
 /// and Algorithm = A.name(): the start of every prepare(). Weights are left to
 /// the algorithm, which maps the request's per-rank weights onto its blocks.

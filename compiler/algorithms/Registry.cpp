@@ -4,6 +4,13 @@
 // here (rather than self-registering statics) keeps them alive in a static
 // library and fixes the order `collplan list` prints.
 //
+// The order is also what "simpler" means when the tuner breaks a tie between
+// families of equal time and rounds (compiler/select/Tuner.h): the earlier
+// wins. It runs from the textbook algorithms (ring, recursive doubling,
+// Rabenseifner, binomial trees) through the papers' generalisations
+// (permutation, circulant, swing, bucket) to the node-aware compositions
+// (nap, smp, smp-rsag); a new family goes where it fits in that order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/algorithms/Algorithm.h"

@@ -5,20 +5,19 @@
 #include "compiler/cost/CostModel.h"
 #include "compiler/verify/Verifier.h"
 #include "plan/ir/Error.h"
+#include "plan/ir/Parallel.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <atomic>
+#include <cassert>
+#include <cmath>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 namespace collplan {
-
-namespace {} // namespace
 
 // Each round lasts as long as rank 0's slowest message, plus its
 // reductions after what it receives.
@@ -83,18 +82,13 @@ std::string paramText(const std::map<std::string, std::string> &Params) {
 
 namespace {
 
-/// One (family, parameter setting) to price: the request it is built from.
-struct Setting {
-  const Algorithm *Algo;
-  CompileRequest Req;
-};
-
 /// Every setting of Families (every family implementing the collective when
-/// empty) for Request. A family that cannot serve the request at all is
-/// returned as a skipped candidate, or as the error when it is the only one.
+/// empty) for Request, as unpriced candidates. A family that cannot serve
+/// the request at all is a skipped candidate, or the error when it is the
+/// only one.
 llvm::Error settingsOf(
     const CompileRequest &Request, llvm::ArrayRef<const Algorithm *> Families,
-    std::vector<Setting> &Settings, std::vector<Candidate> &Skipped,
+    std::vector<Candidate> &Settings, std::vector<Candidate> &Skipped,
     std::map<std::string, std::vector<std::string>> *ParamTakers = nullptr) {
   bool Auto = Families.empty();
   std::vector<const Algorithm *> Tried;
@@ -125,24 +119,25 @@ llvm::Error settingsOf(
     if (llvm::Error E = checkRequest(*A, Own)) {
       if (Tried.size() == 1)
         return E;
-      Skipped.push_back(
-          {A, Own.Params, 0, 0, false, llvm::toString(std::move(E))});
+      Candidate C;
+      C.Algo = A;
+      C.Params = Own.Params;
+      C.Skipped = llvm::toString(std::move(E));
+      C.Request = std::move(Own);
+      Skipped.push_back(std::move(C));
       continue;
     }
     for (std::map<std::string, std::string> &Choice : A->candidates(Own)) {
-      CompileRequest Try = Own;
-      Try.Params.merge(Choice);
-      Settings.push_back({A, std::move(Try)});
+      Candidate C;
+      C.Algo = A;
+      C.Request = Own;
+      C.Request.Params.merge(Choice);
+      C.Params = C.Request.Params;
+      Settings.push_back(std::move(C));
     }
   }
   return llvm::Error::success();
 }
-
-/// A setting priced at several message sizes.
-struct Priced {
-  Candidate C;
-  std::vector<double> Times; ///< One per size; empty when skipped.
-};
 
 /// Why a built plan may not be chosen although it is valid: its ranks end
 /// with different bits when the request asks for identical results. Verdict
@@ -164,136 +159,282 @@ std::string rankDependence(const Plan &P, const CompileRequest &Req,
          V.DifferentOrders + "); --allow-rank-dependent-rounding allows it";
 }
 
-Priced price(const Setting &S, llvm::ArrayRef<uint64_t> Sizes) {
-  const Algorithm &A = *S.Algo;
-  Priced Out{{&A, S.Req.Params, 0, 0, false, ""}, {}};
-  llvm::Expected<PlanHeader> H = A.prepare(S.Req);
-  if (!H) {
-    Out.C.Skipped = llvm::toString(H.takeError());
-    return Out;
+/// The plans a session keeps, at most MaxOpsToPrice operations in all: a
+/// plan that does not fit displaces slower ones (at the first size), or is
+/// dropped (and built again if it is needed).
+class KeptPlans {
+  static uint64_t opsOf(const Plan &P) {
+    uint64_t Ops = 0;
+    for (const Program &Prog : P.Programs)
+      Ops += Prog.numOps();
+    return Ops;
   }
-  Out.C.Params = H->Params;
+
+public:
+  /// Offers C's freshly built plan P: kept in C.Built or not.
+  void offer(std::vector<Candidate> &All, size_t I, std::shared_ptr<Plan> P) {
+    std::lock_guard<std::mutex> Guard(Lock);
+    uint64_t Ops = opsOf(*P);
+    double Time = All[I].Times.empty() ? 0 : All[I].Times.front();
+    while (Kept + Ops > MaxOpsToPrice) {
+      size_t Slowest = All.size();
+      for (size_t J = 0; J < All.size(); ++J)
+        if (All[J].Built && J != I &&
+            (Slowest == All.size() ||
+             All[J].Times.front() > All[Slowest].Times.front()))
+          Slowest = J;
+      if (Slowest == All.size() || All[Slowest].Times.front() <= Time)
+        return;
+      Kept -= opsOf(*All[Slowest].Built);
+      All[Slowest].Built.reset();
+    }
+    Kept += Ops;
+    All[I].Built = std::move(P);
+  }
+
+private:
+  std::mutex Lock;
+  uint64_t Kept = 0;
+};
+
+void price(Candidate &C, llvm::ArrayRef<uint64_t> Sizes,
+           std::vector<Candidate> &All, size_t I, KeptPlans &Keep) {
+  const Algorithm &A = *C.Algo;
+  llvm::Expected<PlanHeader> H = A.prepare(C.Request);
+  if (!H) {
+    C.Skipped = llvm::toString(H.takeError());
+    return;
+  }
+  C.Params = H->Params;
+  C.Header = std::make_shared<const PlanHeader>(*H);
   // A candidate too large to ever build is refused from its estimate, in
   // bounded memory.
   uint64_t Limit = maxPlanOps();
   PlanSizeEstimate Size = estimatePlanOps(A, *H, Limit);
   uint64_t Ops = Size.Ops;
-  const Program &First = Size.First;
   if (Ops > Limit) {
-    Out.C.Skipped = "about " + std::to_string(Ops) + " operations: more than " +
-                    maxPlanOpsText();
-    return Out;
+    C.Skipped = "about " + std::to_string(Ops) + " operations: more than " +
+                maxPlanOpsText();
+    return;
   }
+  C.RankZero = std::make_shared<const Program>(Size.First);
   if (Ops <= MaxOpsToPrice) {
-    llvm::Expected<Plan> P = compilePlan(A, S.Req);
+    llvm::Expected<Plan> P = buildPlan(A, C.Request, *H, std::move(Size));
     if (!P) {
-      Out.C.Skipped = llvm::toString(P.takeError());
-      return Out;
+      C.Skipped = llvm::toString(P.takeError());
+      return;
     }
     for (uint64_t Bytes : Sizes) {
-      CostReport R = evaluateCost(*P, Bytes, S.Req.Cost);
-      Out.Times.push_back(R.Time);
-      Out.C.Rounds = R.Rounds.size();
+      CostReport R = evaluateCost(*P, Bytes, C.Request.Cost);
+      C.Times.push_back(R.Time);
+      C.Rounds = R.Rounds.size();
+      if (!C.Report)
+        C.Report = std::move(R);
     }
-  } else if (A.rankSymmetric(*H) && flatOnePerNode(H->Topo) &&
-             (S.Req.CommutativeOperator || !H->RequiresCommutative)) {
-    for (uint64_t Bytes : Sizes) {
-      CompileRequest At = S.Req;
-      At.Bytes = Bytes;
-      Out.Times.push_back(rankZeroTime(*H, First, At));
-    }
-    Out.C.Rounds = First.Rounds.size();
-    Out.C.FromRankZero = true;
-  } else {
-    Out.C.Skipped =
-        "about " + std::to_string(Ops) + " operations: too large to price";
-    return Out;
+    C.PredictedTime = C.Times.front();
+    Keep.offer(All, I, std::make_shared<Plan>(std::move(*P)));
+    return;
   }
-  Out.C.PredictedTime = Out.Times.front();
-  return Out;
+  if (A.rankSymmetric(*H) && flatOnePerNode(H->Topo) &&
+      (C.Request.CommutativeOperator || !H->RequiresCommutative)) {
+    for (uint64_t Bytes : Sizes) {
+      CompileRequest At = C.Request;
+      At.Bytes = Bytes;
+      C.Times.push_back(rankZeroTime(*H, *C.RankZero, At));
+    }
+    C.Rounds = C.RankZero->Rounds.size();
+    C.FromRankZero = true;
+    C.PredictedTime = C.Times.front();
+    return;
+  }
+  C.Skipped =
+      "about " + std::to_string(Ops) + " operations: too large to price";
 }
 
-/// Prices every setting, on one thread per core: settings are independent
-/// and building their plans is most of a tuner's time at large P. Progress
-/// is reported in completion order, one call at a time.
-std::vector<Priced>
-priceAll(llvm::ArrayRef<Setting> Settings, llvm::ArrayRef<uint64_t> Sizes,
-         llvm::function_ref<void(uint32_t, uint32_t)> Pricing) {
-  std::vector<Priced> All(Settings.size());
-  std::atomic<size_t> Next{0};
-  uint32_t Done = 0;
-  std::mutex Lock;
-  auto Work = [&] {
-    for (size_t I; (I = Next++) < Settings.size();) {
-      All[I] = price(Settings[I], Sizes);
-      std::lock_guard<std::mutex> Guard(Lock);
-      ++Done;
-      if (Pricing)
-        Pricing(Done, Settings.size());
-    }
-  };
-  unsigned Threads =
-      std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 8);
-  std::vector<std::thread> Pool;
-  for (unsigned T = 1; T < std::min<size_t>(Threads, Settings.size()); ++T)
-    Pool.emplace_back(Work);
-  Work();
-  for (std::thread &T : Pool)
-    T.join();
-  return All;
+std::string paramsKey(const Candidate &C) { return paramText(C.Params); }
+
+size_t familyRank(const Algorithm *A) {
+  llvm::ArrayRef<const Algorithm *> All = allAlgorithms();
+  return size_t(llvm::find(All, A) - All.begin());
 }
 
 } // namespace
+
+bool lessByTieRule(const Candidate &A, const Candidate &B) {
+  if (A.Rounds != B.Rounds)
+    return A.Rounds < B.Rounds;
+  if (A.Algo != B.Algo)
+    return familyRank(A.Algo) < familyRank(B.Algo);
+  return paramsKey(A) < paramsKey(B);
+}
+
+std::vector<size_t> rankAtSize(llvm::ArrayRef<Candidate> Candidates, size_t K) {
+  std::vector<size_t> Order;
+  for (size_t I = 0; I < Candidates.size(); ++I)
+    if (Candidates[I].Skipped.empty() && K < Candidates[I].Times.size())
+      Order.push_back(I);
+  auto Time = [&](size_t I) { return Candidates[I].Times[K]; };
+  std::stable_sort(Order.begin(), Order.end(),
+                   [&](size_t A, size_t B) { return Time(A) < Time(B); });
+  // Runs of times within the tolerance of the run's first are ties: the
+  // run's first fixes the run, so the order is well defined (a tolerance
+  // between neighbours alone would not be transitive).
+  for (size_t From = 0; From < Order.size();) {
+    size_t To = From + 1;
+    while (To < Order.size() && Time(Order[To]) - Time(Order[From]) <=
+                                    TieTolerance * std::abs(Time(Order[From])))
+      ++To;
+    std::stable_sort(Order.begin() + From, Order.begin() + To,
+                     [&](size_t A, size_t B) {
+                       return lessByTieRule(Candidates[A], Candidates[B]);
+                     });
+    From = To;
+  }
+  return Order;
+}
+
+llvm::Expected<Plan *>
+Compilation::plan(size_t I,
+                  llvm::function_ref<void(uint32_t, uint32_t)> Progress) {
+  Candidate &C = Candidates[I];
+  if (!C.Built) {
+    llvm::Expected<Plan> P =
+        C.Header
+            ? buildPlan(*C.Algo, C.Request, *C.Header, std::nullopt, Progress)
+            : compilePlan(*C.Algo, C.Request, Progress);
+    if (!P)
+      return P.takeError();
+    C.Built = std::make_shared<Plan>(std::move(*P));
+  }
+  return C.Built.get();
+}
+
+bool Compilation::mayChoose(size_t I, bool CheckUnbuilt) {
+  Candidate &C = Candidates[I];
+  if (!C.Skipped.empty())
+    return false;
+  if (C.Choosable)
+    return *C.Choosable;
+  if (!C.Request.IdenticalResults || C.Request.Kind != Collective::Allreduce)
+    return *(C.Choosable = true);
+  // A plan priced from rank 0 is too large to verify just to draw a table;
+  // the verification before it is written judges it.
+  if (C.FromRankZero && !CheckUnbuilt)
+    return true;
+  llvm::Expected<Plan *> P = plan(I);
+  if (!P) {
+    llvm::consumeError(P.takeError());
+    return true;
+  }
+  C.WhyNotChoosable = rankDependence(**P, C.Request, C.Verdict);
+  return *(C.Choosable = C.WhyNotChoosable.empty());
+}
+
+void Compilation::keepOnlyChosen() {
+  for (size_t I = 0; I < Candidates.size(); ++I)
+    if (I != ChosenIndex || !Chosen)
+      Candidates[I].Built.reset();
+}
+
+llvm::Expected<Compilation>
+priceCandidates(const CompileRequest &Request,
+                llvm::ArrayRef<const Algorithm *> Families,
+                llvm::ArrayRef<uint64_t> Sizes,
+                llvm::function_ref<void(uint32_t, uint32_t)> Pricing) {
+  Compilation Out;
+  Out.Request = Request;
+  Out.Sizes.assign(Sizes.begin(), Sizes.end());
+  std::vector<Candidate> Skipped;
+  if (llvm::Error E = settingsOf(Request, Families, Out.Candidates, Skipped,
+                                 &Out.ParamTakers))
+    return E;
+  // Settings are independent and building their plans is most of a tuner's
+  // time at large P: they are priced on the worker threads (Parallel.h),
+  // progress reported in completion order, one call at a time.
+  KeptPlans Keep;
+  std::mutex Lock;
+  uint32_t Done = 0, Total = Out.Candidates.size();
+  parallelFor(Out.Candidates.size(), [&](size_t I) {
+    price(Out.Candidates[I], Sizes, Out.Candidates, I, Keep);
+    std::lock_guard<std::mutex> Guard(Lock);
+    ++Done;
+    if (Pricing)
+      Pricing(Done, Total);
+  });
+  // Those a family refused outright come first, as they were found.
+  Out.Candidates.insert(Out.Candidates.begin(),
+                        std::make_move_iterator(Skipped.begin()),
+                        std::make_move_iterator(Skipped.end()));
+  return Out;
+}
 
 llvm::Expected<Compilation>
 compile(const CompileRequest &Request,
         llvm::ArrayRef<const Algorithm *> Families,
         llvm::function_ref<void(uint32_t, uint32_t)> Progress,
-        llvm::function_ref<void(uint32_t, uint32_t)> Pricing) {
-  Compilation Out;
-  std::vector<Setting> Settings;
-  if (llvm::Error E = settingsOf(Request, Families, Settings, Out.Candidates,
-                                 &Out.ParamTakers))
-    return E;
-  // One setting: nothing to choose, build it (with progress).
-  if (Settings.size() == 1 && Out.Candidates.empty()) {
-    llvm::Expected<Plan> P =
-        compilePlan(*Settings[0].Algo, Settings[0].Req, Progress);
-    if (!P)
-      return P.takeError();
-    Out.Chosen = Settings[0].Algo;
-    Out.Candidates.push_back(
-        {Out.Chosen, P->Header.Params,
-         evaluateCost(*P, Request.Bytes, Request.Cost).Time, 0, false, ""});
-    Out.Best = std::move(*P);
-    return Out;
+        llvm::function_ref<void(uint32_t, uint32_t)> Pricing,
+        llvm::ArrayRef<uint64_t> MoreSizes) {
+  std::vector<uint64_t> Sizes = {Request.Bytes};
+  Sizes.insert(Sizes.end(), MoreSizes.begin(), MoreSizes.end());
+  // One setting: nothing to choose, build it (with progress), then price it.
+  {
+    std::vector<Candidate> Settings, Skipped;
+    std::map<std::string, std::vector<std::string>> Takers;
+    if (llvm::Error E =
+            settingsOf(Request, Families, Settings, Skipped, &Takers))
+      return E;
+    if (Settings.size() == 1 && Skipped.empty()) {
+      Compilation Out;
+      Out.Request = Request;
+      Out.Sizes = Sizes;
+      Out.ParamTakers = std::move(Takers);
+      Candidate &C = Out.Candidates.emplace_back(std::move(Settings[0]));
+      llvm::Expected<Plan> P = compilePlan(*C.Algo, C.Request, Progress);
+      if (!P)
+        return P.takeError();
+      C.Params = P->Header.Params;
+      for (uint64_t Bytes : Sizes) {
+        CostReport R = evaluateCost(*P, Bytes, Request.Cost);
+        C.Times.push_back(R.Time);
+        C.Rounds = R.Rounds.size();
+        if (!C.Report)
+          C.Report = std::move(R);
+      }
+      C.PredictedTime = C.Times.front();
+      C.Built = std::make_shared<Plan>(std::move(*P));
+      Out.Chosen = C.Algo;
+      return Out;
+    }
   }
 
-  size_t Base = Out.Candidates.size(); // Settings[I] is Candidates[Base + I].
-  for (Priced &Each : priceAll(Settings, Request.Bytes, Pricing))
-    Out.Candidates.push_back(std::move(Each.C));
-  // Fastest first; a plan is built (again) only when it is the next choice,
-  // and passed over when its ranks would end with different bits.
-  std::vector<size_t> Order;
-  for (size_t I = 0; I < Settings.size(); ++I)
-    if (Out.Candidates[Base + I].Skipped.empty())
+  llvm::Expected<Compilation> Priced =
+      priceCandidates(Request, Families, Sizes, Pricing);
+  if (!Priced)
+    return Priced.takeError();
+  Compilation &Out = *Priced;
+  // Fastest first (ties by the tie rule), skipped last; the first that may
+  // be chosen is, its plan built now only if pricing did not keep it.
+  std::vector<size_t> Order = rankAtSize(Out.Candidates, 0);
+  for (size_t I = 0; I < Out.Candidates.size(); ++I)
+    if (!Out.Candidates[I].Skipped.empty())
       Order.push_back(I);
-  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
-    return Out.Candidates[Base + A].PredictedTime <
-           Out.Candidates[Base + B].PredictedTime;
-  });
-  for (size_t I : Order) {
-    llvm::Expected<Plan> P =
-        compilePlan(*Settings[I].Algo, Settings[I].Req, Progress);
-    if (!P)
-      return P.takeError();
-    std::string Why = rankDependence(*P, Settings[I].Req, Out.Verified);
-    if (!Why.empty()) {
-      Out.Candidates[Base + I].Skipped = std::move(Why);
+  std::vector<Candidate> Sorted;
+  for (size_t I : Order)
+    Sorted.push_back(std::move(Out.Candidates[I]));
+  Out.Candidates = std::move(Sorted);
+  for (size_t I = 0; I < Out.Candidates.size(); ++I) {
+    Candidate &C = Out.Candidates[I];
+    if (!C.Skipped.empty())
+      continue;
+    if (!Out.mayChoose(I, /*CheckUnbuilt=*/true)) {
+      C.Skipped = C.WhyNotChoosable;
       continue;
     }
-    Out.Chosen = Settings[I].Algo;
-    Out.Best = std::move(*P);
+    llvm::Expected<Plan *> P = Out.plan(I, Progress);
+    if (!P)
+      return P.takeError();
+    Out.Chosen = Out.Candidates[I].Algo;
+    Out.ChosenIndex = I;
     break;
   }
   if (!Out.Chosen) {
@@ -305,65 +446,49 @@ compile(const CompileRequest &Request,
                      collectiveName(Request.Kind).str().c_str(),
                      Request.ranks(), Reasons.c_str());
   }
-  std::stable_sort(Out.Candidates.begin(), Out.Candidates.end(),
-                   [](const Candidate &A, const Candidate &B) {
-                     if (A.Skipped.empty() != B.Skipped.empty())
-                       return A.Skipped.empty();
-                     return A.PredictedTime < B.PredictedTime;
-                   });
-  return Out;
+  // Candidates passed over for rank-dependent rounding join the skipped,
+  // by their price.
+  std::vector<size_t> Index(Out.Candidates.size());
+  for (size_t I = 0; I < Index.size(); ++I)
+    Index[I] = I;
+  std::stable_sort(Index.begin(), Index.end(), [&](size_t A, size_t B) {
+    const Candidate &X = Out.Candidates[A], &Y = Out.Candidates[B];
+    if (X.Skipped.empty() != Y.Skipped.empty())
+      return X.Skipped.empty();
+    return !X.Skipped.empty() && X.PredictedTime < Y.PredictedTime;
+  });
+  std::vector<Candidate> Final;
+  size_t Chosen = Out.ChosenIndex;
+  for (size_t I : Index) {
+    if (I == Chosen)
+      Out.ChosenIndex = Final.size();
+    Final.push_back(std::move(Out.Candidates[I]));
+  }
+  Out.Candidates = std::move(Final);
+  return std::move(Out);
 }
 
-llvm::Expected<std::vector<SizeRange>> choiceBySize(
-    const CompileRequest &Request, llvm::ArrayRef<const Algorithm *> Families,
-    llvm::ArrayRef<uint64_t> Sizes,
-    llvm::function_ref<void(uint32_t, uint32_t)> Pricing, VerifiedFn Verified) {
-  std::vector<Setting> Settings;
-  std::vector<Candidate> Skipped;
-  if (llvm::Error E = settingsOf(Request, Families, Settings, Skipped))
-    return E;
-  std::vector<Priced> All = priceAll(Settings, Sizes, Pricing);
-  // Whether a candidate may be chosen (see compile()), decided on first need.
-  std::vector<std::optional<bool>> Allowed(All.size());
-  auto MayChoose = [&](size_t I) {
-    if (!Allowed[I]) {
-      Allowed[I] = true;
-      if (!All[I].C.FromRankZero) {
-        if (llvm::Expected<Plan> P =
-                compilePlan(*Settings[I].Algo, Settings[I].Req)) {
-          std::optional<VerifyResult> Verdict;
-          Allowed[I] = rankDependence(*P, Settings[I].Req, Verdict).empty();
-          if (Verdict && Verified)
-            Verified(*P, *Verdict);
-        } else
-          llvm::consumeError(P.takeError());
-      }
-    }
-    return *Allowed[I];
-  };
+std::vector<SizeRange> choiceBySize(Compilation &C,
+                                    llvm::ArrayRef<uint64_t> Sizes) {
   std::vector<SizeRange> Out;
-  for (size_t K = 0; K < Sizes.size(); ++K) {
-    std::vector<size_t> Order;
-    for (size_t I = 0; I < All.size(); ++I)
-      if (!All[I].Times.empty())
-        Order.push_back(I);
-    std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
-      return All[A].Times[K] < All[B].Times[K];
-    });
-    const Priced *Best = nullptr;
-    for (size_t I : Order)
-      if (MayChoose(I)) {
-        Best = &All[I];
+  for (uint64_t Size : Sizes) {
+    size_t K = size_t(llvm::find(C.Sizes, Size) - C.Sizes.begin());
+    assert(K < C.Sizes.size() && "choiceBySize: a size the session did not "
+                                 "price");
+    std::optional<size_t> Best;
+    for (size_t I : rankAtSize(C.Candidates, K))
+      if (C.mayChoose(I)) {
+        Best = I;
         break;
       }
     if (!Best)
       continue;
-    if (!Out.empty() && Out.back().Algo == Best->C.Algo &&
-        Out.back().Params == Best->C.Params) {
-      Out.back().To = Sizes[K];
+    const Candidate &B = C.Candidates[*Best];
+    if (!Out.empty() && Out.back().Index == *Best) {
+      Out.back().To = Size;
       continue;
     }
-    Out.push_back({Sizes[K], Sizes[K], Best->C.Algo, Best->C.Params});
+    Out.push_back({Size, Size, B.Algo, B.Params, *Best});
   }
   return Out;
 }

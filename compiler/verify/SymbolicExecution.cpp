@@ -17,13 +17,13 @@
 #include "compiler/verify/CombineTrees.h"
 #include "compiler/verify/ContributionStore.h"
 #include "compiler/verify/RankIntervals.h"
+#include "plan/ir/Parallel.h"
 
 #include <algorithm>
 #include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace collplan {
@@ -511,7 +511,7 @@ private:
   }
 };
 
-/// Replays every chunk on Threads threads, each with its own store from
+/// Replays every chunk in Threads parts, each with its own store from
 /// MakeStore(); diagnostics are gathered per thread and appended in thread
 /// order (the caller sorts them). The per-chunk lists cost 4 bytes per
 /// (step, chunk touched), which at P = 65536 is gigabytes: they are built
@@ -537,21 +537,18 @@ void replayWith(const PlanHeader &H, ReplayIndex &X,
     From = To;
     unsigned Active =
         unsigned(std::min<uint64_t>(Threads, X.EndChunk - X.FirstChunk));
-    auto Work = [&](unsigned T) {
+    // One part per worker thread (Parallel.h); inside another parallel
+    // loop the parts run one after another on the caller's thread.
+    parallelFor(Active, [&](size_t Part) {
+      unsigned T = unsigned(Part);
       auto S = MakeStore();
-      // Only the calling thread reports progress.
+      // Only one part reports progress.
       const auto *Progress =
           T == 0 && Options.Progress ? &Options.Progress : nullptr;
       Replay<decltype(S)>(H, X, Options.MaxErrors, S, Found[T], Trees[T])
           .run(T, Active, Done, Progress,
                Options.StopAtDifferentOrders ? &Stop : nullptr);
-    };
-    std::vector<std::thread> Pool;
-    for (unsigned T = 1; T < Active; ++T)
-      Pool.emplace_back(Work, T);
-    Work(0);
-    for (std::thread &Th : Pool)
-      Th.join();
+    });
     if (Stop || llvm::any_of(Found, [&](const std::vector<Diagnostic> &F) {
           return F.size() >= Options.MaxErrors;
         }))
@@ -591,8 +588,9 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
                          std::string &DifferentTrees) {
   const PlanHeader &H = P.Header;
   ReplayIndex X(P, Matched);
-  // One thread per core, each with its own store: the budget is shared.
-  unsigned Threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  // One part per worker thread, each with its own store: the budget is
+  // shared.
+  unsigned Threads = workerThreads();
   uint64_t Atoms = std::max<uint64_t>(X.Atoms.size(), 1);
   uint64_t MaxCB =
       std::min(Atoms, chunkBlocks(H, Mode, Options.MemoryBudget / Threads));

@@ -483,6 +483,41 @@ uint64_t storedBinaryHash(StringRef Bytes) {
   return llvm::support::endian::read64le(Bytes.data() + BinaryHashOffset);
 }
 
+namespace {
+
+void writeStamp(const std::optional<VerificationStamp> &Stamp, ByteWriter &W) {
+  W.uleb(Stamp ? 1 : 0);
+  if (Stamp) {
+    W.fixed64(Stamp->PlanHash);
+    W.uleb(Stamp->IdenticalResults ? 1 : 0);
+    W.string(Stamp->Verifier);
+  }
+}
+
+} // namespace
+
+std::string restampBinaryPlan(StringRef Encoded,
+                              const std::optional<VerificationStamp> &Stamp) {
+  // The old stamp: a flag, then the hash, a flag and a string (the length
+  // and the bytes), as writeStamp put it; the encoder's own output, so
+  // trusted.
+  size_t StampAt = BinaryHashOffset + 8, End = StampAt + 1;
+  if (Encoded[StampAt] != 0) {
+    End += 8 + 1;
+    unsigned Length = 0;
+    uint64_t Chars = llvm::decodeULEB128(Encoded.bytes_begin() + End, &Length);
+    End += Length + Chars;
+  }
+  std::string Out(Encoded.substr(0, StampAt));
+  {
+    ByteWriter W(Out);
+    writeStamp(Stamp, W);
+  }
+  Out.reserve(Out.size() + Encoded.size() - End);
+  Out += Encoded.substr(End);
+  return Out;
+}
+
 std::string encodeBinaryPlan(const Plan &P) {
   static_assert(BinaryPlanVersion < 128,
                 "BinaryHashOffset assumes a one-byte version");
@@ -522,12 +557,7 @@ std::string encodeBinaryPlan(const Plan &P) {
   ByteWriter W(Out);
   W.uleb(BinaryPlanVersion);
   W.fixed64(0); // The hash, once the header and the table are in place.
-  W.uleb(H.Stamp ? 1 : 0);
-  if (H.Stamp) {
-    W.fixed64(H.Stamp->PlanHash);
-    W.uleb(H.Stamp->IdenticalResults ? 1 : 0);
-    W.string(H.Stamp->Verifier);
-  }
+  writeStamp(H.Stamp, W);
   W.flush();
   uint64_t HeaderAt = Out.size();
   W.uleb(uint64_t(H.Kind));

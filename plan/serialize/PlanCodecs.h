@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 
 namespace collplan {
@@ -25,6 +26,11 @@ constexpr char BinaryPlanMagic[] = {'\x89', 'C', 'P',  'L',
 std::string encodeYamlPlan(const Plan &P);
 std::string encodeJsonPlan(const Plan &P);
 std::string encodeBinaryPlan(const Plan &P);
+/// Encoded (encodeBinaryPlan's bytes) with Stamp in place of its stamp: the
+/// bytes encodeBinaryPlan gives for the plan carrying Stamp, since the stamp
+/// lies outside the hash.
+std::string restampBinaryPlan(llvm::StringRef Encoded,
+                              const std::optional<VerificationStamp> &Stamp);
 
 llvm::Expected<Plan> decodeYamlPlan(llvm::StringRef Text, llvm::StringRef Name);
 llvm::Expected<Plan> decodeJsonPlan(llvm::StringRef Text, llvm::StringRef Name);

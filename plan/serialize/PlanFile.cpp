@@ -125,6 +125,20 @@ uint64_t planHash(const Plan &P) {
   return storedBinaryHash(encodeBinaryPlan(P));
 }
 
+EncodedPlan encodeCanonical(const Plan &P) {
+  EncodedPlan E;
+  E.Binary = encodeBinaryPlan(P);
+  if (P.Header.Stamp)
+    E.Binary = restampBinaryPlan(E.Binary, std::nullopt);
+  E.Hash = storedBinaryHash(E.Binary);
+  return E;
+}
+
+std::string stampedBinary(const EncodedPlan &E,
+                          const std::optional<VerificationStamp> &Stamp) {
+  return restampBinaryPlan(E.Binary, Stamp);
+}
+
 VerificationStamp stampFor(const Plan &P, bool IdenticalResults,
                            StringRef Verifier) {
   return {planHash(P), IdenticalResults, Verifier.str()};

@@ -72,6 +72,21 @@ llvm::Error writePlanFile(const Plan &P, llvm::StringRef Path, PlanFormat F);
 uint64_t planHash(const Plan &P);
 std::string planHashHex(uint64_t Hash);
 
+/// P encoded once in its canonical (binary) form, with its hash: what the
+/// plan hash, a stamp and a .cplan file are all made from, so that stamping
+/// and writing a plan need not encode it again.
+struct EncodedPlan {
+  /// The binary encoding of P without a stamp.
+  std::string Binary;
+  uint64_t Hash = 0;
+};
+/// Encodes P (whose own stamp is ignored).
+EncodedPlan encodeCanonical(const Plan &P);
+/// The .cplan bytes of the plan E encodes, carrying Stamp: the stamp lies
+/// outside the hash (BinaryPlan.cpp), so it is spliced in, not re-encoded.
+std::string stampedBinary(const EncodedPlan &E,
+                          const std::optional<VerificationStamp> &Stamp);
+
 /// The stamp a verifier (named Verifier, e.g. "collplan 0.4.0") gives P once
 /// it accepted it: bound to P's current content.
 VerificationStamp stampFor(const Plan &P, bool IdenticalResults,

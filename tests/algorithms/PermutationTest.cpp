@@ -615,7 +615,7 @@ PlanHeader tuned(const CompileRequest &Req) {
   const Algorithm *Family = &algo();
   llvm::Expected<Compilation> C = collplan::compile(Req, Family);
   REQUIRE(bool(C));
-  return C->Best.Header;
+  return C->best().Header;
 }
 
 unsigned chosenR(const CompileRequest &Req) {

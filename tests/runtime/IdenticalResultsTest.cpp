@@ -142,7 +142,7 @@ TEST_CASE("auto chooses plans with identical results unless allowed not to") {
     Req.IdenticalResults = !Allow;
     llvm::Expected<Compilation> C = collplan::compile(Req);
     REQUIRE(bool(C));
-    VerifyResult V = verifyPlan(C->Best);
+    VerifyResult V = verifyPlan(C->best());
     REQUIRE(V.Valid);
     INFO("allowed: " << Allow << ", chosen: " << C->Chosen->name().str());
     CHECK(V.IdenticalResults == !Allow);

@@ -112,8 +112,7 @@ std::optional<Failure> buildRequest(const CompileOptions &O,
 void printSummary(const CompileOptions &O, const Plan &P,
                   const std::optional<VerifyResult> &Verified,
                   double VerifySeconds, double CompileSeconds,
-                  const CostReport &Cost,
-                  const std::vector<Candidate> &Ranked) {
+                  const CostReport &Cost, llvm::ArrayRef<Candidate> Ranked) {
   const PlanHeader &H = P.Header;
   if (O.Format == OutputFormat::Json) {
     llvm::json::OStream J(llvm::outs(), 2);
@@ -194,26 +193,21 @@ void printSummary(const CompileOptions &O, const Plan &P,
     OS << "  wrote " << O.Output << "\n";
 }
 
-/// Where the best candidate changes with the message size, 8 B to 1 GiB:
-/// the L/B switch point of a family, the crossover between families.
-void printChoiceBySize(const CompileRequest &Request,
-                       llvm::ArrayRef<const Algorithm *> Families, bool Quiet) {
+/// The sizes `--explain` shows the best choice at: 8 B to 1 GiB.
+std::vector<uint64_t> explainSizes() {
   std::vector<uint64_t> Sizes;
   for (uint64_t B = 8; B <= (uint64_t(1) << 30); B *= 2)
     Sizes.push_back(B);
-  llvm::Expected<std::vector<SizeRange>> Ranges =
-      choiceBySize(Request, Families, Sizes,
-                   [Report = progressReporter("pricing at every size"),
-                    Quiet](uint32_t Done, uint32_t Total) {
-                     if (!Quiet)
-                       Report(Done, Total);
-                   });
-  if (!Ranges) {
-    llvm::consumeError(Ranges.takeError());
-    return;
-  }
+  return Sizes;
+}
+
+/// Where the best candidate changes with the message size: the L/B switch
+/// point of a family, the crossover between families. The compilation
+/// priced every candidate at these sizes already.
+void printChoiceBySize(Compilation &C) {
+  std::vector<SizeRange> Ranges = choiceBySize(C, explainSizes());
   llvm::outs() << "best by message size (these plans, priced at each size):\n";
-  for (const SizeRange &R : *Ranges) {
+  for (const SizeRange &R : Ranges) {
     llvm::outs() << "  " << llvm::right_justify(formatBytes(double(R.From)), 9)
                  << " .. " << llvm::left_justify(formatBytes(double(R.To)), 9)
                  << "  " << R.Algo->name();
@@ -258,17 +252,22 @@ int runCompile(const CompileOptions &O) {
     Families.push_back(Named);
   }
   auto Pricing = progressReporter("pricing candidates");
-  llvm::Expected<Compilation> Compiled =
-      compile(Request, Families, Progress, [&](uint32_t Done, uint32_t Total) {
+  // --explain's table by size comes from the same pricing pass.
+  std::vector<uint64_t> MoreSizes;
+  if (O.Explain)
+    MoreSizes = explainSizes();
+  llvm::Expected<Compilation> Compiled = compile(
+      Request, Families, Progress,
+      [&](uint32_t Done, uint32_t Total) {
         if (!O.Quiet)
           Pricing(Done, Total);
-      });
+      },
+      MoreSizes);
   if (!Compiled)
     return reportError(Compiled.takeError(), ErrorKind::CannotCompile);
-  Plan P = std::move(Compiled->Best);
-  std::vector<Candidate> Ranked;
+  llvm::ArrayRef<Candidate> Ranked;
   if (Compiled->Candidates.size() > 1)
-    Ranked = std::move(Compiled->Candidates);
+    Ranked = Compiled->Candidates;
   const Algorithm *Algo = Compiled->Chosen;
   double CompileSeconds = secondsSince(Start);
 
@@ -279,31 +278,41 @@ int runCompile(const CompileOptions &O) {
                    << " (families without it ignore it)\n";
     if (!Ranked.empty()) {
       llvm::outs() << candidateTable(Ranked);
-      printChoiceBySize(Request, Families, O.Quiet);
+      printChoiceBySize(*Compiled);
     }
-    std::string Why = Algo->explain(Request, P.Header);
+    std::string Why = Algo->explain(Request, Compiled->best().Header);
     if (!Why.empty())
       llvm::outs() << Why << (llvm::StringRef(Why).endswith("\n") ? "" : "\n");
   }
+  // The other candidates' plans are not needed any more.
+  Compiled->keepOnlyChosen();
+  Plan &P = Compiled->best();
+  const Candidate &Chosen = Compiled->Candidates[Compiled->ChosenIndex];
 
-  // Before verifying and writing: a text plan over the readers' limit could
-  // never be read back.
-  if (OutFormat)
-    if (int Code = checkPlanFileSize(P, *OutFormat))
-      return Code;
-
+  // A text plan over the readers' limit could never be read back: refused
+  // before verifying.
   std::optional<VerifyResult> Verified;
   double VerifySeconds = 0;
-  if (!O.NoVerify)
+  FinalizedPlan Finalized;
+  if (!O.NoVerify) {
     if (int Code =
-            verifyAndStamp(P, O.Mode, O.Quiet, Verified, VerifySeconds,
-                           Compiled->Verified ? &*Compiled->Verified : nullptr))
+            finalizeOrReport(P, OutFormat, O.Mode, O.Quiet, Finalized,
+                             Chosen.Verdict ? &*Chosen.Verdict : nullptr))
       return Code;
+    Verified = Finalized.Verdict;
+    VerifySeconds = Finalized.VerifySeconds;
+  } else if (OutFormat) {
+    if (llvm::Error E = checkPlanFileSize(P, *OutFormat))
+      return reportError(std::move(E), ErrorKind::Usage);
+    Finalized.Bytes = encodePlan(P, *OutFormat);
+  }
 
-  CostReport Cost = evaluateCost(P, Request.Bytes, Request.Cost);
+  CostReport Cost = Chosen.Report
+                        ? *Chosen.Report
+                        : evaluateCost(P, Request.Bytes, Request.Cost);
   if (!O.Output.empty())
-    if (llvm::Error E = writePlanFile(P, O.Output, *OutFormat))
-      return reportError(std::move(E), ErrorKind::Io);
+    if (int Code = writeFinalized(Finalized, O.Output))
+      return Code;
   if (!O.Quiet || O.Format == OutputFormat::Json)
     printSummary(O, P, Verified, VerifySeconds, CompileSeconds, Cost, Ranked);
   return ExitSuccess;

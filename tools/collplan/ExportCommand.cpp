@@ -43,10 +43,9 @@ int runExport(ExportOptions O) {
   if (P->Header.Stamp)
     if (llvm::Error E = checkStamp(P->Header, planHash(*P), O.File))
       return reportError(std::move(E), ErrorKind::Usage);
-  std::optional<VerifyResult> Verified;
-  double Seconds = 0;
-  if (int Code = verifyAndStamp(*P, VerifyMode::Auto, /*Quiet=*/true, Verified,
-                                Seconds))
+  FinalizedPlan Finalized;
+  if (int Code = finalizeOrReport(*P, std::nullopt, VerifyMode::Auto,
+                                  /*Quiet=*/true, Finalized))
     return Code;
   if (O.OlderExecutor)
     O.Xml.Limits.StepsPerThreadblock = 256;

@@ -53,16 +53,14 @@ int runImport(const ImportOptions &O) {
   double ImportSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
-  if (OutFormat)
-    if (int Code = checkPlanFileSize(*P, *OutFormat))
-      return Code;
-  std::optional<VerifyResult> Verified;
-  double VerifySeconds = 0;
-  if (int Code = verifyAndStamp(*P, O.Mode, O.Quiet, Verified, VerifySeconds))
+  FinalizedPlan Finalized;
+  if (int Code = finalizeOrReport(*P, OutFormat, O.Mode, O.Quiet, Finalized))
     return Code;
   if (OutFormat)
-    if (llvm::Error E = writePlanFile(*P, O.Output, *OutFormat))
-      return reportError(std::move(E), ErrorKind::Io);
+    if (int Code = writeFinalized(Finalized, O.Output))
+      return Code;
+  const std::optional<VerifyResult> &Verified = Finalized.Verdict;
+  double VerifySeconds = Finalized.VerifySeconds;
   if (O.Quiet)
     return ExitSuccess;
   const PlanHeader &H = P->Header;

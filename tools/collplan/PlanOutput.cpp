@@ -1,73 +1,49 @@
-//===- PlanOutput.cpp - Verifying, stamping and writing a plan file -------===//
+//===- PlanOutput.cpp - The command line's side of writing a plan ---------===//
 
 #include "tools/collplan/PlanOutput.h"
 
-#include "plan/serialize/TextPlanSize.h"
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/Options.h"
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
-
 namespace collplan::cli {
 
-int checkPlanFileSize(const Plan &P, PlanFormat F) {
-  if (F == PlanFormat::Binary)
-    return ExitSuccess;
-  uint64_t Floor = textPlanBytesAtLeast(P, F);
-  if (Floor <= MaxPlanFileBytes)
-    return ExitSuccess;
-  printError("the plan as " + formatName(F).upper() + " would take at least " +
-             formatBytes(double(Floor)) + ", past the " +
-             formatBytes(double(MaxPlanFileBytes)) +
-             " plan files may have; nothing was written. Write it as "
-             ".cplan (binary), which is far smaller");
-  return ExitUsage;
-}
-
-int verifyAndStamp(Plan &P, VerifyMode Mode, bool Quiet,
-                   std::optional<VerifyResult> &Verified, double &Seconds,
-                   const VerifyResult *Known) {
-  if (Known && Known->Valid && Mode == VerifyMode::Auto) {
-    Verified = *Known;
-    Seconds = Known->Stats.Seconds;
-    P.Header.Stamp =
-        stampFor(P, Known->IdenticalResults, "collplan " COLLPLAN_VERSION);
-    return ExitSuccess;
-  }
-  VerifyOptions VO;
-  VO.Mode = Mode;
+int finalizeOrReport(Plan &P, std::optional<PlanFormat> Format, VerifyMode Mode,
+                     bool Quiet, FinalizedPlan &Out,
+                     const VerifyResult *Known) {
+  FinalizeOptions Options;
+  Options.Format = Format;
+  Options.Mode = Mode;
+  Options.Verifier = "collplan " COLLPLAN_VERSION;
   if (!Quiet)
-    VO.Progress = progressReporter("verifying");
-  auto Start = std::chrono::steady_clock::now();
-  Verified = verifyPlan(P, VO);
-  Seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
-          .count();
-  if (!Verified->Valid) {
+    Options.Progress = progressReporter("verifying");
+  llvm::Expected<FinalizedPlan> F = finalizePlan(P, Options, Known);
+  if (!F)
+    return reportError(F.takeError(), ErrorKind::Usage);
+  Out = std::move(*F);
+  if (Out.failedVerification()) {
     printError("the " + P.Header.Algorithm +
                " plan failed verification; nothing was written:");
-    for (const Diagnostic &D : Verified->Errors)
+    for (const Diagnostic &D : Out.Verdict->Errors)
       llvm::errs() << "  " << D.str() << "\n";
     return ExitInvalid;
   }
-  P.Header.Stamp =
-      stampFor(P, Verified->IdenticalResults, "collplan " COLLPLAN_VERSION);
+  return ExitSuccess;
+}
+
+int writeFinalized(const FinalizedPlan &Finalized, const std::string &Path) {
+  if (llvm::Error E = writeFileAtomically(Path, Finalized.Bytes, "plan file"))
+    return reportError(std::move(E), ErrorKind::Io);
   return ExitSuccess;
 }
 
 int writeVerifiedPlan(Plan &P, const std::string &Path, PlanFormat F,
                       VerifyMode Mode, bool Quiet, const VerifyResult *Known) {
-  if (int Code = checkPlanFileSize(P, F))
+  FinalizedPlan Finalized;
+  if (int Code = finalizeOrReport(P, F, Mode, Quiet, Finalized, Known))
     return Code;
-  std::optional<VerifyResult> Verified;
-  double Seconds = 0;
-  if (int Code = verifyAndStamp(P, Mode, Quiet, Verified, Seconds, Known))
-    return Code;
-  if (llvm::Error E = writePlanFile(P, Path, F))
-    return reportError(std::move(E), ErrorKind::Io);
-  return ExitSuccess;
+  return writeFinalized(Finalized, Path);
 }
 
 } // namespace collplan::cli

@@ -1,16 +1,17 @@
-//===- PlanOutput.h - Verifying, stamping and writing a plan file -*- C++
-//-*-===//
+//===- PlanOutput.h - The command line's side of writing a plan -*- C++ -*-===//
 //
-// The one path from a compiled plan to a plan file that the runtime will
-// run: refuse a text plan past the readers' limit, verify, stamp, write
-// whole or not at all. `compile`, `select -o` and `tune` take it.
+// compiler/select/Finalize.h refuses a text plan past the readers' limit,
+// verifies, stamps and encodes; here is what the commands add: progress on
+// stderr, the stamp's verifier name, the diagnostics printed, exit codes,
+// and the write. `compile`, `select -o`, `tune`, `import` and `export` take
+// it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef COLLPLAN_TOOLS_PLANOUTPUT_H
 #define COLLPLAN_TOOLS_PLANOUTPUT_H
 
-#include "compiler/verify/Verifier.h"
+#include "compiler/select/Finalize.h"
 #include "plan/ir/Plan.h"
 #include "plan/serialize/PlanFile.h"
 
@@ -19,21 +20,18 @@
 
 namespace collplan::cli {
 
-/// Exit 2 (printed) when P written as F would exceed the plan-file limit;
-/// 0 otherwise. Checked before verifying: such a file could never be read.
-int checkPlanFileSize(const Plan &P, PlanFormat F);
+/// finalizePlan with this collplan as the stamp's verifier: the exit code
+/// (0; 1 with the diagnostics printed when P fails verification; 2 when the
+/// text plan would be too large). Format, when given, is the encoding wanted
+/// in Out.Bytes. Known: see finalizePlan.
+int finalizeOrReport(Plan &P, std::optional<PlanFormat> Format, VerifyMode Mode,
+                     bool Quiet, FinalizedPlan &Out,
+                     const VerifyResult *Known = nullptr);
 
-/// Verifies P; on failure prints the diagnostics and returns 1 (nothing to
-/// write), otherwise stamps P (the runtime runs only stamped plans), fills
-/// Verified and Seconds and returns 0. Known, if given, is a valid verdict
-/// the tuner reached on this very plan in the default mode: with Mode Auto
-/// it is taken instead of verifying again (Seconds is then the time that
-/// verification took).
-int verifyAndStamp(Plan &P, VerifyMode Mode, bool Quiet,
-                   std::optional<VerifyResult> &Verified, double &Seconds,
-                   const VerifyResult *Known = nullptr);
+/// Writes Finalized's bytes to Path, whole or not at all: 0, or 4 printed.
+int writeFinalized(const FinalizedPlan &Finalized, const std::string &Path);
 
-/// The three steps and the write: the exit code (0, 1, 2 or 4, printed).
+/// Both: the exit code (0, 1, 2 or 4, printed).
 int writeVerifiedPlan(Plan &P, const std::string &Path, PlanFormat F,
                       VerifyMode Mode, bool Quiet,
                       const VerifyResult *Known = nullptr);

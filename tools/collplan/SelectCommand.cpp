@@ -5,9 +5,9 @@
 // them all, fastest first, skipped ones with the reason), beside the lower
 // bound. -o writes the best plan along compile's path (PlanOutput.h).
 //
-// Bytes sent per rank is rank 0's: its program alone is built again for
-// each candidate (cheap at any P), where the whole plan would be needed for
-// the busiest rank's. For the symmetric families every rank sends as much.
+// Bytes sent per rank is rank 0's: pricing built its program for each
+// candidate (cheap at any P), where the whole plan would be needed for the
+// busiest rank's. For the symmetric families every rank sends as much.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,24 +44,22 @@ struct Row {
   std::optional<double> Rank0Sent;
 };
 
-/// Rank 0's bytes sent in C's plan, built for that rank only (none when the
-/// family cannot prepare it or rank 0 alone is past the operation limit).
-std::optional<double> rankZeroSent(const Candidate &C,
-                                   const CompileRequest &Request) {
-  CompileRequest Own = Request;
-  Own.Params = C.Params;
-  llvm::Expected<PlanHeader> H = C.Algo->prepare(Own);
-  if (!H) {
-    llvm::consumeError(H.takeError());
+/// Rank 0's bytes sent in C's plan, from the rank 0 program pricing built
+/// (none when it did not: the family could not prepare it, or rank 0 alone
+/// is past the operation limit).
+std::optional<double> rankZeroSent(const Candidate &C, uint64_t Bytes) {
+  const PlanHeader *H = C.Header  ? C.Header.get()
+                        : C.Built ? &C.Built->Header
+                                  : nullptr;
+  const Program *P = C.RankZero ? C.RankZero.get()
+                     : C.Built && !C.Built->Programs.empty()
+                         ? &C.Built->Programs[0]
+                         : nullptr;
+  if (!H || !P)
     return std::nullopt;
-  }
-  OpBudget Budget(maxPlanOps() / std::max<uint32_t>(H->Ranks, 1));
-  Program P = C.Algo->buildRank(*H, 0);
-  if (Budget.exceeded())
-    return std::nullopt;
-  BlockLayout Layout(*H, Request.Bytes);
+  BlockLayout Layout(*H, Bytes);
   double Sent = 0;
-  for (const Round &Rd : P.Rounds)
+  for (const Round &Rd : P->Rounds)
     for (const Op &O : Rd.Ops)
       if (O.Kind == OpKind::Send)
         Sent += double(Layout.size(O.Blocks));
@@ -87,7 +85,7 @@ void printJson(const SelectOptions &O, const CompileRequest &Request,
     J.attributeObject("best", [&] {
       J.attribute("algorithm", C.Chosen->name());
       J.attributeObject("params", [&] {
-        for (const auto &[K, V] : C.Best.Header.Params)
+        for (const auto &[K, V] : C.best().Header.Params)
           J.attribute(K, V);
       });
     });
@@ -159,7 +157,7 @@ void printText(const SelectOptions &O, const CompileRequest &Request,
        << ": skipped: " << K.Skipped << "\n";
   }
   OS << "best: " << C.Chosen->name();
-  for (const auto &[K, V] : C.Best.Header.Params)
+  for (const auto &[K, V] : C.best().Header.Params)
     OS << " " << K << "=" << V;
   if (!O.Output.empty())
     OS << "; wrote " << O.Output << " (verified, stamped)";
@@ -194,22 +192,21 @@ int runSelect(const SelectOptions &O) {
       });
   if (!Compiled)
     return reportError(Compiled.takeError(), ErrorKind::CannotCompile);
-  // One setting only: compile() built it without counting its rounds.
-  if (Compiled->Candidates.size() == 1)
-    Compiled->Candidates[0].Rounds =
-        evaluateCost(Compiled->Best, Request.Bytes, Request.Cost).Rounds.size();
   double Bound =
       lowerBound(Request.Kind, Request.Topo, Request.Bytes, Request.Cost);
   std::vector<Row> Rows;
   for (const Candidate &C : Compiled->Candidates)
-    Rows.push_back(
-        {&C, C.Skipped.empty() ? rankZeroSent(C, Request) : std::nullopt});
+    Rows.push_back({&C, C.Skipped.empty() ? rankZeroSent(C, Request.Bytes)
+                                          : std::nullopt});
 
-  if (!O.Output.empty())
+  Compiled->keepOnlyChosen();
+  if (!O.Output.empty()) {
+    const Candidate &Chosen = Compiled->Candidates[Compiled->ChosenIndex];
     if (int Code = writeVerifiedPlan(
-            Compiled->Best, O.Output, *OutFormat, O.Mode, O.Quiet,
-            Compiled->Verified ? &*Compiled->Verified : nullptr))
+            Compiled->best(), O.Output, *OutFormat, O.Mode, O.Quiet,
+            Chosen.Verdict ? &*Chosen.Verdict : nullptr))
       return Code;
+  }
   if (O.Format == OutputFormat::Json)
     printJson(O, Request, *Compiled, Bound, Rows);
   else if (!O.Quiet)

@@ -173,48 +173,70 @@ void say(const TuneOptions &O, const llvm::Twine &Line) {
     llvm::errs() << "collplan: tune: " << Line << "\n";
 }
 
-/// The verdicts the tuner reached while choosing, by plan hash: a plan
-/// written later with the same content is stamped without a second
-/// verification.
-using Verdicts = std::map<uint64_t, VerifyResult>;
+/// The plans a run keeps between choosing and writing, at most
+/// MaxOpsToPrice operations in all over every request: the ranges' winners
+/// are built to be priced or checked, and kept rather than built again.
+constexpr uint64_t MaxOpsKept = MaxOpsToPrice;
 
-/// The decision table over Sizes among Families (every family when empty).
+uint64_t keptOps(const Compilation &C) {
+  uint64_t Ops = 0;
+  for (const Candidate &K : C.Candidates)
+    if (K.Built)
+      for (const Program &Prog : K.Built->Programs)
+        Ops += Prog.numOps();
+  return Ops;
+}
+
+/// One request's candidates, priced, and the candidate of each range.
+struct Tuned {
+  Compilation Priced;
+  std::vector<size_t> Winners;
+};
+
+/// The decision table over Sizes among Families (every family when empty),
+/// from the priced candidates, which Session receives when given.
 llvm::Expected<DecisionTable> decide(const TuneOptions &O,
                                      const CompileRequest &Request,
                                      llvm::ArrayRef<const Algorithm *> Families,
                                      llvm::ArrayRef<uint64_t> Sizes,
                                      const std::string &What,
-                                     Verdicts *Known = nullptr) {
+                                     Tuned *Session = nullptr) {
   auto Report = progressReporter("pricing " + What);
-  llvm::Expected<std::vector<SizeRange>> Ranges = choiceBySize(
-      Request, Families, Sizes,
-      [&](uint32_t Done, uint32_t Total) {
+  llvm::Expected<Compilation> C = priceCandidates(
+      Request, Families, Sizes, [&](uint32_t Done, uint32_t Total) {
         if (!O.Quiet)
           Report(Done, Total);
-      },
-      [&](const Plan &P, const VerifyResult &V) {
-        if (Known)
-          Known->emplace(planHash(P), V);
       });
-  if (!Ranges)
-    return Ranges.takeError();
-  if (Ranges->empty())
+  if (!C)
+    return C.takeError();
+  std::vector<SizeRange> Ranges = choiceBySize(*C, Sizes);
+  if (Ranges.empty())
     return makeError(
         ErrorKind::CannotCompile, "no candidate for %s on P = %u at any size",
         collectiveName(Request.Kind).str().c_str(), Request.ranks());
   DecisionTable T;
   T.Kind = Request.Kind;
   T.Ranks = Request.ranks();
-  for (size_t I = 0; I < Ranges->size(); ++I) {
-    const SizeRange &R = (*Ranges)[I];
+  for (size_t I = 0; I < Ranges.size(); ++I) {
+    const SizeRange &R = Ranges[I];
     DecisionRange D;
     D.MinBytes = I == 0 ? 0 : R.From;
-    D.MaxBytes = I + 1 == Ranges->size() ? UINT64_MAX : (*Ranges)[I + 1].From;
+    D.MaxBytes = I + 1 == Ranges.size() ? UINT64_MAX : Ranges[I + 1].From;
     D.Family = R.Algo->name().str();
     D.Params = R.Params;
     D.FirstSize = R.From;
     D.LastSize = R.To;
     T.Ranges.push_back(std::move(D));
+  }
+  if (Session) {
+    // Only the winners' plans are written: the others are dropped.
+    for (size_t I = 0; I < C->Candidates.size(); ++I)
+      if (llvm::none_of(Ranges,
+                        [&](const SizeRange &R) { return R.Index == I; }))
+        C->Candidates[I].Built.reset();
+    Session->Priced = std::move(*C);
+    for (const SizeRange &R : Ranges)
+      Session->Winners.push_back(R.Index);
   }
   return T;
 }
@@ -293,17 +315,18 @@ std::optional<RequestProblem> buildJobs(const TuneOptions &O, uint64_t Anchor,
 }
 
 /// What tune decides: the plan directory's tables (every family) and the
-/// libraries' (their own families only), in the order of the jobs.
+/// libraries' (their own families only), in the order of the jobs, and the
+/// priced candidates of each plan table (Sessions, one per job).
 struct TuneTables {
   std::vector<DecisionTable> Plans, OpenMpi, Mpich;
+  std::vector<Tuned> Sessions;
 };
 
-/// The tables of every job over Sizes. The verdicts the tuner reaches on
-/// the plans it builds go into Known.
+/// The tables of every job over Sizes.
 llvm::Error decideTables(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
-                         llvm::ArrayRef<uint64_t> Sizes, TuneTables &Out,
-                         Verdicts &Known) {
+                         llvm::ArrayRef<uint64_t> Sizes, TuneTables &Out) {
   bool WritePlans = !O.Dir.empty();
+  uint64_t Kept = 0;
   for (size_t I = 0; I < Jobs.size(); ++I) {
     const TuneJob &Job = Jobs[I];
     std::string Name = Job.name();
@@ -314,10 +337,18 @@ llvm::Error decideTables(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
                            Name, Job.Request.ranks(), Sizes.size(),
                            formatBytes(double(Sizes.front())),
                            formatBytes(double(Sizes.back()))));
+      Tuned &Session = Out.Sessions.emplace_back();
       llvm::Expected<DecisionTable> T = decide(
-          O, Job.Request, Job.Families, Sizes, Name + " candidates", &Known);
+          O, Job.Request, Job.Families, Sizes, Name + " candidates", &Session);
       if (!T)
         return T.takeError();
+      // Past the bound the plans are built again when written.
+      Kept += keptOps(Session.Priced);
+      if (Kept > MaxOpsKept) {
+        Kept -= keptOps(Session.Priced);
+        for (Candidate &C : Session.Priced.Candidates)
+          C.Built.reset();
+      }
       for (DecisionRange &R : T->Ranges)
         R.PlanFile = planRule(Job.Request, R, O.PlanExtension).File;
       Out.Plans.push_back(std::move(*T));
@@ -362,49 +393,62 @@ llvm::Error decideTables(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
 }
 
 /// Writes the plan directory: one verified, stamped plan per range of each
-/// table, built one at a time, and the index. The exit code (printed).
+/// table, each taken from the priced candidates (built again only past the
+/// memory bound) and encoded once, and the index. The exit code (printed).
 int writePlanDirectory(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
-                       std::vector<DecisionTable> &Tables, PlanFormat Format,
-                       const Verdicts &Known, const std::string &Preamble) {
+                       TuneTables &Tables, PlanFormat Format,
+                       const std::string &Preamble) {
   PlanDirectoryUpdate U;
   U.Preamble = "Last tuned: " + Preamble;
   // A failure that has been printed already (verification's diagnostics).
   int Printed = ExitSuccess;
-  for (size_t I = 0; I < Tables.size(); ++I)
-    for (size_t K = 0; K < Tables[I].Ranges.size(); ++K) {
+  for (size_t I = 0; I < Tables.Plans.size(); ++I)
+    for (size_t K = 0; K < Tables.Plans[I].Ranges.size(); ++K) {
       NewPlan Plan;
       Plan.Rule =
-          planRule(Jobs[I].Request, Tables[I].Ranges[K], O.PlanExtension);
+          planRule(Jobs[I].Request, Tables.Plans[I].Ranges[K], O.PlanExtension);
       Plan.Build = [&, I, K](DispatchRule &Rule,
                              std::string &Bytes) -> llvm::Error {
-        DecisionRange &R = Tables[I].Ranges[K];
+        DecisionTable &T = Tables.Plans[I];
+        DecisionRange &R = T.Ranges[K];
         say(O, llvm::formatv("{0}: plan {1}/{2}: {3} for {4} .. {5}",
-                             Jobs[I].name(), K + 1, Tables[I].Ranges.size(),
-                             R.Family, formatBytes(double(R.MinBytes)),
+                             Jobs[I].name(), K + 1, T.Ranges.size(), R.Family,
+                             formatBytes(double(R.MinBytes)),
                              R.MaxBytes == UINT64_MAX
                                  ? std::string("inf")
                                  : formatBytes(double(R.MaxBytes))));
-        CompileRequest Own = Jobs[I].Request;
-        Own.Params = R.Params;
-        llvm::Expected<Compilation> C = compile(Own, {findAlgorithm(R.Family)});
-        if (!C)
-          return C.takeError();
-        R.FirstTime = evaluateCost(C->Best, R.FirstSize, Own.Cost).Time;
-        R.LastTime = evaluateCost(C->Best, R.LastSize, Own.Cost).Time;
-        auto Verdict = Known.find(planHash(C->Best));
-        std::optional<VerifyResult> Verified;
-        double Seconds = 0;
-        Printed = checkPlanFileSize(C->Best, Format);
-        if (!Printed)
-          Printed = verifyAndStamp(C->Best, O.Mode, O.Quiet, Verified, Seconds,
-                                   Verdict == Known.end() ? nullptr
-                                                          : &Verdict->second);
+        Tuned &Session = Tables.Sessions[I];
+        size_t Winner = Session.Winners[K];
+        llvm::Expected<Plan *> P = Session.Priced.plan(Winner);
+        if (!P)
+          return P.takeError();
+        Candidate &C = Session.Priced.Candidates[Winner];
+        // The times pricing found, unless they were rank 0's: the whole
+        // plan is priced then.
+        auto TimeAt = [&](uint64_t Size) {
+          size_t At = llvm::find(Session.Priced.Sizes, Size) -
+                      Session.Priced.Sizes.begin();
+          return C.FromRankZero ? evaluateCost(**P, Size, C.Request.Cost).Time
+                                : C.Times[At];
+        };
+        R.FirstTime = TimeAt(R.FirstSize);
+        R.LastTime = TimeAt(R.LastSize);
+        FinalizedPlan F;
+        Printed = finalizeOrReport(**P, Format, O.Mode, O.Quiet, F,
+                                   C.Verdict ? &*C.Verdict : nullptr);
         if (Printed)
           return makeError(ErrorKind::Invalid, "");
-        Bytes = encodePlan(C->Best, Format);
-        Rule = ruleFor(C->Best.Header, Rule.File, R.MinBytes, R.MaxBytes,
+        // A candidate that wins another range is not verified again.
+        if (O.Mode == VerifyMode::Auto)
+          C.Verdict = F.Verdict;
+        Bytes = std::move(F.Bytes);
+        Rule = ruleFor((*P)->Header, Rule.File, R.MinBytes, R.MaxBytes,
                        std::nullopt);
         Rule.Why = whyText(R);
+        // The table's last plan written: its candidates are done with.
+        if (K + 1 == T.Ranges.size())
+          for (Candidate &Done : Session.Priced.Candidates)
+            Done.Built.reset();
         return llvm::Error::success();
       };
       U.Plans.push_back(std::move(Plan));
@@ -530,12 +574,10 @@ int runTune(const TuneOptions &O) {
                     costText(First.Cost))
           .str();
   TuneTables Tables;
-  Verdicts Known;
-  if (llvm::Error E = decideTables(O, Jobs, Sizes, Tables, Known))
+  if (llvm::Error E = decideTables(O, Jobs, Sizes, Tables))
     return reportError(std::move(E), ErrorKind::CannotCompile);
   if (!O.Dir.empty())
-    if (int Code =
-            writePlanDirectory(O, Jobs, Tables.Plans, *Format, Known, Preamble))
+    if (int Code = writePlanDirectory(O, Jobs, Tables, *Format, Preamble))
       return Code;
   if (int Code = writeLibraryFiles(O, Tables, Preamble))
     return Code;

@@ -404,11 +404,11 @@ int writePlanDirectory(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
   int Printed = ExitSuccess;
   for (size_t I = 0; I < Tables.Plans.size(); ++I)
     for (size_t K = 0; K < Tables.Plans[I].Ranges.size(); ++K) {
-      NewPlan Plan;
-      Plan.Rule =
+      NewPlan New;
+      New.Rule =
           planRule(Jobs[I].Request, Tables.Plans[I].Ranges[K], O.PlanExtension);
-      Plan.Build = [&, I, K](DispatchRule &Rule,
-                             std::string &Bytes) -> llvm::Error {
+      New.Build = [&, I, K](DispatchRule &Rule,
+                            std::string &Bytes) -> llvm::Error {
         DecisionTable &T = Tables.Plans[I];
         DecisionRange &R = T.Ranges[K];
         say(O, llvm::formatv("{0}: plan {1}/{2}: {3} for {4} .. {5}",
@@ -451,7 +451,7 @@ int writePlanDirectory(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
             Done.Built.reset();
         return llvm::Error::success();
       };
-      U.Plans.push_back(std::move(Plan));
+      U.Plans.push_back(std::move(New));
     }
   llvm::Expected<PlanIndex> Index = updatePlanDirectory(O.Dir, std::move(U));
   if (Index)

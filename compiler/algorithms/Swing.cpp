@@ -232,9 +232,9 @@ public:
   std::string explain(const CompileRequest &Request,
                       const PlanHeader &H) const override {
     const SwingShape &S = shapeOf(H);
-    std::string Out = "swing " + H.Params.at("variant") + ", " +
-                      std::to_string(S.collectives()) +
-                      " concurrent collective(s)";
+    std::string Out =
+        std::string("swing ") + (S.Latency ? "latency" : "bandwidth") + ", " +
+        std::to_string(S.collectives()) + " concurrent collective(s)";
     if (S.OddRing) {
       std::vector<uint32_t> Groups = S.oddGroups();
       Out += "; odd ring: rank " + std::to_string(S.Dims[0] - 1) +

@@ -8,6 +8,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <atomic>
@@ -36,6 +38,67 @@ bool knowsParam(const Algorithm &A, llvm::StringRef Name) {
     return Inner.empty() ? I.Name == Name : I.Stage && I.Name == Stage;
   });
 }
+
+namespace {
+
+/// "broadcast, reduce and allgatherv".
+std::string collectiveNames(llvm::ArrayRef<Collective> Kinds) {
+  std::string Out;
+  for (size_t I = 0; I < Kinds.size(); ++I)
+    Out += (I == 0                  ? ""
+            : I + 1 == Kinds.size() ? " and "
+                                    : ", ") +
+           collectiveName(Kinds[I]).str();
+  return Out;
+}
+
+/// Why Request breaks R, or success.
+llvm::Error checkRestriction(const Algorithm &A, const Restriction &R,
+                             const CompileRequest &Request) {
+  std::string When;
+  if (!R.WhenParam.empty()) {
+    auto It = Request.Params.find(R.WhenParam);
+    if (It == Request.Params.end() || It->second != R.WhenValue)
+      return llvm::Error::success();
+    When = " with " + R.WhenParam + "=" + R.WhenValue;
+  }
+  const Topology &T = Request.Topo;
+  std::string Why;
+  switch (R.Needs) {
+  case Requirement::Commutative:
+    if (Request.CommutativeOperator || !reduces(Request.Kind))
+      return llvm::Error::success();
+    Why = "combines contributions out of rank order and needs a commutative "
+          "operator; this operator is not";
+    break;
+  case Requirement::OneRankPerTorusNode:
+    if (T.kind() != TopologyKind::Torus || T.ranksPerNode() == 1)
+      return llvm::Error::success();
+    Why =
+        "runs one rank per torus node, not " + std::to_string(T.ranksPerNode());
+    break;
+  case Requirement::RegularNodes:
+    if (T.isRegular())
+      return llvm::Error::success();
+    Why = "needs the same number of ranks on every node (this job's nodes "
+          "hold " +
+          std::to_string(T.fewestRanksOnANode()) + " to " +
+          std::to_string(T.ranksPerNode()) + ")";
+    break;
+  case Requirement::PowerOfTwoRanks:
+    if (llvm::isPowerOf2_32(Request.ranks()))
+      return llvm::Error::success();
+    Why = "needs a power-of-two P, not P = " + std::to_string(Request.ranks());
+    break;
+  }
+  std::string Message = A.name().str() + When + " " + Why + " (restriction " +
+                        requirementName(R.Needs).str() + ")";
+  if (!R.Instead.empty())
+    Message += "; " + R.Instead;
+  return makeError(ErrorKind::CannotCompile, "%s", Message.c_str());
+}
+
+} // namespace
 
 llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request) {
   if (!A.supports(Request.Kind))
@@ -94,8 +157,45 @@ llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request) {
       return makeError(ErrorKind::CannotCompile,
                        "parameter %s=%s of '%s': expected %s", Name.c_str(),
                        Value.c_str(), A.name().str().c_str(), D.str().c_str());
+    if (!Info->Only.empty() && !llvm::is_contained(Info->Only, Request.Kind))
+      return makeError(ErrorKind::CannotCompile,
+                       "parameter %s of '%s' applies to %s only, not %s",
+                       Name.c_str(), A.name().str().c_str(),
+                       collectiveNames(Info->Only).c_str(),
+                       collectiveName(Request.Kind).str().c_str());
   }
+  for (const Restriction &R : A.restrictions())
+    if (llvm::Error E = checkRestriction(A, R, Request))
+      return E;
   return llvm::Error::success();
+}
+
+llvm::StringRef requirementName(Requirement R) {
+  switch (R) {
+  case Requirement::Commutative:
+    return "commutative";
+  case Requirement::OneRankPerTorusNode:
+    return "one-rank-per-torus-node";
+  case Requirement::RegularNodes:
+    return "regular-nodes";
+  case Requirement::PowerOfTwoRanks:
+    return "power-of-two-ranks";
+  }
+  llvm_unreachable("unknown requirement");
+}
+
+std::string Restriction::str() const {
+  std::string Out = requirementName(Needs).str();
+  if (!WhenParam.empty())
+    Out += " (when " + WhenParam + "=" + WhenValue + ")";
+  return Out;
+}
+
+Topology rankTorus(const Topology &T) {
+  if (T.kind() == TopologyKind::Torus && T.ranksPerNode() == 1)
+    return Topology::torus(T.dims(), 1);
+  uint32_t Ring[] = {T.ranks()};
+  return Topology::torus(Ring, 1);
 }
 
 std::string ParamDomain::str() const {

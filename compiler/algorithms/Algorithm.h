@@ -17,8 +17,10 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,7 +78,45 @@ struct ParamInfo {
   /// The value names the family of a stage of a composed plan, whose own
   /// parameters are given as "Name.param" (inter.ports=all).
   bool Stage = false;
+  /// The collectives the parameter applies to; empty: every collective the
+  /// family implements. checkRequest refuses it for the others.
+  std::vector<Collective> Only = {};
 };
+
+/// What a family needs of the request, beyond its collectives and its
+/// parameters' domains (MPICH's coll_algorithms.txt lists them as an
+/// algorithm's `restrictions:`).
+enum class Requirement : uint8_t {
+  /// The reduction operator is commutative (checked for the collectives
+  /// that reduce).
+  Commutative,
+  /// On a torus, one rank per node: the torus's nodes are the ranks.
+  OneRankPerTorusNode,
+  /// Every node holds the same number of ranks.
+  RegularNodes,
+  /// P is a power of two.
+  PowerOfTwoRanks,
+};
+
+/// One entry of a family's catalog of restrictions: declared beside its
+/// params(), checked by checkRequest before prepare() (so the tuner learns
+/// "cannot serve" without preparing) and shown by `collplan list`.
+struct Restriction {
+  Requirement Needs;
+  /// Applies only when the request sets parameter WhenParam to WhenValue
+  /// ("group=xor"); always when WhenParam is empty.
+  std::string WhenParam = "";
+  std::string WhenValue = "";
+  /// What to use instead, appended to the refusal.
+  std::string Instead = "";
+
+  /// "power-of-two-ranks (when group=xor)", for `collplan list`.
+  std::string str() const;
+};
+
+/// "commutative", "one-rank-per-torus-node", "regular-nodes",
+/// "power-of-two-ranks".
+llvm::StringRef requirementName(Requirement R);
 
 class Algorithm {
 public:
@@ -88,16 +128,23 @@ public:
   virtual llvm::StringRef summary() const = 0;
   virtual llvm::ArrayRef<Collective> collectives() const = 0;
   virtual std::vector<ParamInfo> params() const { return {}; }
+  /// What the family needs of the request (see Restriction).
+  virtual std::vector<Restriction> restrictions() const { return {}; }
 
   bool supports(Collective C) const;
 
-  /// Checks the request and resolves everything rank-independent: block
-  /// count, weights, buffers, every parameter's value. Fails with a message
-  /// naming the offending input.
+  /// Resolves everything rank-independent for a request that passed
+  /// checkRequest (so the restrictions hold): block count, weights, buffers,
+  /// every parameter's value. Fails with a message naming the offending
+  /// input. A family with parameters parses them here, once, into
+  /// Header.Prepared (setPrepared), and writes their resolved strings to
+  /// Header.Params, their serialised form.
   virtual llvm::Expected<PlanHeader>
   prepare(const CompileRequest &Request) const = 0;
 
-  /// Rank's program under Header (which prepare() produced).
+  /// Rank's program under Header, which this family's prepare() produced:
+  /// it reads the parameters from Header.Prepared (preparedAs), never from
+  /// the strings of Header.Params.
   virtual Program buildRank(const PlanHeader &Header, uint32_t Rank) const = 0;
 
   /// The settings of the parameters the request leaves open that the tuner
@@ -183,8 +230,35 @@ buildPlan(const Algorithm &A, const CompileRequest &Request, PlanHeader Header,
 PlanHeader headerFor(const Algorithm &A, const CompileRequest &Request);
 
 /// Rejects a request the algorithm cannot serve: an unsupported collective, a
-/// missing or out-of-range root, parameters the algorithm does not know.
+/// missing or out-of-range root, parameters the algorithm does not know or
+/// with values outside their domains or given for a collective they do not
+/// apply to, and requests that break one of A.restrictions().
 llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request);
+
+/// A family's typed parameters, held by PlanHeader::Prepared.
+template <typename T> struct PreparedValue final : PreparedParams {
+  explicit PreparedValue(T Value) : Value(std::move(Value)) {}
+  T Value;
+};
+
+/// Stores what prepare() derived (typed parameters, shape) in H.
+template <typename T> void setPrepared(PlanHeader &H, T Value) {
+  H.Prepared = std::make_shared<const PreparedValue<T>>(std::move(Value));
+}
+
+/// What setPrepared<T> stored in H. H must come from the same family's
+/// prepare(): a header read from a plan file carries Params only.
+template <typename T> const T &preparedAs(const PlanHeader &H) {
+  if (!H.Prepared)
+    llvm::report_fatal_error("a family built a rank from a header that its "
+                             "prepare() did not make");
+  return static_cast<const PreparedValue<T> &>(*H.Prepared).Value;
+}
+
+/// The torus whose nodes are T's ranks, for the families that run on one
+/// (swing, bucket): T itself on a torus of one rank per node, else a ring
+/// of the P ranks.
+Topology rankTorus(const Topology &T);
 
 /// Reads integer parameter Name from Params: Default when absent, an error
 /// naming the parameter when it is not an integer in [Min, Max].

@@ -35,11 +35,12 @@
 namespace collplan {
 namespace {
 
-llvm::SmallVector<uint32_t, 4> bucketDims(const Topology &T) {
-  if (T.kind() == TopologyKind::Torus)
-    return llvm::SmallVector<uint32_t, 4>(T.dims().begin(), T.dims().end());
-  return {T.ranks()};
-}
+/// What prepare() resolves: the torus of ranks the rings run along and the
+/// number of concurrent instances (ports=all: 2D; ports=1: 1).
+struct BucketShape {
+  Topology Torus;
+  uint32_t Instances = 1;
+};
 
 class BucketAlgorithm final : public Algorithm {
 public:
@@ -53,6 +54,13 @@ public:
                                                Collective::ReduceScatter,
                                                Collective::Allgather};
     return Supported;
+  }
+  std::vector<Restriction> restrictions() const override {
+    return {{Requirement::Commutative},
+            {Requirement::OneRankPerTorusNode, "", "",
+             "with several, use --algorithm smp-rsag --param inter=bucket (a "
+             "reduce-scatter in each node, bucket among the nodes on each "
+             "local rank's part, an allgather in each node)"}};
   }
   std::vector<ParamInfo> params() const override {
     return {{"ports",
@@ -85,18 +93,12 @@ public:
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "bucket: parameter ports must be 1 or all, not '" + Ports + "'");
-    if (Request.Topo.kind() == TopologyKind::Torus &&
-        Request.Topo.ranksPerNode() > 1)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "bucket runs one rank per node; with several, use --algorithm "
-          "smp-rsag --param inter=bucket (a reduce-scatter in each node, "
-          "bucket "
-          "among the nodes on each local rank's part, an allgather in each "
-          "node)");
     H.Params["ports"] = Ports;
-    uint64_t C = Ports == "all" ? 2 * bucketDims(Request.Topo).size() : 1;
-    H.Blocks = C * H.Ranks;
+    BucketShape S{rankTorus(Request.Topo), 1};
+    if (Ports == "all")
+      S.Instances = 2 * S.Torus.numDims();
+    H.Blocks = uint64_t(S.Instances) * H.Ranks;
+    setPrepared(H, std::move(S));
     return H;
   }
 
@@ -104,25 +106,17 @@ public:
 };
 
 Program BucketAlgorithm::buildRank(const PlanHeader &H, uint32_t Rank) const {
-  llvm::SmallVector<uint32_t, 4> Dims = bucketDims(H.Topo);
+  const BucketShape &Shape = preparedAs<BucketShape>(H);
+  const Topology &Torus = Shape.Torus;
+  llvm::ArrayRef<uint32_t> Dims = Torus.dims();
   uint32_t D = Dims.size();
-  uint32_t NumC = H.Params.at("ports") == "all" ? 2 * D : 1;
+  uint32_t NumC = Shape.Instances;
   uint64_t P = H.Ranks;
   bool Allreduce = H.Kind == Collective::Allreduce;
   bool DoRs = H.Kind != Collective::Allgather;
   bool DoAg = H.Kind != Collective::ReduceScatter;
 
-  llvm::SmallVector<uint32_t, 4> A(D);
-  for (uint32_t E = D, R = Rank; E-- > 0;) {
-    A[E] = R % Dims[E];
-    R /= Dims[E];
-  }
-  auto RankOf = [&](llvm::ArrayRef<uint32_t> X) {
-    uint32_t R = 0;
-    for (uint32_t E = 0; E < D; ++E)
-      R = R * Dims[E] + X[E];
-    return R;
-  };
+  llvm::SmallVector<uint32_t, 4> A = Torus.coordsOf(Rank);
   auto DimOf = [&](uint32_t C, uint32_t Phase) { return (C + Phase) % D; };
   // Rounds of phase k: the longest ring any instance walks in it.
   llvm::SmallVector<uint32_t, 4> PhaseStart{0};
@@ -160,7 +154,7 @@ Program BucketAlgorithm::buildRank(const PlanHeader &H, uint32_t Rank) const {
         X[E] = 0;
     std::vector<uint64_t> Blocks;
     while (true) {
-      Blocks.push_back(uint64_t(RankOf(X)) * NumC + C);
+      Blocks.push_back(uint64_t(Torus.nodeAt(X)) * NumC + C);
       uint32_t E = D;
       while (E-- > 0 && !(Free[E] && ++X[E] < Dims[E]))
         if (Free[E])
@@ -189,11 +183,8 @@ Program BucketAlgorithm::buildRank(const PlanHeader &H, uint32_t Rank) const {
         continue;
       int Dir = C < D ? 1 : -1;
       auto Mod = [&](int64_t V) { return uint32_t(((V % N) + N) % N); };
-      llvm::SmallVector<uint32_t, 4> X = A;
-      X[E] = Mod(int64_t(A[E]) - Dir);
-      uint32_t Left = RankOf(X);
-      X[E] = Mod(int64_t(A[E]) + Dir);
-      uint32_t Right = RankOf(X);
+      uint32_t Left = Torus.neighbour(Rank, E, -Dir);
+      uint32_t Right = Torus.neighbour(Rank, E, Dir);
       Prog.add(
           Round,
           Op::send(Left,

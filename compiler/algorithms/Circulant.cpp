@@ -87,10 +87,15 @@ public:
     return Supported;
   }
   std::vector<ParamInfo> params() const override {
-    return {{"blocks",
-             "broadcast, reduce, allgatherv: blocks n each root's data is "
-             "cut into",
-             "chosen by the cost model", ParamDomain::integerFrom(1)}};
+    return {
+        {"blocks",
+         "broadcast, reduce, allgatherv: blocks n each root's data is "
+         "cut into",
+         "chosen by the cost model",
+         ParamDomain::integerFrom(1),
+         /*Stage=*/false,
+         /*Only=*/
+         {Collective::Broadcast, Collective::Reduce, Collective::Allgatherv}}};
   }
 
   llvm::Expected<PlanHeader>
@@ -186,12 +191,8 @@ CirculantAlgorithm::prepare(const CompileRequest &Request) const {
   // collectives move data unchanged.
   H.RequiresCommutative =
       H.Kind == Collective::Allreduce || H.Kind == Collective::Reduce;
+  // The catalog (params()) limits blocks to the collectives that use it.
   bool GivenBlocks = Request.Params.count("blocks");
-  if (GivenBlocks && !usesBlocks(H.Kind))
-    return createStringError(inconvertibleErrorCode(),
-                             "parameter blocks applies to broadcast, reduce "
-                             "and allgatherv only, not %s",
-                             collectiveName(H.Kind).str().c_str());
   switch (H.Kind) {
   case Collective::Broadcast:
   case Collective::Reduce:

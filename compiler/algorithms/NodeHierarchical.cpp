@@ -94,6 +94,10 @@ public:
     static constexpr Collective Supported[] = {Collective::Allreduce};
     return Supported;
   }
+  std::vector<Restriction> restrictions() const override {
+    return {{Requirement::RegularNodes, "", "",
+             "use nap, which folds the extra ranks in first"}};
+  }
   std::vector<ParamInfo> params() const override {
     std::vector<ParamInfo> Out;
     for (const StageInfo &S : Info.Stages) {
@@ -124,18 +128,12 @@ public:
 
   llvm::Expected<PlanHeader>
   prepare(const CompileRequest &Request) const override {
-    const Topology &T = Request.Topo;
-    if (!T.isRegular())
-      return makeError(ErrorKind::CannotCompile,
-                       "%s needs the same number of ranks on every node (this "
-                       "job's nodes hold %u to %u): use nap, which folds the "
-                       "extra ranks in first",
-                       name().str().c_str(), T.fewestRanksOnANode(),
-                       T.ranksPerNode());
     PlanHeader H = headerFor(*this, Request);
-    llvm::Expected<Composition> C = compose(H, Request, /*Resolved=*/false);
+    llvm::Expected<Composition> C = compose(H, Request);
     if (!C)
       return C.takeError();
+    // The stages, prepared once: every rank's program is cut from them.
+    setPrepared(H, std::move(*C));
     // The stages combine whole nodes: rank order holds only when every node
     // holds consecutive ranks.
     if (Request.Topo.mapping() != RankMapping::Block &&
@@ -145,14 +143,7 @@ public:
   }
 
   Program buildRank(const PlanHeader &H, uint32_t Rank) const override {
-    PlanHeader Copy = H;
-    CompileRequest Request;
-    Request.Topo = H.Topo;
-    llvm::Expected<Composition> C = compose(Copy, Request, /*Resolved=*/true);
-    if (!C) {
-      llvm::consumeError(C.takeError());
-      return Program();
-    }
+    const Composition *C = &preparedAs<Composition>(H);
     const Topology &T = H.Topo;
     uint32_t Node = T.nodeOf(Rank), Local = T.localRankOf(Rank);
     auto InNode = [&](uint32_t L) { return T.rankAt(Node, L); };
@@ -171,12 +162,7 @@ public:
 
   std::string explain(const CompileRequest &Request,
                       const PlanHeader &H) const override {
-    PlanHeader Copy = H;
-    llvm::Expected<Composition> C = compose(Copy, Request, true);
-    if (!C) {
-      llvm::consumeError(C.takeError());
-      return "";
-    }
+    const Composition *C = &preparedAs<Composition>(H);
     std::string Out;
     for (const PlacedStage &S : C->stages())
       Out += (Out.empty() ? "" : "; ") + S.Name + ": " + S.Algo->name().str() +
@@ -190,14 +176,12 @@ public:
   }
 
 private:
-  /// The three stages for H's topology. Resolved: H.Params already holds
-  /// every stage's parameters (buildRank), so nothing is tuned again.
-  llvm::Expected<Composition>
-  compose(PlanHeader &H, const CompileRequest &Request, bool Resolved) const {
+  /// The three stages for H's topology and Request's parameters; records
+  /// each stage's resolved parameters in H.Params.
+  llvm::Expected<Composition> compose(PlanHeader &H,
+                                      const CompileRequest &Request) const {
     const Topology &T = H.Topo;
-    std::map<std::string, std::string> Given = H.Params;
-    if (!Resolved)
-      Given = Request.Params;
+    const std::map<std::string, std::string> &Given = Request.Params;
     std::vector<StageSpec> Specs;
     for (size_t I = 0; I < 3; ++I) {
       const StageInfo &Stage = Info.Stages[I];

@@ -319,6 +319,10 @@ public:
                                                Collective::Allgather};
     return Supported;
   }
+  std::vector<Restriction> restrictions() const override {
+    return {{Requirement::Commutative},
+            {Requirement::PowerOfTwoRanks, "group", "xor", "use group=cyclic"}};
+  }
   std::vector<ParamInfo> params() const override {
     return {{"r",
              "allreduce: distribution steps removed, 0 (bandwidth-optimal, "
@@ -358,30 +362,16 @@ llvm::Expected<Group> groupFor(const CompileRequest &Request) {
     return P >= 2 && llvm::isPowerOf2_32(P) ? Group::Xor : Group::Cyclic;
   if (It->second == "cyclic")
     return Group::Cyclic;
+  // A power-of-two P for xor is the catalog's restriction (checkRequest).
   if (It->second != "xor")
     return createStringError(inconvertibleErrorCode(),
                              "parameter group=%s: expected cyclic or xor",
                              It->second.c_str());
-  if (!llvm::isPowerOf2_32(P))
-    return createStringError(inconvertibleErrorCode(),
-                             "parameter group=xor needs a power-of-two P, "
-                             "not P = %u; use group=cyclic",
-                             P);
   return Group::Xor;
 }
 
 /// The shape prepare() resolved into H (group and, for allreduce, r).
-Shape shapeOf(const PlanHeader &H) {
-  auto G = H.Params.find("group");
-  bool Xor = G != H.Params.end() && G->second == "xor";
-  unsigned R = 0;
-  auto It = H.Params.find("r");
-  if (It != H.Params.end() && H.Kind == Collective::Allreduce)
-    llvm::StringRef(It->second).getAsInteger(10, R);
-  Shape S = shapeOf(H.Kind, H.Ranks, Xor ? Group::Xor : Group::Cyclic,
-                    std::min(R, logRounds(H.Ranks)));
-  return S;
-}
+const Shape &shapeOf(const PlanHeader &H) { return preparedAs<Shape>(H); }
 
 PlanHeader PermutationAlgorithm::headerWith(const CompileRequest &Request,
                                             Group G, unsigned R) const {
@@ -391,6 +381,7 @@ PlanHeader PermutationAlgorithm::headerWith(const CompileRequest &Request,
   H.Params["group"] = groupName(G).str();
   if (H.Kind == Collective::Allreduce)
     H.Params["r"] = std::to_string(R);
+  setPrepared(H, shapeOf(H.Kind, H.Ranks, G, R));
   llvm::SmallVector<Step, 32> Steps = scheduleOf(shapeOf(H));
   if (usesBuffer(Steps, Buf::Recv))
     H.Buffers.push_back(RecvName.str());
@@ -408,13 +399,16 @@ PermutationAlgorithm::prepare(const CompileRequest &Request) const {
     return G.takeError();
   if (Request.Kind != Collective::Allreduce) {
     // Reduce-scatter is the reduction phase alone, allgather the
-    // distribution phase alone: there is no phase to shorten.
+    // distribution phase alone: there is no phase to shorten, so r = 0 is
+    // the one value that applies.
     llvm::Expected<int64_t> R = integerParam(Request.Params, "r", 0, 0, 0);
-    if (!R)
+    if (!R) {
+      llvm::consumeError(R.takeError());
       return createStringError(inconvertibleErrorCode(),
                                "parameter r applies to allreduce only "
                                "(%s is one phase of it, r = 0)",
                                collectiveName(Request.Kind).str().c_str());
+    }
     return headerWith(Request, *G, 0);
   }
   if (Request.Params.count("r")) {
@@ -436,7 +430,7 @@ std::string PermutationAlgorithm::explain(const CompileRequest &Request,
                                           const PlanHeader &H) const {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  Shape S = shapeOf(H);
+  const Shape &S = shapeOf(H);
   if (H.Kind != Collective::Allreduce) {
     OS << "permutation " << collectiveName(H.Kind) << ": the "
        << (H.Kind == Collective::Allgather ? "distribution" : "reduction")

@@ -26,6 +26,11 @@ public:
     return Supported;
   }
 
+  /// Rank r combines the partials in the ring's order starting at r + 1.
+  std::vector<Restriction> restrictions() const override {
+    return {{Requirement::Commutative}};
+  }
+
   /// Every rank runs rank 0's program rotated by its rank.
   bool rankSymmetric(const PlanHeader &) const override { return true; }
 

@@ -91,15 +91,10 @@ struct SwingShape {
   }
 };
 
-llvm::SmallVector<uint32_t, 4> torusDims(const Topology &T) {
-  if (T.kind() == TopologyKind::Torus)
-    return llvm::SmallVector<uint32_t, 4>(T.dims().begin(), T.dims().end());
-  return {T.ranks()};
-}
-
 SwingShape shapeOf(const Topology &Topo, bool Latency, bool AllPorts) {
   SwingShape S;
-  S.Dims = torusDims(Topo);
+  llvm::ArrayRef<uint32_t> Dims = rankTorus(Topo).dims();
+  S.Dims.assign(Dims.begin(), Dims.end());
   S.Latency = Latency;
   S.AllPorts = AllPorts;
   for (uint32_t E = 0; E < S.Dims.size(); ++E) {
@@ -120,9 +115,9 @@ SwingShape shapeOf(const Topology &Topo, bool Latency, bool AllPorts) {
   return S;
 }
 
-SwingShape shapeOf(const PlanHeader &H) {
-  return shapeOf(H.Topo, H.Params.at("variant") == "latency",
-                 H.Params.at("ports") == "all");
+/// The shape prepare() derived from the topology and the parameters.
+const SwingShape &shapeOf(const PlanHeader &H) {
+  return preparedAs<SwingShape>(H);
 }
 
 class SwingAlgorithm final : public Algorithm {
@@ -137,6 +132,13 @@ public:
                                                Collective::ReduceScatter,
                                                Collective::Allgather};
     return Supported;
+  }
+  std::vector<Restriction> restrictions() const override {
+    return {{Requirement::Commutative},
+            {Requirement::OneRankPerTorusNode, "", "",
+             "with several, use --algorithm smp-rsag --param inter=swing (a "
+             "reduce-scatter in each node, swing among the nodes on each "
+             "local rank's part, an allgather in each node)"}};
   }
   std::vector<ParamInfo> params() const override {
     return {{"variant",
@@ -190,13 +192,6 @@ public:
           llvm::inconvertibleErrorCode(),
           "swing: parameter ports must be 1 or all, not '" + Ports + "'");
     const Topology &T = Request.Topo;
-    if (T.kind() == TopologyKind::Torus && T.ranksPerNode() > 1)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "swing runs one rank per node; with several, use --algorithm "
-          "smp-rsag --param inter=swing (a reduce-scatter in each node, swing "
-          "among the nodes on each local rank's part, an allgather in each "
-          "node)");
     bool Latency = Variant == "latency";
     if (Latency && Request.Kind != Collective::Allreduce)
       return llvm::createStringError(
@@ -231,15 +226,16 @@ public:
         H.Buffers.push_back("in" + std::to_string(K));
     }
     H.RequiresCommutative = true;
+    setPrepared(H, std::move(S));
     return H;
   }
 
   std::string explain(const CompileRequest &Request,
                       const PlanHeader &H) const override {
-    SwingShape S = shapeOf(H);
-    std::string Out = "swing " + H.Params.at("variant") + ", " +
-                      std::to_string(S.collectives()) +
-                      " concurrent collective(s)";
+    const SwingShape &S = shapeOf(H);
+    std::string Out =
+        std::string("swing ") + (S.Latency ? "latency" : "bandwidth") + ", " +
+        std::to_string(S.collectives()) + " concurrent collective(s)";
     if (S.OddRing) {
       std::vector<uint32_t> Groups = S.oddGroups();
       Out += "; odd ring: rank " + std::to_string(S.Dims[0] - 1) +
@@ -498,7 +494,7 @@ private:
   }
 
   const PlanHeader &H;
-  SwingShape S;
+  const SwingShape &S;
   SwingTorus Real, Virt;
   uint32_t Rank;
   uint32_t V = 0;

@@ -21,7 +21,7 @@ int64_t rho(uint32_t Step) {
 }
 
 SwingTorus::SwingTorus(llvm::ArrayRef<uint32_t> Sizes)
-    : Dims(Sizes.begin(), Sizes.end()) {
+    : Dims(Sizes.begin(), Sizes.end()), Shape(Topology::torus(Sizes, 1)) {
   for (uint32_t D : Dims) {
     Ranks *= D;
     Levels.push_back(D <= 1 ? 0 : llvm::Log2_32_Ceil(D));
@@ -46,33 +46,13 @@ llvm::SmallVector<StepDim, 32> SwingTorus::schedule(uint32_t Collective) const {
   return Out;
 }
 
-llvm::SmallVector<uint32_t, 4> SwingTorus::coordsOf(uint32_t Rank) const {
-  llvm::SmallVector<uint32_t, 4> A(Dims.size());
-  for (size_t E = Dims.size(); E-- > 0;) {
-    A[E] = Rank % Dims[E];
-    Rank /= Dims[E];
-  }
-  return A;
-}
-
-uint32_t SwingTorus::rankOf(llvm::ArrayRef<uint32_t> Coords) const {
-  uint32_t R = 0;
-  for (size_t E = 0; E < Dims.size(); ++E)
-    R = R * Dims[E] + Coords[E];
-  return R;
-}
-
 uint32_t SwingTorus::peer(uint32_t Rank, StepDim At, bool Mirrored) const {
-  llvm::SmallVector<uint32_t, 4> A = coordsOf(Rank);
-  int64_t Size = Dims[At.Dim];
   int64_t Dist = rho(At.Sigma);
-  if (A[At.Dim] % 2)
+  if (Shape.coordOf(Rank, At.Dim) % 2)
     Dist = -Dist;
   if (Mirrored)
     Dist = -Dist;
-  int64_t X = (int64_t(A[At.Dim]) + Dist) % Size;
-  A[At.Dim] = uint32_t(X < 0 ? X + Size : X);
-  return rankOf(A);
+  return Shape.neighbour(Rank, At.Dim, Dist);
 }
 
 uint32_t SwingTorus::peer(uint32_t Rank, uint32_t Step,

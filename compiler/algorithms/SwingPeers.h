@@ -34,6 +34,8 @@
 #ifndef COLLPLAN_ALGORITHMS_SWINGPEERS_H
 #define COLLPLAN_ALGORITHMS_SWINGPEERS_H
 
+#include "plan/ir/Topology.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -73,8 +75,15 @@ public:
   uint32_t peer(uint32_t Rank, StepDim At, bool Mirrored) const;
   uint32_t peer(uint32_t Rank, uint32_t Step, uint32_t Collective) const;
 
-  llvm::SmallVector<uint32_t, 4> coordsOf(uint32_t Rank) const;
-  uint32_t rankOf(llvm::ArrayRef<uint32_t> Coords) const;
+  /// The torus as a Topology of one rank per node, whose coordinates
+  /// (Topology::coordsOf) every function here reads.
+  const Topology &topology() const { return Shape; }
+  llvm::SmallVector<uint32_t, 4> coordsOf(uint32_t Rank) const {
+    return Shape.coordsOf(Rank);
+  }
+  uint32_t rankOf(llvm::ArrayRef<uint32_t> Coords) const {
+    return Shape.nodeAt(Coords);
+  }
 
   /// For every block b: the reduce-scatter step at which rank 0 of
   /// collective Collective sends its contribution to b (the latest first
@@ -91,6 +100,7 @@ public:
 
 private:
   llvm::SmallVector<uint32_t, 4> Dims;
+  Topology Shape;
   llvm::SmallVector<uint32_t, 4> Levels; ///< ceil(log2 d) per dimension.
   uint32_t Ranks = 1;
   uint32_t Steps = 0;

@@ -7,23 +7,15 @@
 
 namespace collplan {
 
-TorusRouter::TorusRouter(const Topology &T, TorusTies Ties)
-    : Dims(T.dims().begin(), T.dims().end()), Ties(Ties),
-      Stride(T.dims().size()) {
+TorusRouter::TorusRouter(const Topology &T, TorusTies Ties) : T(T), Ties(Ties) {
   assert(T.kind() == TopologyKind::Torus && "routing needs a torus");
-  uint32_t S = 1;
-  for (size_t I = Dims.size(); I-- > 0;) {
-    Stride[I] = S;
-    S *= Dims[I];
-  }
 }
 
 uint32_t TorusRouter::hops(uint32_t From, uint32_t To) const {
   uint32_t Total = 0;
-  for (size_t I = 0; I < Dims.size(); ++I) {
-    uint32_t D = Dims[I];
-    uint32_t A = From / Stride[I] % D, B = To / Stride[I] % D;
-    uint32_t Delta = (B + D - A) % D;
+  for (unsigned I = 0; I < T.numDims(); ++I) {
+    uint32_t D = T.extent(I);
+    uint32_t Delta = (T.coordOf(To, I) + D - T.coordOf(From, I)) % D;
     Total += std::min(Delta, D - Delta);
   }
   return Total;
@@ -32,19 +24,18 @@ uint32_t TorusRouter::hops(uint32_t From, uint32_t To) const {
 void TorusRouter::route(uint32_t From, uint32_t To,
                         llvm::function_ref<void(LinkId, double)> Visit) const {
   uint32_t Here = From; // Coordinates < I already equal To's.
-  for (unsigned I = 0; I < Dims.size(); ++I) {
-    uint32_t D = Dims[I];
-    uint32_t A = Here / Stride[I] % D, B = To / Stride[I] % D;
+  for (unsigned I = 0; I < T.numDims(); ++I) {
+    uint32_t D = T.extent(I);
+    uint32_t A = T.coordOf(Here, I), B = T.coordOf(To, I);
     uint32_t Delta = (B + D - A) % D;
     if (Delta == 0)
       continue;
-    uint32_t Base = Here - A * Stride[I]; // This dimension's coordinate 0.
-    // Walks Length links from coordinate A in direction Positive.
+    // Walks Length links from Here in direction Positive.
     auto Walk = [&](bool Positive, uint32_t Length, double Share) {
-      uint32_t C = A;
+      uint32_t Node = Here;
       for (uint32_t K = 0; K < Length; ++K) {
-        Visit(link(Base + C * Stride[I], I, Positive), Share);
-        C = Positive ? (C + 1) % D : (C + D - 1) % D;
+        Visit(link(Node, I, Positive), Share);
+        Node = T.neighbour(Node, I, Positive ? 1 : -1);
       }
     };
     if (D == 2 || Delta < D - Delta ||
@@ -56,7 +47,7 @@ void TorusRouter::route(uint32_t From, uint32_t To,
       Walk(true, Delta, 0.5);
       Walk(false, Delta, 0.5);
     }
-    Here = Base + B * Stride[I];
+    Here = T.neighbour(Here, I, int64_t(Delta));
   }
 }
 

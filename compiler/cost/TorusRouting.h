@@ -64,18 +64,18 @@ public:
              llvm::function_ref<void(LinkId, double)> Visit) const;
 
   /// The parts of a link, for tests and diagnostics.
-  uint32_t nodeOf(LinkId L) const { return uint32_t(L / 2 / Dims.size()); }
-  unsigned dimOf(LinkId L) const { return unsigned(L / 2 % Dims.size()); }
+  uint32_t nodeOf(LinkId L) const { return uint32_t(L / 2 / T.numDims()); }
+  unsigned dimOf(LinkId L) const { return unsigned(L / 2 % T.numDims()); }
   bool isPositive(LinkId L) const { return L % 2; }
   LinkId link(uint32_t Node, unsigned Dim, bool Positive) const {
-    return (uint64_t(Node) * Dims.size() + Dim) * 2 + (Positive ? 1 : 0);
+    return (uint64_t(Node) * T.numDims() + Dim) * 2 + (Positive ? 1 : 0);
   }
 
 private:
-  llvm::SmallVector<uint32_t, 4> Dims;
+  /// The torus whose coordinates the routes follow (Topology is the one
+  /// model of nodes and coordinates).
+  Topology T;
   TorusTies Ties;
-  /// Stride[i]: how far node indices move for one step along dimension i.
-  llvm::SmallVector<uint32_t, 4> Stride;
 };
 
 } // namespace collplan

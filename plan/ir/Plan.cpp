@@ -6,6 +6,9 @@
 
 namespace collplan {
 
+// Anchors the vtable in this file.
+PreparedParams::~PreparedParams() = default;
+
 Op Op::send(uint32_t Peer, BlockSet Blocks, uint16_t Buffer) {
   Op O;
   O.Kind = OpKind::Send;

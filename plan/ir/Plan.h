@@ -55,6 +55,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -161,6 +162,14 @@ struct VerificationStamp {
   std::string Verifier;
 };
 
+/// What a family derived from PlanHeader::Params (and the topology) in
+/// prepare(): its parameters as typed values and whatever shape it computes
+/// from them, so that building a rank parses no strings. Each family derives
+/// its own (compiler/algorithms/Algorithm.h, preparedAs).
+struct PreparedParams {
+  virtual ~PreparedParams();
+};
+
 /// Everything about a plan except the per-rank programs: what an algorithm
 /// decides once, before building any rank, and what a launcher needs to build
 /// only its own rank.
@@ -185,6 +194,10 @@ struct PlanHeader {
   /// Set when a verifier accepted the plan; not part of the plan's content
   /// (planHash leaves it out).
   std::optional<VerificationStamp> Stamp;
+  /// Set by the family's prepare() for its buildRank(); not part of the
+  /// plan's content either: Params is its serialised form, and a header read
+  /// from a file has none.
+  std::shared_ptr<const PreparedParams> Prepared;
 
   /// For allgather(v) and reduce-scatter: the rank whose block b is (ranks
   /// own Blocks / Ranks consecutive blocks each).

@@ -29,8 +29,11 @@ Topology Topology::torus(llvm::ArrayRef<uint32_t> Dims, uint32_t RanksPerNode,
   T.Kind = TopologyKind::Torus;
   T.Dims.assign(Dims.begin(), Dims.end());
   T.NumNodes = 1;
-  for (uint32_t D : Dims)
-    T.NumNodes *= D;
+  T.Strides.resize(Dims.size());
+  for (size_t I = Dims.size(); I-- > 0;) {
+    T.Strides[I] = T.NumNodes;
+    T.NumNodes *= Dims[I];
+  }
   T.RanksPerNode = RanksPerNode;
   T.Mapping = Mapping;
   return T;
@@ -191,14 +194,25 @@ uint32_t Topology::rankAt(uint32_t Node, uint32_t Local) const {
 }
 
 llvm::SmallVector<uint32_t, 4> Topology::coordsOf(uint32_t Node) const {
-  if (Kind == TopologyKind::Flat)
-    return {Node};
-  llvm::SmallVector<uint32_t, 4> Coords(Dims.size());
-  for (size_t I = Dims.size(); I-- > 0;) {
-    Coords[I] = Node % Dims[I];
-    Node /= Dims[I];
-  }
+  llvm::SmallVector<uint32_t, 4> Coords(numDims());
+  for (unsigned I = 0; I < Coords.size(); ++I)
+    Coords[I] = coordOf(Node, I);
   return Coords;
+}
+
+uint32_t Topology::nodeAt(llvm::ArrayRef<uint32_t> Coords) const {
+  assert(Coords.size() == numDims() && "one coordinate per dimension");
+  uint32_t Node = 0;
+  for (unsigned I = 0; I < Coords.size(); ++I)
+    Node += Coords[I] * stride(I);
+  return Node;
+}
+
+uint32_t Topology::neighbour(uint32_t Node, unsigned Dim,
+                             int64_t Offset) const {
+  int64_t Size = extent(Dim), From = coordOf(Node, Dim);
+  int64_t To = ((From + Offset) % Size + Size) % Size;
+  return uint32_t(int64_t(Node) + (To - From) * int64_t(stride(Dim)));
 }
 
 std::string Topology::str() const {

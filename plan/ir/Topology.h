@@ -94,8 +94,34 @@ public:
   /// The rank with local index Local on Node: the inverse of the two above.
   uint32_t rankAt(uint32_t Node, uint32_t Local) const;
   /// Torus coordinates of a node (row-major: the last dimension varies
-  /// fastest); a single coordinate equal to the node for a flat topology.
+  /// fastest); a single coordinate equal to the node for a flat topology,
+  /// whose nodes form a ring of numNodes(). This is the one place that maps
+  /// nodes to coordinates: the torus router of the cost model and the torus
+  /// families (swing, bucket) read it.
   llvm::SmallVector<uint32_t, 4> coordsOf(uint32_t Node) const;
+  /// Coordinate Dim of Node: coordsOf(Node)[Dim] without the vector.
+  uint32_t coordOf(uint32_t Node, unsigned Dim) const {
+    return Node / stride(Dim) % extent(Dim);
+  }
+  /// The node at Coords: the inverse of coordsOf.
+  uint32_t nodeAt(llvm::ArrayRef<uint32_t> Coords) const;
+  /// The node Offset steps from Node along dimension Dim, wrapping round
+  /// (negative: the - direction); neighbour(N, D, +1) and (N, D, -1) are
+  /// N's two neighbours along D.
+  uint32_t neighbour(uint32_t Node, unsigned Dim, int64_t Offset) const;
+  /// How many coordinates coordsOf gives: dims().size() on a torus, 1 on a
+  /// flat topology.
+  unsigned numDims() const {
+    return Kind == TopologyKind::Torus ? unsigned(Dims.size()) : 1;
+  }
+  /// The size of dimension Dim (a flat topology's one dimension: numNodes()).
+  uint32_t extent(unsigned Dim) const {
+    return Kind == TopologyKind::Torus ? Dims[Dim] : NumNodes;
+  }
+  /// How far node numbers move for one step along dimension Dim.
+  uint32_t stride(unsigned Dim) const {
+    return Kind == TopologyKind::Torus ? Strides[Dim] : 1;
+  }
 
   /// The canonical text form, accepted back by parse() together with
   /// "--ppn": "flat", "nodes:4x8", "torus:8x8x2"; "hostfile:N" (N nodes)
@@ -124,6 +150,9 @@ private:
   uint32_t RanksPerNode = 1;
   RankMapping Mapping = RankMapping::Block;
   llvm::SmallVector<uint32_t, 4> Dims;
+  /// Strides[i]: the product of the dimensions after i (row-major), derived
+  /// from Dims by torus().
+  llvm::SmallVector<uint32_t, 4> Strides;
 };
 
 llvm::StringRef mappingName(RankMapping M);

@@ -482,14 +482,17 @@ TEST_CASE("refusals name the reason") {
   CompileRequest Req;
   uint32_t Dims[] = {4, 4};
   Req.Topo = Topology::torus(Dims, 2);
-  llvm::Expected<PlanHeader> H = A.prepare(Req);
-  REQUIRE_FALSE(bool(H));
-  CHECK(llvm::toString(H.takeError()).find("smp-rsag") != std::string::npos);
+  // One rank per torus node is a declared restriction: checkRequest refuses
+  // before prepare() runs.
+  llvm::Error Refused = checkRequest(A, Req);
+  REQUIRE(bool(Refused));
+  CHECK(llvm::toString(std::move(Refused)).find("smp-rsag") !=
+        std::string::npos);
   // An odd dimension of a multi-dimensional torus is folded: allreduce only.
   uint32_t Odd[] = {3, 4};
   Req.Topo = Topology::torus(Odd, 1);
   Req.Kind = Collective::ReduceScatter;
-  H = A.prepare(Req);
+  llvm::Expected<PlanHeader> H = A.prepare(Req);
   REQUIRE_FALSE(bool(H));
   CHECK(llvm::toString(H.takeError()).find("even") != std::string::npos);
 }

@@ -279,6 +279,19 @@ expect 2 "negative injection bandwidth" -- "$COLLPLAN" cost "$WORK/rd16.yaml" \
 expect 0 "list json" -- "$COLLPLAN" list --format json
 check "list names ring with its collectives" test \
   "$(json_get "$WORK/out" "'reduce-scatter' in [a for a in d if a['name']=='ring'][0]['collectives']")" = True
+check "list json shows swing's restrictions" test \
+  "$(json_get "$WORK/out" "[r['requires'] for r in [a for a in d if a['name']=='swing'][0]['restrictions']] == ['commutative', 'one-rank-per-torus-node']")" = True
+check "list json shows the collectives circulant's blocks applies to" test \
+  "$(json_get "$WORK/out" "[p['collectives'] for p in [a for a in d if a['name']=='circulant'][0]['params']] == [['broadcast', 'reduce', 'allgatherv']]")" = True
+expect 0 "list text" -- "$COLLPLAN" list
+check "list shows the restrictions" grep -q \
+  "requires:    commutative, power-of-two-ranks (when group=xor)" "$WORK/out"
+check "list shows which collectives a parameter applies to" grep -q \
+  -- "--param blocks=an integer >= 1 (broadcast, reduce, allgatherv only)" "$WORK/out"
+expect 3 "a declared restriction refuses before prepare" -- "$COLLPLAN" \
+  compile --topology torus:4x4 --ppn 2 --algorithm swing -o "$WORK/refused.yaml"
+check "the refusal names the restriction and the way out" grep -q \
+  "one-rank-per-torus-node.*smp-rsag" "$WORK/err"
 
 # Hostile sizes (issue 26): each refused fast and in bounded memory, with a
 # message naming the limit. `bounded` runs a command under a memory and a

@@ -1,7 +1,9 @@
-#include "plan/ir/BlockLayout.h"
 #include "plan/ir/Topology.h"
+#include "plan/ir/BlockLayout.h"
 
 #include <doctest/doctest.h>
+
+#include <vector>
 
 using namespace collplan;
 
@@ -62,6 +64,64 @@ TEST_CASE("rank to node mapping, block and round-robin") {
   // Row-major: node 7 = (2, 1) in a 4x3 torus.
   CHECK(Torus.coordsOf(7) == llvm::SmallVector<uint32_t, 4>{2, 1});
   CHECK(Torus.nodeOf(15) == 7);
+}
+
+TEST_CASE("torus coordinates round-trip and neighbours wrap (brute force)") {
+  // The oracle lists every coordinate tuple of the torus in row-major order
+  // by counting like an odometer (the last dimension turns fastest), and
+  // moves along a dimension by adding one to a coordinate and wrapping it by
+  // hand: no stride arithmetic, unlike Topology.
+  for (std::vector<uint32_t> Dims : std::vector<std::vector<uint32_t>>{
+           {1}, {2}, {5}, {2, 2}, {4, 3}, {3, 1, 4}, {2, 3, 2, 2}}) {
+    Topology T = Topology::torus(Dims, 1);
+    std::vector<std::vector<uint32_t>> All;
+    std::vector<uint32_t> X(Dims.size(), 0);
+    while (true) {
+      All.push_back(X);
+      size_t E = Dims.size();
+      while (E-- > 0 && ++X[E] == Dims[E])
+        X[E] = 0;
+      if (E >= Dims.size())
+        break;
+    }
+    REQUIRE(All.size() == T.numNodes());
+    CHECK(T.numDims() == Dims.size());
+    for (uint32_t Node = 0; Node < All.size(); ++Node) {
+      CAPTURE(Node);
+      llvm::SmallVector<uint32_t, 4> C = T.coordsOf(Node);
+      CHECK(std::vector<uint32_t>(C.begin(), C.end()) == All[Node]);
+      CHECK(T.nodeAt(All[Node]) == Node);
+      for (unsigned D = 0; D < Dims.size(); ++D) {
+        CHECK(T.coordOf(Node, D) == All[Node][D]);
+        std::vector<uint32_t> Up = All[Node], Down = All[Node];
+        Up[D] = Up[D] + 1 == Dims[D] ? 0 : Up[D] + 1;
+        Down[D] = Down[D] == 0 ? Dims[D] - 1 : Down[D] - 1;
+        uint32_t Plus = T.neighbour(Node, D, +1);
+        uint32_t Minus = T.neighbour(Node, D, -1);
+        CHECK(All[Plus] == Up);
+        CHECK(All[Minus] == Down);
+        // A longer move is that many single steps, either way round.
+        uint32_t Walked = Node;
+        for (int64_t K = 1; K <= 2 * int64_t(Dims[D]) + 1; ++K) {
+          Walked = T.neighbour(Walked, D, +1);
+          CHECK(T.neighbour(Node, D, K) == Walked);
+          CHECK(T.neighbour(Walked, D, -K) == Node);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a flat topology's nodes form one ring") {
+  Topology T = Topology::nodes(5, 3);
+  CHECK(T.numDims() == 1);
+  CHECK(T.extent(0) == 5);
+  for (uint32_t Node = 0; Node < 5; ++Node) {
+    CHECK(T.coordsOf(Node) == llvm::SmallVector<uint32_t, 4>{Node});
+    CHECK(T.nodeAt({Node}) == Node);
+    CHECK(T.neighbour(Node, 0, 1) == (Node + 1) % 5);
+    CHECK(T.neighbour(Node, 0, -1) == (Node + 4) % 5);
+  }
 }
 
 TEST_CASE("block layout partitions any element count") {

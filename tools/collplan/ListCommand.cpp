@@ -26,9 +26,17 @@ void listText() {
     for (Collective C : A->collectives())
       OS << " " << collectiveName(C);
     OS << "\n    topologies:  " << Topologies << "\n";
-    for (const ParamInfo &P : A->params())
-      OS << "    --param " << P.Name << "=" << P.Domain.str() << "\n        "
-         << P.Help << " (default: " << P.Default << ")\n";
+    std::vector<Restriction> Needs = A->restrictions();
+    for (size_t I = 0; I < Needs.size(); ++I)
+      OS << (I ? ", " : "    requires:    ") << Needs[I].str()
+         << (I + 1 == Needs.size() ? "\n" : "");
+    for (const ParamInfo &P : A->params()) {
+      OS << "    --param " << P.Name << "=" << P.Domain.str();
+      for (size_t I = 0; I < P.Only.size(); ++I)
+        OS << (I ? ", " : " (") << collectiveName(P.Only[I])
+           << (I + 1 == P.Only.size() ? " only)" : "");
+      OS << "\n        " << P.Help << " (default: " << P.Default << ")\n";
+    }
     OS << "\n";
   }
   OS << "'auto' (the default for compile) picks the algorithm the cost model "
@@ -47,12 +55,25 @@ void listJson() {
             J.value(collectiveName(C));
         });
         J.attribute("topologies", Topologies);
+        J.attributeArray("restrictions", [&] {
+          for (const Restriction &R : A->restrictions())
+            J.object([&] {
+              J.attribute("requires", requirementName(R.Needs));
+              if (!R.WhenParam.empty())
+                J.attribute("when", R.WhenParam + "=" + R.WhenValue);
+            });
+        });
         J.attributeArray("params", [&] {
           for (const ParamInfo &P : A->params())
             J.object([&] {
               J.attribute("name", P.Name);
               J.attribute("help", P.Help);
               J.attribute("default", P.Default);
+              if (!P.Only.empty())
+                J.attributeArray("collectives", [&] {
+                  for (Collective C : P.Only)
+                    J.value(collectiveName(C));
+                });
               if (P.Domain.Choices.empty()) {
                 J.attribute("type", "integer");
                 J.attribute("min", P.Domain.Min);

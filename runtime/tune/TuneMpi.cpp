@@ -7,15 +7,15 @@
 // For every table of DIR for this job's P (collective and root), and every
 // power of 4 from MIN to MAX, times the plan the interposer would run and
 // the MPI library's own call, the way the Intel MPI Benchmarks do: a
-// warm-up, then batches of calls, each call timed between barriers as the
-// slowest rank's time, contenders alternating batch by batch so drift hits
-// both alike, until the size's share of the budget is spent; the median
-// call decides. Where the library is as fast (within the noise band) the
-// directory's index gets a library rule (MeasuredRules.h): the interposer
-// then calls the library on purpose and says so. The index is rewritten
-// whole or not at all by rank 0; rank 0 prints the measurements. A separate
-// program for the reason collplan_calibrate_mpi is one: collplan does not
-// link MPI, and the job's launcher decides where ranks run. Exit codes as
+// warm-up, then batches of calls back to back between barriers, each timed
+// as the slowest rank's time per call, contenders alternating batch by
+// batch so drift hits both alike, until the size's share of the budget is
+// spent; the median batch decides. Where the library is as fast (within the
+// noise band) the directory's index gets a library rule (MeasuredRules.h): the
+// interposer then calls the library on purpose and says so. The index is
+// rewritten whole or not at all by rank 0; rank 0 prints the measurements. A
+// separate program for the reason collplan_calibrate_mpi is one: collplan does
+// not link MPI, and the job's launcher decides where ranks run. Exit codes as
 // collplan's (2 bad usage, 4 cannot write, 5 a plan failed to run).
 //
 //===----------------------------------------------------------------------===//
@@ -166,42 +166,46 @@ double median(std::vector<double> V) {
   return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
 }
 
-/// Medians (library, plan) of the slowest rank's time per call, batches
-/// alternating until Seconds have passed (at least MinCalls calls each).
+/// Medians (library, plan) of the time per call, batches alternating until
+/// Seconds have passed (at least MinBatches each). A batch is Calls calls
+/// back to back between barriers, as an application makes them and as the
+/// Intel MPI Benchmarks time them, and counts as the slowest rank's time
+/// over Calls: a plan that is fast alone but slow back to back (a rank
+/// starting the next call while its peer finishes this one) shows here.
 llvm::Expected<std::pair<double, double>>
-measure(Call &C, Executor &Ex, Transport &T, double Seconds) {
-  constexpr int Warmup = 2, Batch = 4, MinCalls = 8, MaxCalls = 2000;
+measure(Call &C, Executor &Ex, Transport &T, uint64_t Bytes, double Seconds) {
+  constexpr int MinBatches = 5, MaxBatches = 500;
+  // About 16 MiB moved per batch, 2 to 64 calls.
+  const int Calls = int(std::clamp<uint64_t>((16 << 20) / Bytes, 2, 64));
   CallArgs Args = C.planArgs();
   std::vector<double> Times[2];
-  auto RunBatch = [&](int Which, int Calls, bool Keep) -> llvm::Error {
-    std::vector<double> Mine(Calls), Slowest(Calls);
+  auto RunBatch = [&](int Which, bool Keep) -> llvm::Error {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double Start = MPI_Wtime();
     for (int I = 0; I < Calls; ++I) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      double Start = MPI_Wtime();
       if (Which == 0)
         C.library();
       else if (llvm::Error E = Ex.run(T, Args))
         return E;
-      Mine[I] = MPI_Wtime() - Start;
     }
-    MPI_Allreduce(Mine.data(), Slowest.data(), Calls, MPI_DOUBLE, MPI_MAX,
-                  MPI_COMM_WORLD);
+    double Mine = (MPI_Wtime() - Start) / Calls, Slowest = 0;
+    MPI_Allreduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (Keep)
-      Times[Which].insert(Times[Which].end(), Slowest.begin(), Slowest.end());
+      Times[Which].push_back(Slowest);
     return llvm::Error::success();
   };
-  for (int Which : {0, 1})
-    if (llvm::Error E = RunBatch(Which, Warmup, false))
+  for (int Which : {0, 1}) // Warm-up: connections, caches, first touch.
+    if (llvm::Error E = RunBatch(Which, false))
       return E;
   double Start = MPI_Wtime();
   for (;;) {
     for (int Which : {0, 1})
-      if (llvm::Error E = RunBatch(Which, Batch, true))
+      if (llvm::Error E = RunBatch(Which, true))
         return E;
     // Rank 0's clock decides for all, so every rank stops together.
-    int Done =
-        Times[0].size() >= size_t(MaxCalls) ||
-        (Times[0].size() >= size_t(MinCalls) && MPI_Wtime() - Start >= Seconds);
+    int Done = Times[0].size() >= size_t(MaxBatches) ||
+               (Times[0].size() >= size_t(MinBatches) &&
+                MPI_Wtime() - Start >= Seconds);
     MPI_Bcast(&Done, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (Done)
       break;
@@ -282,7 +286,7 @@ int run(const Options &O) {
         continue;
       Executor Ex(Found->Slice->Header, Found->Slice->Prog, uint32_t(Rank));
       llvm::Expected<std::pair<double, double>> T =
-          measure(C, Ex, Transport, PerSize);
+          measure(C, Ex, Transport, C.shape().Bytes, PerSize);
       if (!T) {
         std::cerr << "collplan_tune_mpi: rank " << Rank << ": "
                   << Found->Entry->Path << ": " << llvm::toString(T.takeError())

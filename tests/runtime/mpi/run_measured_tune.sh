@@ -112,4 +112,20 @@ if kill -0 "$JOB" 2>/dev/null; then
 fi
 wait "$JOB" && fail "the job succeeded although a rank was killed"
 cmp -s "$PLANS/plans.index" "$WORK/index.before" || fail "bad input changed the index"
+# An index that cannot be written (here a directory in its place): exit 4,
+# after measuring, with the reason; the plans are untouched.
+mkdir -p "$WORK/unwritable"
+cp "$PLANS"/*.cplan "$WORK/unwritable/"
+mkdir "$WORK/unwritable/plans.index"
+if sh "$MPI_RUN" "$P" -- "$TUNE" "$WORK/unwritable" --bytes 16:64 --budget 1 \
+  -q >"$WORK/unwritable.out" 2>&1; then
+  fail "an unwritable index succeeded"
+else
+  CODE=$?
+fi
+[ "$CODE" -eq 4 ] || { cat "$WORK/unwritable.out"; fail "exit $CODE for an unwritable index, expected 4"; }
+grep -q "plans.index" "$WORK/unwritable.out" || { cat "$WORK/unwritable.out"; fail "the unwritable index is not named"; }
+for F in "$PLANS"/*.cplan; do
+  cmp -s "$F" "$WORK/unwritable/$(basename "$F")" || fail "a plan changed"
+done
 echo "measured tuning: library rules with evidence, fallback on purpose, bad input refused"

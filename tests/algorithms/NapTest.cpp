@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
+#include "tests/support/PlanChecks.h"
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/verify/Verifier.h"
@@ -160,15 +161,6 @@ uint16_t bufferNamed(const Plan &P, llvm::StringRef Name) {
       return uint16_t(I);
   FAIL("no buffer " << Name.str());
   return 0;
-}
-
-void checkVerifies(const Plan &P) {
-  for (const Diagnostic &D : checkStructure(P))
-    FAIL_CHECK(D.str());
-  VerifyResult V = verifyPlan(P);
-  for (const Diagnostic &D : V.Errors)
-    FAIL_CHECK(D.str());
-  CHECK(V.Valid);
 }
 
 } // namespace
@@ -451,7 +443,7 @@ TEST_CASE("block and round-robin mappings give one node-level pattern") {
     std::multiset<Coord> Pattern[2];
     for (RankMapping M : {RankMapping::Block, RankMapping::RoundRobin}) {
       Plan P = compileNodes("nap", N, PerNode, M);
-      checkVerifies(P);
+      test::expectVerified(P);
       const Topology &T = P.Header.Topo;
       for (uint32_t R = 0; R < P.Header.Ranks; ++R)
         for (const Round &Rd : P.Programs[R].Rounds)
@@ -476,7 +468,7 @@ TEST_CASE("block and round-robin mappings give one node-level pattern") {
 
 TEST_CASE("one node, one rank per node, ppn not a power of two") {
   Plan One = compileNodes("nap", 1, 6);
-  checkVerifies(One);
+  test::expectVerified(One);
   CHECK(interNodeSends(One).empty());
   // ppn = 1: recursive doubling's programs.
   for (uint32_t N : {1u, 5u, 8u, 12u}) {
@@ -498,19 +490,19 @@ TEST_CASE("one node, one rank per node, ppn not a power of two") {
           std::string::npos);
   }
   for (uint32_t PerNode : {3u, 6u, 12u})
-    checkVerifies(compileNodes("nap", 7, PerNode));
+    test::expectVerified(compileNodes("nap", 7, PerNode));
 }
 
 TEST_CASE("smp: only leaders talk across nodes, any inter algorithm") {
   Plan P = compileNodes("smp", 4, 4);
   for (const Message &M : interNodeSends(P))
     CHECK((M.From % 4 == 0 && M.To % 4 == 0));
-  checkVerifies(P);
+  test::expectVerified(P);
   for (const char *Inter : {"ring", "recursive-doubling", "rabenseifner",
                             "permutation", "circulant", "nap"}) {
     CAPTURE(Inter);
     Plan Q = compileNodes("smp", 5, 3, RankMapping::Block, {{"inter", Inter}});
-    checkVerifies(Q);
+    test::expectVerified(Q);
     CHECK(Q.Header.Params.at("inter") == Inter);
   }
   // The composition works on the inter plan's blocks: Rabenseifner on 8
@@ -518,7 +510,7 @@ TEST_CASE("smp: only leaders talk across nodes, any inter algorithm") {
   // broadcast move all 8; each stage's scratch buffers keep their own names.
   Plan R = compileNodes("smp", 8, 2, RankMapping::Block,
                         {{"inter", "rabenseifner"}});
-  checkVerifies(R);
+  test::expectVerified(R);
   CHECK(R.Header.Blocks == 8);
   CHECK(R.Header.Buffers == std::vector<std::string>{"data", "inter.scratch"});
   CHECK(opsAt(R, 1, 0).front().Blocks == BlockSet::range(0, 8));

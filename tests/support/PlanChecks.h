@@ -1,4 +1,4 @@
-//===- PlanChecks.h - What a correct plan means in tests -------*- C++ -*-===//
+//===- PlanChecks.h - What a correct plan means in tests --------*- C++ -*-===//
 //
 // A plan is correct when the verifier (compiler/verify) finds nothing wrong
 // with it and the reference interpreter (ReferenceInterpreter.h), which

@@ -3,9 +3,9 @@
 // `collplan tune` turns the tuner's choice by message size into files other
 // programs read: an Open MPI coll_tuned dynamic rules file and an MPICH JSON
 // selection file (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE). The same
-// decision table (DecisionRange, whyText) feeds the plan directory's index,
-// which plan/serialize/PlanIndex.h reads and writes. A
-// library's file may name only that library's own algorithms, so its table
+// decision table (DecisionRange, whyText) feeds the plan directory's rules,
+// which plan/dispatch writes (PlanDirectoryWriter.h). A library's file may
+// name only that library's own algorithms, so its table
 // is chosen among the collplan families that have a counterpart there
 // (libraryFamilies) and mapped by name; the numbering is Open MPI 4.1's.
 //

@@ -161,6 +161,18 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
     if (R.EndTransfer != R.FirstTransfer || R.EndLocal != R.FirstLocal)
       P.Rounds.push_back(R);
   }
+  P.SendsReadInput = !reduces(Header.Kind) && P.Locals.empty() && P.InBytes;
+  for (const PreparedCall::Transfer &X : P.Transfers)
+    for (size_t J = X.FirstPiece;
+         X.Send && X.Buffer == DataBuffer && J < X.EndPiece && P.SendsReadInput;
+         ++J) {
+      const PreparedCall::Piece &Pc = P.Pieces[J];
+      bool Inside = Pc.Offset >= P.InBegin &&
+                    Pc.Offset + Pc.Bytes <= P.InBegin + P.InBytes;
+      bool Outside = Pc.Offset + Pc.Bytes <= P.InBegin ||
+                     Pc.Offset >= P.InBegin + P.InBytes;
+      P.SendsReadInput = Inside || Outside;
+    }
   P.Count = Count;
   P.ElemSize = ElemSize;
   P.Valid = true;
@@ -186,11 +198,18 @@ llvm::Error Executor::run(Transport &T, const CallArgs &Args) {
     if (!Data && VectorBytes)
       return outOfMemory(VectorBytes);
   }
-  if (Input && P.InBytes && Data + P.InBegin != Input)
+  // The rank's input goes into the data buffer: before the rounds, or,
+  // when sends may read it from the user's buffer, after them, as MPI
+  // libraries' own gathers do (the first sends then wait for no copy).
+  bool CopyInput = Input && P.InBytes && Data + P.InBegin != Input;
+  bool CopyAfter = CopyInput && P.SendsReadInput;
+  if (CopyInput && !CopyAfter)
     std::memmove(Data + P.InBegin, Input, P.InBytes);
 
-  if (llvm::Error E = runRounds(T, Data, Args, P))
+  if (llvm::Error E = runRounds(T, Data, Args, P, CopyAfter ? Input : nullptr))
     return E;
+  if (CopyAfter)
+    std::memmove(Data + P.InBegin, Input, P.InBytes);
 
   if (!P.OutputIsVector && P.OutBytes && Data + P.OutBegin != Output)
     std::memmove(Output, Data + P.OutBegin, P.OutBytes);
@@ -198,7 +217,7 @@ llvm::Error Executor::run(Transport &T, const CallArgs &Args) {
 }
 
 llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
-                                const PreparedCall &P) {
+                                const PreparedCall &P, const char *Input) {
   size_t ES = sizeOf(Args.Type);
   size_t VectorBytes = size_t(Args.Count) * ES;
   size_t NumScratch = Header.Buffers.size() - 1;
@@ -243,8 +262,15 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
         ReduceOf.push_back(int(Reduces.size()));
         Reduces.push_back(std::move(PR));
       } else {
-        for (size_t J = X.FirstPiece; J < X.EndPiece; ++J)
-          M.Segments.push_back({Base + P.Pieces[J].Offset, P.Pieces[J].Bytes});
+        for (size_t J = X.FirstPiece; J < X.EndPiece; ++J) {
+          const PreparedCall::Piece &Pc = P.Pieces[J];
+          char *At = Base + Pc.Offset;
+          // A send of the rank's own input, not yet in the data buffer.
+          if (Input && X.Send && X.Buffer == DataBuffer &&
+              Pc.Offset >= P.InBegin && Pc.Offset < P.InBegin + P.InBytes)
+            At = const_cast<char *>(Input) + (Pc.Offset - P.InBegin);
+          M.Segments.push_back({At, Pc.Bytes});
+        }
         if (!X.Send)
           ReduceOf.push_back(-1);
       }

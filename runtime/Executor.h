@@ -87,6 +87,11 @@ private:
     size_t ElemSize = 0;
     size_t InBegin = 0, InBytes = 0, OutBegin = 0, OutBytes = 0;
     bool OutputIsVector = false;
+    /// The rank's input blocks never change during the call (a collective
+    /// that only moves data, no local operations) and every send of the
+    /// data buffer lies wholly inside or outside them: sends read the
+    /// input from the user's buffer, and it is copied in after the rounds.
+    bool SendsReadInput = false;
     std::vector<Round> Rounds;
     std::vector<Transfer> Transfers;
     std::vector<Piece> Pieces;
@@ -95,8 +100,10 @@ private:
 
   llvm::Error checkCall(Transport &T, const CallArgs &Args) const;
   const PreparedCall &prepare(uint64_t Count, size_t ElemSize);
+  /// Input, when given, is where sends of the rank's input blocks read
+  /// (PreparedCall::SendsReadInput).
   llvm::Error runRounds(Transport &T, char *Data, const CallArgs &Args,
-                        const PreparedCall &P);
+                        const PreparedCall &P, const char *Input = nullptr);
 
   const PlanHeader &Header;
   const Program &Prog;

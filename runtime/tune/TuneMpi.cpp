@@ -13,10 +13,11 @@
 // spent; the median batch decides. Where the library is as fast (within the
 // noise band) the directory's index gets a library rule (MeasuredRules.h): the
 // interposer then calls the library on purpose and says so. The index is
-// rewritten whole or not at all by rank 0; rank 0 prints the measurements. A
-// separate program for the reason collplan_calibrate_mpi is one: collplan does
-// not link MPI, and the job's launcher decides where ranks run. Exit codes as
-// collplan's (2 bad usage, 4 cannot write, 5 a plan failed to run).
+// rewritten whole or not at all by rank 0; rank 0 prints the measurements
+// and writes them all to DIR/measured-p<P>.csv. A separate program for the
+// reason collplan_calibrate_mpi is one: collplan does not link MPI, and the
+// job's launcher decides where ranks run. Exit codes as collplan's (2 bad
+// usage, 4 cannot write, 5 a plan failed to run).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,8 +30,11 @@
 #include "plan/dispatch/PlanDirectoryWriter.h"
 #include "plan/ir/CollectiveContract.h"
 #include "plan/ir/Error.h"
+#include "plan/ir/FileIo.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
@@ -276,7 +280,17 @@ int run(const Options &O) {
         << "collective   root        bytes  plan                         "
            "       plan_us   library_us  library/plan  choice\n";
   int Failed = 0;
+  // Every measurement, for people and plots: the index keeps only the
+  // library rules' evidence.
+  std::string Csv = "collective,root,ranks,bytes,plan_file,plan_seconds,"
+                    "library_seconds,choice\n";
   for (const auto &[Kind, Root] : Tables) {
+    say(O, llvm::formatv("measuring {0}{1} on P = {2}: {3} sizes, about {4:F0} "
+                         "s",
+                         collectiveName(Kind),
+                         Root ? " from root " + std::to_string(*Root) : "",
+                         Size, Sizes->size(), 2 * PerSize * Sizes->size())
+               .str());
     std::vector<SizeMeasurement> Measured;
     for (uint64_t Bytes : *Sizes) {
       Call C(Kind, Root, Bytes);
@@ -300,13 +314,18 @@ int run(const Options &O) {
       M.LibrarySeconds = T->first;
       M.PlanSeconds = T->second;
       Measured.push_back(M);
+      const char *Choice = libraryWins(M, O.Noise) ? "library" : "plan";
+      Csv += llvm::formatv("{0},{1},{2},{3},{4},{5:e},{6:e},{7}\n",
+                           collectiveName(Kind),
+                           Root ? std::to_string(*Root) : "", Size, M.Bytes,
+                           M.PlanFile, M.PlanSeconds, M.LibrarySeconds, Choice)
+                 .str();
       if (Rank == 0 && !O.Quiet)
         llvm::outs() << llvm::formatv(
             "{0,-12} {1,4} {2,12}  {3,-34} {4,9:F1} {5,12:F1} {6,13:F2}  {7}\n",
             collectiveName(Kind), Root ? std::to_string(*Root) : "-", M.Bytes,
             M.PlanFile, M.PlanSeconds * 1e6, M.LibrarySeconds * 1e6,
-            M.LibrarySeconds / M.PlanSeconds,
-            libraryWins(M, O.Noise) ? "library" : "plan");
+            M.LibrarySeconds / M.PlanSeconds, Choice);
     }
     if (Failed)
       break;
@@ -325,6 +344,13 @@ int run(const Options &O) {
   Update.Preamble =
       "Measured by collplan_tune_mpi on P = " + std::to_string(Size) +
       " (noise band " + std::to_string(O.Noise) + ")";
+  llvm::SmallString<256> CsvPath(O.Dir);
+  llvm::sys::path::append(CsvPath,
+                          "measured-p" + std::to_string(Size) + ".csv");
+  if (llvm::Error E = writeFileAtomically(CsvPath, Csv, "measurements")) {
+    std::cerr << "collplan_tune_mpi: " << llvm::toString(std::move(E)) << "\n";
+    return 4;
+  }
   llvm::Expected<PlanIndex> Index =
       updatePlanDirectory(O.Dir, std::move(Update));
   if (!Index) {
@@ -332,7 +358,7 @@ int run(const Options &O) {
               << "\n";
     return 4;
   }
-  say(O, "wrote " + planIndexPath(O.Dir));
+  say(O, "wrote " + planIndexPath(O.Dir) + " and " + CsvPath.str().str());
   return 0;
 }
 

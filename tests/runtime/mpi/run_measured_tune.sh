@@ -17,11 +17,10 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 "$COLLPLAN" tune --collectives allreduce,allgather -P "$P" --bytes 8:1MiB \
   -q -o "$PLANS" || fail "tune failed"
 
-measure() { # measure NOISE [MPIRUN ARGS...]: runs collplan_tune_mpi
+measure() { # measure NOISE: runs collplan_tune_mpi
   NOISE=$1
-  shift
   sh "$MPI_RUN" "$P" -- "$TUNE" "$PLANS" --bytes 16:4096 --budget 2 \
-    --noise "$NOISE" "$@" >"$WORK/measure.out" 2>"$WORK/measure.log" || {
+    --noise "$NOISE" >"$WORK/measure.out" 2>"$WORK/measure.log" || {
     cat "$WORK/measure.out" "$WORK/measure.log"
     fail "collplan_tune_mpi --noise $NOISE failed"
   }
@@ -61,6 +60,16 @@ PY
 measure 1000
 grep -q "allreduce" "$WORK/measure.out" || fail "no measurements printed"
 check_index always || fail "library rules wrong after --noise 1000"
+# Every measurement is in the CSV: two collectives at 16, 64, ..., 4096 bytes.
+python3 - "$PLANS/measured-p$P.csv" <<'PY' || fail "the measurements CSV is wrong"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 10, rows
+assert {r["collective"] for r in rows} == {"allreduce", "allgather"}, rows
+assert all(r["choice"] == "library" and float(r["plan_seconds"]) > 0 for r in rows), rows
+PY
+grep -q "measuring allreduce on P = $P: 5 sizes" "$WORK/measure.log" ||
+  { cat "$WORK/measure.log"; fail "no progress lines"; }
 "$COLLPLAN" verify "$PLANS"/*.cplan >/dev/null || fail "a plan no longer verifies"
 sh "$MPI_RUN" "$P" LD_PRELOAD="$LIB" COLLPLAN_PLANS="$PLANS" COLLPLAN_VERBOSE=1 \
   -- "$APP" 64 4096 65536 2>"$WORK/log" >"$WORK/out" || {

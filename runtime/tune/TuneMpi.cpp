@@ -52,7 +52,7 @@ namespace {
 struct Options {
   std::string Dir;
   std::string Bytes = "16:16777216";
-  double Budget = 60;
+  std::string Budget = "60s";
   double Noise = 0.05;
   bool Quiet = false;
 };
@@ -236,12 +236,29 @@ std::optional<std::vector<uint64_t>> sizesOf(const std::string &Text) {
 /// A table of the directory: a collective on this P, and its root.
 using Table = std::pair<Collective, std::optional<uint32_t>>;
 
+/// "90", "90s", "10m" or "1h": seconds, more than 0.
+std::optional<double> secondsOf(llvm::StringRef Text) {
+  double Unit = 1;
+  if (Text.consume_back("h"))
+    Unit = 3600;
+  else if (Text.consume_back("m"))
+    Unit = 60;
+  else
+    Text.consume_back("s");
+  double Value = 0;
+  if (Text.getAsDouble(Value) || !(Value > 0))
+    return std::nullopt;
+  return Value * Unit;
+}
+
 int run(const Options &O) {
   std::optional<std::vector<uint64_t>> Sizes = sizesOf(O.Bytes);
-  if (!Sizes || O.Budget <= 0 || O.Noise < 0) {
+  std::optional<double> Budget = secondsOf(O.Budget);
+  if (!Sizes || !Budget || O.Noise < 0) {
     if (Rank == 0)
       std::cerr << "collplan_tune_mpi: expected --bytes MIN:MAX (plain bytes, "
-                   "0 < MIN <= MAX), --budget > 0 and --noise >= 0\n";
+                   "0 < MIN <= MAX), --budget more than 0 (90, 90s, 10m, 1h) "
+                   "and --noise >= 0\n";
     return 2;
   }
   llvm::Expected<PlanDirectoryRules> Rules = readPlanDirectoryRules(O.Dir);
@@ -270,7 +287,7 @@ int run(const Options &O) {
                 << " (make them with collplan tune -P " << Size << ")\n";
     return 2;
   }
-  double PerSize = O.Budget / double(2 * Tables.size() * Sizes->size());
+  double PerSize = *Budget / double(2 * Tables.size() * Sizes->size());
   MPI_Comm Dup;
   MPI_Comm_dup(MPI_COMM_WORLD, &Dup);
   MpiTransport Transport(Dup);
@@ -377,8 +394,8 @@ int main(int Argc, char **Argv) {
                  "to MAX")
       ->capture_default_str();
   App.add_option("--budget", O.Budget,
-                 "seconds for the whole measurement, shared evenly by the "
-                 "sizes, tables and contenders")
+                 "time for the whole measurement (90, 90s, 10m, 1h), shared "
+                 "evenly by the sizes, tables and contenders")
       ->capture_default_str();
   App.add_option("--noise", O.Noise,
                  "the library's call is kept unless the plan is faster by "

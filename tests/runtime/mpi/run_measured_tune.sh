@@ -19,7 +19,7 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 
 measure() { # measure NOISE: runs collplan_tune_mpi
   NOISE=$1
-  sh "$MPI_RUN" "$P" -- "$TUNE" "$PLANS" --bytes 16:4096 --budget 2 \
+  sh "$MPI_RUN" "$P" -- "$TUNE" "$PLANS" --bytes 16:4096 --budget 2s \
     --noise "$NOISE" >"$WORK/measure.out" 2>"$WORK/measure.log" || {
     cat "$WORK/measure.out" "$WORK/measure.log"
     fail "collplan_tune_mpi --noise $NOISE failed"
@@ -93,7 +93,7 @@ check_index exact || fail "a library rule stands where the plan measured faster"
 
 # Bad input: exit 2, nothing written.
 cp "$PLANS/plans.index" "$WORK/index.before"
-for ARGS in "--budget 0" "--noise -1" "--bytes 64:16"; do
+for ARGS in "--budget 0" "--budget 10x" "--noise -1" "--bytes 64:16"; do
   # shellcheck disable=SC2086  # ARGS is a list of arguments
   if sh "$MPI_RUN" "$P" -- "$TUNE" "$PLANS" $ARGS >"$WORK/bad.out" 2>&1; then
     fail "collplan_tune_mpi $ARGS succeeded"

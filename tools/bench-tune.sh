@@ -77,33 +77,28 @@ for C in ${COLLS//,/ }; do
     run "$LIB" "$C" >"$WORK/$C.plan.$I"
   done
 done
+# What served each size, in the interposer's own order of the rules.
+"$COLLPLAN" index --show "$WORK/plans" --format json >"$WORK/rules.json"
 echo "# $MPI, P = $P, $REPS interleaved pairs${MEASURE:+, measured ${MEASURE} s}; us per call, medians"
 printf '%-14s %9s %12s %12s %6s %13s  %s\n' collective bytes library_us \
   tuned_us ratio pair_q1-q3 served_by
 /usr/bin/python3 - "$WORK" "$REPS" "$COLLS" <<'PY'
-import statistics, sys, yaml
+import json, statistics, sys
 work, reps, colls = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
-index = yaml.safe_load(open(work + "/plans/plans.index"))["plans"]
+rules = json.load(open(work + "/rules.json"))["rules"]
 names = {"bcast": "broadcast", "reduce_scatter": "reduce-scatter"}
 worst, wins = (0, ""), []
 def served(coll, size):
-    # The rule the interposer takes: a library rule first, then the
-    # narrowest range (this directory has no operator or root variants).
-    best = None
-    for e in index:
-        hi = float("inf") if e["max_bytes"] == "inf" else e["max_bytes"]
-        if e["collective"] != names.get(coll, coll) or not e["min_bytes"] <= size < hi:
-            continue
-        key = (not e.get("library"), hi - e["min_bytes"])
-        if best is None or key < best[0]:
-            best = (key, e)
-    if best is None:
-        return "no plan"
-    e = best[1]
-    if e.get("library"):
-        return "library (measured)"
-    return (e["algorithm"] + " " + " ".join(
-        "%s=%s" % kv for kv in sorted(e["params"].items()))).strip()
+    # The first rule covering the call (collplan index --show lists each
+    # table's rules in the interposer's order; no operator or root here).
+    for e in rules:
+        hi = float("inf") if e["max_bytes"] is None else e["max_bytes"]
+        if e["collective"] == names.get(coll, coll) and e["min_bytes"] <= size < hi:
+            if e.get("library"):
+                return "library (measured)"
+            return " ".join([e.get("algorithm", e["file"])] + [
+                "%s=%s" % kv for kv in sorted(e.get("params", {}).items())])
+    return "no plan"
 for coll in colls:
     def times(kind):
         runs = [dict(l.split()[:2] for l in open("%s/%s.%s.%d" % (work, coll, kind, i)))

@@ -18,15 +18,13 @@
 
 namespace collplan {
 
-/// The calls a table of plans is for: collective, P and root (0 when the
-/// name gives none).
-static auto tableOf(const DispatchRule &R) {
-  return std::make_tuple(R.Kind, R.Ranks, R.Root.value_or(0));
+PlanTable tableOf(const DispatchRule &R) {
+  return {R.Kind, R.Ranks, R.Root.value_or(0)};
 }
 
 std::vector<std::string> stalePlans(llvm::StringRef Dir,
                                     llvm::ArrayRef<NewPlan> Plans) {
-  std::set<decltype(tableOf(DispatchRule()))> Tables;
+  std::set<PlanTable> Tables;
   std::set<std::string> Ours;
   for (const NewPlan &P : Plans) {
     Tables.insert(tableOf(P.Rule));
@@ -65,7 +63,7 @@ llvm::Expected<PlanIndex> updatePlanDirectory(llvm::StringRef Dir,
 
   // A new table of plans, or a new measurement, supersedes the library
   // rules measured for its table.
-  std::set<decltype(tableOf(DispatchRule()))> Measured;
+  std::set<PlanTable> Measured;
   for (const NewPlan &P : U.Plans)
     Measured.insert(tableOf(P.Rule));
   for (const DispatchRule &R : U.Rules)

@@ -22,6 +22,11 @@
 
 namespace collplan {
 
+/// The calls a table of plans is for: collective, P and root (0 when the
+/// rule names none).
+using PlanTable = std::tuple<Collective, uint32_t, uint32_t>;
+PlanTable tableOf(const DispatchRule &R);
+
 /// A plan to write as Rule.File. Build makes its bytes when its turn comes
 /// (so one plan at a time is in memory) and may complete Rule (algorithm,
 /// parameters, counts, why).
@@ -42,7 +47,7 @@ struct PlanDirectoryUpdate {
   std::vector<DispatchRule> Rules;
   /// Tables (collective, P, root: 0 for none) measured anew: their old
   /// library rules leave the index, whatever the new measurement found.
-  std::vector<std::tuple<Collective, uint32_t, uint32_t>> Remeasured;
+  std::vector<PlanTable> Remeasured;
   /// Files whose rules leave the index (the files stay).
   std::vector<std::string> Removed;
   /// Comments at the top of the index: who wrote it.

@@ -62,6 +62,10 @@ public:
        const std::function<void(const std::string &)> &Warn);
 
   size_t size() const { return Entries.size(); }
+  /// The files and rules, in precedence order.
+  const std::vector<std::unique_ptr<PlanEntry>> &entries() const {
+    return Entries;
+  }
   /// Run plans without a valid verification stamp (COLLPLAN_TRUST_UNVERIFIED);
   /// otherwise find() skips them, through Warn, saying to verify them.
   bool TrustUnverified = false;

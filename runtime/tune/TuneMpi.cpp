@@ -26,7 +26,6 @@
 #include "runtime/mpi/MpiTransport.h"
 
 #include "plan/dispatch/MeasuredRules.h"
-#include "plan/dispatch/PlanDirectoryRules.h"
 #include "plan/dispatch/PlanDirectoryWriter.h"
 #include "plan/ir/CollectiveContract.h"
 #include "plan/ir/Error.h"
@@ -261,25 +260,20 @@ int run(const Options &O) {
                    "and --noise >= 0\n";
     return 2;
   }
-  llvm::Expected<PlanDirectoryRules> Rules = readPlanDirectoryRules(O.Dir);
   llvm::Expected<PlanDirectory> Dir = PlanDirectory::open(O.Dir);
-  if (!Rules || !Dir) {
+  if (!Dir) {
     if (Rank == 0)
-      std::cerr << "collplan_tune_mpi: "
-                << (Rules ? llvm::toString(Dir.takeError())
-                          : llvm::toString(Rules.takeError()))
+      std::cerr << "collplan_tune_mpi: " << llvm::toString(Dir.takeError())
                 << "\n";
-    if (Rules)
-      llvm::consumeError(Rules.takeError());
-    else if (Dir)
+    else
       llvm::consumeError(Dir.takeError());
     return 2;
   }
   Dir->PlansOnly = true; // Earlier measurements are measured again.
   std::set<Table> Tables;
-  for (const DispatchRule &R : Rules->Rules)
-    if (!R.Library && R.Ranks == uint32_t(Size))
-      Tables.insert({R.Kind, R.Root});
+  for (const std::unique_ptr<PlanEntry> &E : Dir->entries())
+    if (!E->Rule.Library && E->Rule.Ranks == uint32_t(Size))
+      Tables.insert({E->Rule.Kind, E->Rule.Root});
   if (Tables.empty()) {
     if (Rank == 0)
       std::cerr << "collplan_tune_mpi: " << O.Dir

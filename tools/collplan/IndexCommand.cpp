@@ -63,8 +63,13 @@ llvm::json::Value ruleJson(const DispatchRule &R) {
     O["root"] = *R.Root;
   if (R.Counts)
     O["counts"] = llvm::json::Array(*R.Counts);
-  if (!R.Algorithm.empty())
+  if (!R.Algorithm.empty()) {
     O["algorithm"] = R.Algorithm;
+    llvm::json::Object Params;
+    for (const auto &[Name, Value] : R.Params)
+      Params[Name] = Value;
+    O["params"] = std::move(Params);
+  }
   if (!R.Why.empty())
     O["why"] = R.Why;
   if (!R.Measured.empty()) {

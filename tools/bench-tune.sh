@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # bench-tune.sh [--mpi openmpi|mpich] [--reps N] [--collectives LIST]
-#               [--sizes LIST] [--measured SECONDS] [BUILD_DIR] [P]
+#               [--sizes LIST] [--measured SECONDS] [--candidates K]
+#               [BUILD_DIR] [P]
 #   — tune's choice against the MPI library's own selection.
 #
 # Tunes the collectives (default allreduce; LIST of allreduce, allgather,
 # bcast, reduce, reduce_scatter, comma separated) for P ranks of this
 # machine (8 B .. 16 MiB, the README's default cost parameters or
 # COLLPLAN_PARAMS=FILE from collplan calibrate). With --measured (Open MPI
-# only) collplan_tune_mpi then measures the directory on the P ranks for
-# that many seconds and adds its library rules. Then times
+# only) tune also writes the model's runners-up (the K best at each size,
+# --candidates, default 3) and collplan_tune_mpi measures them all and the
+# library on the P ranks for that many seconds, each size going to the
+# fastest (measured rules). Then times
 # collplan_bench_calls (IMB-style, time per call) at each size (default
 # 1 KiB, 64 KiB, 1 MiB, 16 MiB; --sizes "16 256 ..."): plain MPI with its
 # default selection, and the same program through the interposer built for
@@ -25,6 +28,7 @@ REPS=3
 COLLS=allreduce
 SIZES="1024 65536 1048576 16777216"
 MEASURE=""
+CANDIDATES=3
 while [ $# -gt 0 ]; do
   case $1 in
   --mpi) MPI=$2; shift 2 ;;
@@ -32,7 +36,8 @@ while [ $# -gt 0 ]; do
   --collectives) COLLS=$2; shift 2 ;;
   --sizes) SIZES=$2; shift 2 ;;
   --measured) MEASURE=$2; shift 2 ;;
-  -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --candidates) CANDIDATES=$2; shift 2 ;;
+  -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) break ;;
   esac
 done
@@ -64,7 +69,7 @@ PARAMS=()
 [ -n "${COLLPLAN_PARAMS:-}" ] && PARAMS=(--params "$COLLPLAN_PARAMS")
 TUNED=$(echo "$COLLS" | sed 's/bcast/broadcast/; s/reduce_scatter/reduce-scatter/')
 "$COLLPLAN" tune --collectives "$TUNED" --ranks "$P" --bytes 8:16MiB \
-  "${PARAMS[@]}" -o "$WORK/plans" -q
+  ${MEASURE:+--candidates "$CANDIDATES"} "${PARAMS[@]}" -o "$WORK/plans" -q
 if [ -n "$MEASURE" ]; then
   echo "bench-tune: measuring the directory for $MEASURE s" >&2
   launch "$BUILD/runtime/tune/collplan_tune_mpi" "$WORK/plans" \
@@ -97,7 +102,8 @@ def served(coll, size):
             if e.get("library"):
                 return "library (measured)"
             return " ".join([e.get("algorithm", e["file"])] + [
-                "%s=%s" % kv for kv in sorted(e.get("params", {}).items())])
+                "%s=%s" % kv for kv in sorted(e.get("params", {}).items())] +
+                (["(measured)"] if e.get("measured") else []))
     return "no plan"
 for coll in colls:
     def times(kind):

@@ -39,6 +39,10 @@ bool DispatchRule::describes(const PlanHeader &H) const {
   return H.Kind == Kind && H.Ranks == Ranks && (!Root || H.Root == Root);
 }
 
+PlanTable tableOf(const DispatchRule &R) {
+  return {R.Kind, R.Ranks, R.Root.value_or(0)};
+}
+
 DispatchRule ruleFor(const PlanHeader &H, std::string File, uint64_t MinBytes,
                      uint64_t MaxBytes, std::optional<ReduceOp> Op) {
   DispatchRule E;
@@ -71,7 +75,7 @@ DispatchRule ruleFor(const PlanHeader &H, std::string File, uint64_t MinBytes,
 bool ruleOrder(const DispatchRule &A, const DispatchRule &B) {
   // Each key sorts the more specific rule first.
   auto Key = [](const DispatchRule &R) {
-    return std::make_tuple(!R.Library, !R.Op, !R.Root, !R.Counts,
+    return std::make_tuple(!R.measured(), !R.Library, !R.Op, !R.Root, !R.Counts,
                            R.MaxBytes - R.MinBytes, R.MinBytes,
                            std::cref(R.File));
   };

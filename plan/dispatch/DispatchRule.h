@@ -16,11 +16,13 @@
 
 #include <map>
 #include <string>
+#include <tuple>
 
 namespace collplan {
 
 struct DispatchRule {
-  /// A file name in the directory (no path); empty for a library rule.
+  /// The plan file, relative to the directory (measured candidates live in
+  /// its candidates/ folder); empty for a library rule.
   std::string File;
   /// The covered calls go to the MPI library's own collective on purpose:
   /// it measured faster there (runtime/tune). Only the index states these.
@@ -43,6 +45,10 @@ struct DispatchRule {
   /// file's name), at MeasuredBytes: the evidence of a measured rule.
   std::map<std::string, double> Measured;
   uint64_t MeasuredBytes = 0;
+  /// A measurement on the job's ranks chose this rule (the library, or the
+  /// fastest plan timed): it outranks the model's choice, and a new
+  /// measurement of its table replaces it.
+  bool measured() const { return Library || !Measured.empty(); }
   /// Stated by the directory's index rather than the file's name (for
   /// messages; never written).
   bool FromIndex = false;
@@ -53,13 +59,19 @@ struct DispatchRule {
   bool describes(const PlanHeader &H) const;
 };
 
+/// The calls a table of rules is for: collective, P and root (0 when the
+/// rule names none).
+using PlanTable = std::tuple<Collective, uint32_t, uint32_t>;
+PlanTable tableOf(const DispatchRule &R);
+
 /// The rule for a plan with header H serving [MinBytes, MaxBytes) and Op:
 /// collective, P, root and counts from the header.
 DispatchRule ruleFor(const PlanHeader &H, std::string File, uint64_t MinBytes,
                      uint64_t MaxBytes, std::optional<ReduceOp> Op);
 
-/// The precedence among rules covering one call: a library rule first (a
-/// measurement outranks the model's choice), then an operator-specific
+/// The precedence among rules covering one call: a measured rule first (a
+/// measurement outranks the model's choice), a library rule before a
+/// plan's, then an operator-specific
 /// rule, then a root-specific one, then a counts-specific one, then the
 /// narrowest byte range, then the file name (so the choice is
 /// deterministic). True when A goes before B.

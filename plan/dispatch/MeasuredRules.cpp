@@ -1,4 +1,4 @@
-//===- MeasuredRules.cpp - Library rules from measurements ----------------===//
+//===- MeasuredRules.cpp - Rules from measurements on the job's ranks -----===//
 
 #include "plan/dispatch/MeasuredRules.h"
 
@@ -8,8 +8,17 @@
 
 namespace collplan {
 
+const std::pair<DispatchRule, double> *SizeMeasurement::fastestPlan() const {
+  const std::pair<DispatchRule, double> *Best = nullptr;
+  for (const auto &P : Plans)
+    if (!Best || P.second < Best->second)
+      Best = &P;
+  return Best;
+}
+
 bool libraryWins(const SizeMeasurement &M, double Noise) {
-  return M.LibrarySeconds <= M.PlanSeconds * (1 + Noise);
+  const auto *Best = M.fastestPlan();
+  return !Best || M.LibrarySeconds <= Best->second * (1 + Noise);
 }
 
 /// The geometric middle of A < B, rounded down: the first size nearer B.
@@ -29,31 +38,44 @@ measuredRange(llvm::ArrayRef<SizeMeasurement> Sizes, size_t I) {
   return {Min, Max};
 }
 
-std::vector<DispatchRule> libraryRules(Collective Kind, uint32_t Ranks,
-                                       std::optional<uint32_t> Root,
-                                       llvm::ArrayRef<SizeMeasurement> Sizes,
-                                       double Noise) {
+std::vector<DispatchRule> measuredRules(Collective Kind, uint32_t Ranks,
+                                        std::optional<uint32_t> Root,
+                                        llvm::ArrayRef<SizeMeasurement> Sizes,
+                                        double Noise) {
+  // To the nanosecond: the timer's resolution, and a readable index.
+  auto Ns = [](double Seconds) { return std::round(Seconds * 1e9) / 1e9; };
   std::vector<DispatchRule> Rules;
   for (size_t I = 0; I < Sizes.size(); ++I) {
     const SizeMeasurement &M = Sizes[I];
-    if (!libraryWins(M, Noise))
-      continue;
+    const auto *Best = M.fastestPlan();
     DispatchRule R;
-    R.Library = true;
-    R.Kind = Kind;
-    R.Ranks = Ranks;
-    R.Root = Root;
+    if (libraryWins(M, Noise)) {
+      R.Library = true;
+      R.Kind = Kind;
+      R.Ranks = Ranks;
+      R.Root = Root;
+      R.Why =
+          Best ? llvm::formatv("measured at {0} B: the library's call "
+                               "takes {1:P} of the fastest plan's time "
+                               "({2}; noise band {3:P})",
+                               M.Bytes, M.LibrarySeconds / Best->second,
+                               Best->first.File, Noise)
+                     .str()
+               : "measured at " + std::to_string(M.Bytes) + " B: no plan ran";
+    } else {
+      R = Best->first;
+      R.Why = llvm::formatv("measured at {0} B: the fastest of {1} plans "
+                            "timed, in {2:P} of the library's time",
+                            M.Bytes, M.Plans.size(),
+                            Best->second / M.LibrarySeconds)
+                  .str();
+    }
     std::tie(R.MinBytes, R.MaxBytes) = measuredRange(Sizes, I);
     R.MeasuredBytes = M.Bytes;
-    // To the nanosecond: the timer's resolution, and a readable index.
-    auto Ns = [](double Seconds) { return std::round(Seconds * 1e9) / 1e9; };
-    R.Measured = {{"library", Ns(M.LibrarySeconds)},
-                  {M.PlanFile, Ns(M.PlanSeconds)}};
-    R.Why = llvm::formatv("measured at {0} B: the library's call takes "
-                          "{1:P} of {2}'s time (noise band {3:P})",
-                          M.Bytes, M.LibrarySeconds / M.PlanSeconds, M.PlanFile,
-                          Noise)
-                .str();
+    R.Measured = {{"library", Ns(M.LibrarySeconds)}};
+    for (const auto &[Plan, Seconds] : M.Plans)
+      R.Measured[Plan.File] = Ns(Seconds);
+    R.FromIndex = true;
     Rules.push_back(std::move(R));
   }
   return Rules;

@@ -18,10 +18,6 @@
 
 namespace collplan {
 
-PlanTable tableOf(const DispatchRule &R) {
-  return {R.Kind, R.Ranks, R.Root.value_or(0)};
-}
-
 std::vector<std::string> stalePlans(llvm::StringRef Dir,
                                     llvm::ArrayRef<NewPlan> Plans) {
   std::set<PlanTable> Tables;
@@ -61,21 +57,22 @@ llvm::Expected<PlanIndex> updatePlanDirectory(llvm::StringRef Dir,
   if (!Index)
     return Index.takeError();
 
-  // A new table of plans, or a new measurement, supersedes the library
-  // rules measured for its table.
+  // A new table of plans, or a new measurement, supersedes the rules
+  // measured for its table.
   std::set<PlanTable> Measured;
   for (const NewPlan &P : U.Plans)
     Measured.insert(tableOf(P.Rule));
   for (const DispatchRule &R : U.Rules)
-    if (R.Library)
+    if (R.measured())
       Measured.insert(tableOf(R));
   Measured.insert(U.Remeasured.begin(), U.Remeasured.end());
   llvm::erase_if(Index->Plans, [&](const DispatchRule &R) {
-    return R.Library && Measured.count(tableOf(R));
+    return R.measured() && Measured.count(tableOf(R));
   });
   auto Put = [&](DispatchRule R) {
     for (const DispatchRule &Old : Index->Plans)
-      if (!R.Library && Old.File == R.File && R.Why.empty())
+      if (!R.measured() && !Old.measured() && Old.File == R.File &&
+          R.Why.empty())
         R.Why = Old.Why;
     Index->put(std::move(R));
   };

@@ -22,11 +22,6 @@
 
 namespace collplan {
 
-/// The calls a table of plans is for: collective, P and root (0 when the
-/// rule names none).
-using PlanTable = std::tuple<Collective, uint32_t, uint32_t>;
-PlanTable tableOf(const DispatchRule &R);
-
 /// A plan to write as Rule.File. Build makes its bytes when its turn comes
 /// (so one plan at a time is in memory) and may complete Rule (algorithm,
 /// parameters, counts, why).
@@ -41,12 +36,12 @@ struct PlanDirectoryUpdate {
   /// and root: other plan files named for those are refused (stalePlans),
   /// since a call would take the narrowest range of either table.
   std::vector<NewPlan> Plans;
-  /// Rules for files already in the directory, and library rules: those of
-  /// a table replace all its library rules (a new measurement), as do new
+  /// Rules for files already in the directory, and measured rules: those of
+  /// a table replace all its measured rules (a new measurement), as do new
   /// plans for it.
   std::vector<DispatchRule> Rules;
   /// Tables (collective, P, root: 0 for none) measured anew: their old
-  /// library rules leave the index, whatever the new measurement found.
+  /// measured rules leave the index, whatever the new measurement found.
   std::vector<PlanTable> Remeasured;
   /// Files whose rules leave the index (the files stay).
   std::vector<std::string> Removed;

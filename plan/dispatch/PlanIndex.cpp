@@ -3,6 +3,7 @@
 #include "plan/dispatch/PlanIndex.h"
 
 #include "plan/ir/Error.h"
+#include "plan/ir/FileIo.h"
 #include "plan/serialize/PlanFile.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -20,10 +21,11 @@ using llvm::StringRef;
 namespace collplan {
 
 void PlanIndex::put(DispatchRule E) {
+  // A measured rule stands for its table from its first size on; the
+  // model's rule for a file is the file's one unmeasured rule.
   auto Same = llvm::find_if(Plans, [&](const DispatchRule &Old) {
-    if (E.Library || Old.Library)
-      return E.Library && Old.Library && Old.Kind == E.Kind &&
-             Old.Ranks == E.Ranks && Old.Root == E.Root &&
+    if (E.measured() || Old.measured())
+      return E.measured() && Old.measured() && tableOf(Old) == tableOf(E) &&
              Old.MinBytes == E.MinBytes;
     return Old.File == E.File;
   });
@@ -95,8 +97,9 @@ Expected<DispatchRule> parseEntry(const YAML::Node &N,
     Expected<std::string> File = In.required<std::string>("file");
     if (!File)
       return File.takeError();
-    if (File->empty() || llvm::sys::path::filename(*File) != *File)
-      return In.fail("'file' must name a file in the index's directory");
+    if (!isPathInside(*File))
+      return In.fail("'file' must name a file in the index's directory or "
+                     "below it (a relative path without '.' or '..')");
     E.File = *File;
   }
   Expected<std::string> Kind = In.required<std::string>("collective");
@@ -205,7 +208,7 @@ Expected<PlanIndex> parsePlanIndex(StringRef Text, StringRef Name) {
         parseEntry(N, Name.str() + ": plan " + std::to_string(++I));
     if (!E)
       return E.takeError();
-    if (!E->Library && !Files.insert(E->File).second)
+    if (!E->measured() && !Files.insert(E->File).second)
       return makeError(ErrorKind::Usage,
                        Name + ": '" + E->File + "' is listed twice");
     Index.Plans.push_back(std::move(*E));

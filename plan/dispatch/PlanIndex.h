@@ -27,7 +27,20 @@
 //       min_bytes: 4096
 //       max_bytes: 65536
 //       measured_bytes: 16384 # the evidence: median seconds per call
-//       measured: {library: 2.1e-05, allreduce-p8-0-inf.cplan: 2.6e-05}
+//       measured: {library: 2.1e-05, allreduce-p8-0-inf.cplan: 2.6e-05,
+//                  candidates/allreduce-p8-ring-3.cplan: 2.4e-05}
+//     - file: candidates/allreduce-p8-ring-3.cplan   # a measured plan rule:
+//       collective: allreduce                        # the fastest contender
+//       ranks: 8                                     # timed at 256 KiB
+//       min_bytes: 131072
+//       max_bytes: 524288
+//       measured_bytes: 262144
+//       measured: {library: 2.1e-04, candidates/allreduce-p8-ring-3.cplan: ...}
+//
+// A file is named relative to the directory (a folder inside it allowed,
+// never a way out). The model's rule for a file is listed once; measured
+// rules (library: true, or a file with measured:) outrank it, one per
+// measured size, and a new measurement of their table replaces them all.
 //
 // counts: equal serves calls whose ranks all give the same count, at any
 // size; a list [w0, w1, ...] serves calls whose counts are proportional to

@@ -177,4 +177,14 @@ Error writeFileAtomically(StringRef Path, StringRef Bytes, StringRef What) {
                    "cannot write " + What + " '" + Path + "': " + Why);
 }
 
+bool isPathInside(llvm::StringRef Path) {
+  if (Path.empty() || llvm::sys::path::is_absolute(Path) || Path.back() == '/')
+    return false;
+  for (llvm::StringRef Part : llvm::make_range(llvm::sys::path::begin(Path),
+                                               llvm::sys::path::end(Path)))
+    if (Part == "." || Part == ".." || Part == "/")
+      return false;
+  return true;
+}
+
 } // namespace collplan

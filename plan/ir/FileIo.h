@@ -47,6 +47,11 @@ readBoundedFile(llvm::StringRef Path, uint64_t Limit, llvm::StringRef What,
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes,
                                 llvm::StringRef What = "file");
 
+/// Whether Path names something inside a directory it is relative to: not
+/// empty, not absolute, no "." or ".." component (so a file listed by a
+/// directory's index cannot point out of it).
+bool isPathInside(llvm::StringRef Path);
+
 } // namespace collplan
 
 #endif // COLLPLAN_IR_FILEIO_H

@@ -55,34 +55,52 @@ PlanDirectory::sliceOf(PlanEntry &E, uint32_t Rank,
 }
 
 std::optional<FoundPlan>
-PlanDirectory::find(const CallShape &Call, uint32_t Rank,
-                    const std::function<void(const std::string &)> &Warn) {
-  for (std::unique_ptr<PlanEntry> &E : Entries) {
-    if (E->Failed || !E->Rule.covers(Call))
-      continue;
-    if (E->Rule.Library) {
-      if (PlansOnly)
-        continue;
-      return FoundPlan{E.get(), nullptr};
-    }
-    const RankSlice *Slice = sliceOf(*E, Rank, Warn);
-    if (!Slice)
-      continue;
-    switch (fit(Slice->Header, Call, AllowRankDependentRounding)) {
-    case Fit::Serves:
-      return FoundPlan{E.get(), Slice};
-    case Fit::RankDependentRounding:
-      Warn("not running the " + Slice->Header.Algorithm +
-           " plan for P = " + std::to_string(Slice->Header.Ranks) +
-           " for floating-point sums and products: its ranks may end with "
-           "different bits (the verifier's verdict); "
-           "COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING=1 allows it");
-      continue;
-    case Fit::OtherCall:
-      continue;
-    }
+PlanDirectory::serves(PlanEntry &E, const CallShape &Call, uint32_t Rank,
+                      const std::function<void(const std::string &)> &Warn) {
+  if (E.Failed || !E.Rule.covers(Call) || (IgnoreMeasured && E.Rule.measured()))
+    return std::nullopt;
+  if (E.Rule.Library)
+    return FoundPlan{&E, nullptr};
+  const RankSlice *Slice = sliceOf(E, Rank, Warn);
+  if (!Slice)
+    return std::nullopt;
+  switch (fit(Slice->Header, Call, AllowRankDependentRounding)) {
+  case Fit::Serves:
+    return FoundPlan{&E, Slice};
+  case Fit::RankDependentRounding:
+    Warn("not running the " + Slice->Header.Algorithm +
+         " plan for P = " + std::to_string(Slice->Header.Ranks) +
+         " for floating-point sums and products: its ranks may end with "
+         "different bits (the verifier's verdict); "
+         "COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING=1 allows it");
+    return std::nullopt;
+  case Fit::OtherCall:
+    return std::nullopt;
   }
   return std::nullopt;
+}
+
+std::optional<FoundPlan>
+PlanDirectory::find(const CallShape &Call, uint32_t Rank,
+                    const std::function<void(const std::string &)> &Warn) {
+  for (std::unique_ptr<PlanEntry> &E : Entries)
+    if (std::optional<FoundPlan> Found = serves(*E, Call, Rank, Warn))
+      return Found;
+  return std::nullopt;
+}
+
+std::vector<FoundPlan> PlanDirectory::findEveryPlan(
+    const CallShape &Call, uint32_t Rank,
+    const std::function<void(const std::string &)> &Warn) {
+  std::vector<FoundPlan> Out;
+  for (std::unique_ptr<PlanEntry> &E : Entries)
+    if (std::optional<FoundPlan> Found = serves(*E, Call, Rank, Warn);
+        Found && !Found->library() &&
+        llvm::none_of(Out, [&](const FoundPlan &F) {
+          return F.Entry->Path == Found->Entry->Path;
+        }))
+      Out.push_back(*Found);
+  return Out;
 }
 
 } // namespace collplan::runtime

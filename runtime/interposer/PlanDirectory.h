@@ -61,6 +61,12 @@ public:
   find(const CallShape &Call, uint32_t Rank,
        const std::function<void(const std::string &)> &Warn);
 
+  /// Every plan file that serves Call at Rank (each file once, in
+  /// precedence order); no library rule. Measured tuning times them all.
+  std::vector<FoundPlan>
+  findEveryPlan(const CallShape &Call, uint32_t Rank,
+                const std::function<void(const std::string &)> &Warn);
+
   size_t size() const { return Entries.size(); }
   /// The files and rules, in precedence order.
   const std::vector<std::unique_ptr<PlanEntry>> &entries() const {
@@ -72,13 +78,18 @@ public:
   /// Floating-point allreduces may run plans whose ranks combine in
   /// different orders (COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING).
   bool AllowRankDependentRounding = false;
-  /// Skip library rules: collplan_tune_mpi measures the plans they would
-  /// displace.
-  bool PlansOnly = false;
+  /// Skip measured rules (the library's and plans'): collplan_tune_mpi
+  /// measures again what the model chose.
+  bool IgnoreMeasured = false;
   /// "ignoring PATH: why", one per misnamed file or unusable index entry.
   const std::vector<std::string> &misnamed() const { return Misnamed; }
 
 private:
+  /// E, when it serves Call at Rank: a library rule, or a file whose
+  /// Rank's slice loads and fit()s.
+  std::optional<FoundPlan>
+  serves(PlanEntry &E, const CallShape &Call, uint32_t Rank,
+         const std::function<void(const std::string &)> &Warn);
   /// E's slice for Rank, read and checked on first use; null (reported)
   /// when E cannot serve.
   const RankSlice *

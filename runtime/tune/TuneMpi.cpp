@@ -1,21 +1,24 @@
 //===- TuneMpi.cpp - Measured tuning on the job's own ranks ---------------===//
 //
-//   collplan tune -P 4 -o DIR ...      (the model's choice per size)
+//   collplan tune -P 4 --candidates 3 -o DIR ...  (the model's 3 best)
 //   mpirun -n 4 collplan_tune_mpi DIR [--bytes MIN:MAX] [--budget SECONDS]
-//                                     [--noise FRACTION]
+//                                     [--noise FRACTION] [--resume]
 //
 // For every table of DIR for this job's P (collective and root), and every
-// power of 4 from MIN to MAX, times the plan the interposer would run and
-// the MPI library's own call, the way the Intel MPI Benchmarks do: a
-// warm-up, then batches of calls back to back between barriers, each timed
-// as the slowest rank's time per call, contenders alternating batch by
-// batch so drift hits both alike, until the size's share of the budget is
-// spent; the median batch decides. Where the library is as fast (within the
-// noise band) the directory's index gets a library rule (MeasuredRules.h): the
-// interposer then calls the library on purpose and says so. The index is
-// rewritten whole or not at all by rank 0; rank 0 prints the measurements
-// and writes them all to DIR/measured-p<P>.csv. A separate program for the
-// reason collplan_calibrate_mpi is one: collplan does not link MPI, and the
+// power of 4 from MIN to MAX, times the plan the model chose, the
+// runners-up tune wrote to DIR/candidates/, and the MPI library's own call,
+// the way the Intel MPI Benchmarks do: a warm-up, then batches of calls back
+// to back between barriers, each timed as the slowest rank's time per call,
+// contenders taking turns batch by batch so drift hits all alike, until the
+// size's share of the budget is spent; the median batch decides. Each size
+// becomes a measured rule (MeasuredRules.h): the library where it is as
+// fast as the fastest plan (within the noise band) -- the interposer then
+// calls it on purpose and says so -- else the fastest plan. The index is
+// rewritten whole or not at all by rank 0 at the end; rank 0 prints the
+// measurements and keeps them all in DIR/measured-p<P>.csv, rewritten whole
+// after each size, from which --resume takes the sizes already measured
+// (with the same contenders) after an interrupted run. A separate program for
+// the reason collplan_calibrate_mpi is one: collplan does not link MPI, and the
 // job's launcher decides where ranks run. Exit codes as collplan's (2 bad
 // usage, 4 cannot write, 5 a plan failed to run).
 //
@@ -31,7 +34,10 @@
 #include "plan/ir/Error.h"
 #include "plan/ir/FileIo.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -41,6 +47,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <set>
 
 using namespace collplan;
@@ -53,8 +60,13 @@ struct Options {
   std::string Bytes = "16:16777216";
   std::string Budget = "60s";
   double Noise = 0.05;
+  bool Resume = false;
   bool Quiet = false;
 };
+
+/// The runners-up `collplan tune --candidates K` wrote, inside the plan
+/// directory.
+constexpr const char *CandidatesFolder = "candidates";
 
 int Rank = 0, Size = 1;
 
@@ -169,26 +181,30 @@ double median(std::vector<double> V) {
   return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
 }
 
-/// Medians (library, plan) of the time per call, batches alternating until
-/// Seconds have passed (at least MinBatches each). A batch is Calls calls
-/// back to back between barriers, as an application makes them and as the
-/// Intel MPI Benchmarks time them, and counts as the slowest rank's time
-/// over Calls: a plan that is fast alone but slow back to back (a rank
-/// starting the next call while its peer finishes this one) shows here.
-llvm::Expected<std::pair<double, double>>
-measure(Call &C, Executor &Ex, Transport &T, uint64_t Bytes, double Seconds) {
+/// Medians of the time per call: the library's, then each plan's, batches
+/// taking turns until Seconds have passed (at least MinBatches each). A
+/// batch is Calls calls back to back between barriers, as an application
+/// makes them and as the Intel MPI Benchmarks time them, and counts as the
+/// slowest rank's time over Calls: a plan that is fast alone but slow back
+/// to back (a rank starting the next call while its peer finishes this one)
+/// shows here.
+llvm::Expected<std::vector<double>> measure(Call &C,
+                                            llvm::ArrayRef<Executor *> Plans,
+                                            Transport &T, uint64_t Bytes,
+                                            double Seconds) {
   constexpr int MinBatches = 5, MaxBatches = 500;
   // About 16 MiB moved per batch, 2 to 64 calls.
   const int Calls = int(std::clamp<uint64_t>((16 << 20) / Bytes, 2, 64));
   CallArgs Args = C.planArgs();
-  std::vector<double> Times[2];
-  auto RunBatch = [&](int Which, bool Keep) -> llvm::Error {
+  size_t Contenders = 1 + Plans.size();
+  std::vector<std::vector<double>> Times(Contenders);
+  auto RunBatch = [&](size_t Which, bool Keep) -> llvm::Error {
     MPI_Barrier(MPI_COMM_WORLD);
     double Start = MPI_Wtime();
     for (int I = 0; I < Calls; ++I) {
       if (Which == 0)
         C.library();
-      else if (llvm::Error E = Ex.run(T, Args))
+      else if (llvm::Error E = Plans[Which - 1]->run(T, Args))
         return E;
     }
     double Mine = (MPI_Wtime() - Start) / Calls, Slowest = 0;
@@ -197,12 +213,12 @@ measure(Call &C, Executor &Ex, Transport &T, uint64_t Bytes, double Seconds) {
       Times[Which].push_back(Slowest);
     return llvm::Error::success();
   };
-  for (int Which : {0, 1}) // Warm-up: connections, caches, first touch.
-    if (llvm::Error E = RunBatch(Which, false))
+  for (size_t Which = 0; Which < Contenders; ++Which) // Warm-up: connections,
+    if (llvm::Error E = RunBatch(Which, false))       // caches, first touch.
       return E;
   double Start = MPI_Wtime();
   for (;;) {
-    for (int Which : {0, 1})
+    for (size_t Which = 0; Which < Contenders; ++Which)
       if (llvm::Error E = RunBatch(Which, true))
         return E;
     // Rank 0's clock decides for all, so every rank stops together.
@@ -213,7 +229,59 @@ measure(Call &C, Executor &Ex, Transport &T, uint64_t Bytes, double Seconds) {
     if (Done)
       break;
   }
-  return std::pair(median(Times[0]), median(Times[1]));
+  std::vector<double> Medians;
+  for (std::vector<double> &V : Times)
+    Medians.push_back(median(std::move(V)));
+  return Medians;
+}
+
+/// The measurements file: a row per (table, size, contender), the seconds
+/// per call, and whether the contender was chosen.
+constexpr const char *CsvHeader =
+    "collective,root,ranks,bytes,contender,seconds,chosen\n";
+
+std::string csvRows(Collective Kind, std::optional<uint32_t> Root,
+                    const SizeMeasurement &M, const DispatchRule &Chosen) {
+  std::string Prefix =
+      llvm::formatv("{0},{1},{2},{3},", collectiveName(Kind),
+                    Root ? std::to_string(*Root) : "", Size, M.Bytes)
+          .str();
+  std::string Out =
+      Prefix + llvm::formatv("library,{0:e},{1}\n", M.LibrarySeconds,
+                             int(Chosen.Library))
+                   .str();
+  for (const auto &[Rule, Seconds] : M.Plans)
+    Out +=
+        Prefix + llvm::formatv("{0},{1:e},{2}\n", Rule.File, Seconds,
+                               int(!Chosen.Library && Chosen.File == Rule.File))
+                     .str();
+  return Out;
+}
+
+/// The rows of an earlier run's measurements file, by their first four
+/// fields (collective, root, ranks, bytes): contender -> seconds.
+using EarlierRuns = std::map<std::string, std::map<std::string, double>>;
+
+EarlierRuns readEarlierRuns(const std::string &Path) {
+  EarlierRuns Out;
+  llvm::Expected<std::string> Text =
+      readBoundedFile(Path, uint64_t(64) << 20, "measurements");
+  if (!Text) {
+    llvm::consumeError(Text.takeError());
+    return Out;
+  }
+  llvm::SmallVector<llvm::StringRef, 0> Lines;
+  llvm::StringRef(*Text).split(Lines, '\n', -1, false);
+  for (llvm::StringRef Line : llvm::drop_begin(Lines)) {
+    llvm::SmallVector<llvm::StringRef, 7> F;
+    Line.split(F, ',');
+    double Seconds = 0;
+    if (F.size() != 7 || F[5].getAsDouble(Seconds) || !(Seconds > 0))
+      continue;
+    Out[llvm::join(llvm::ArrayRef<llvm::StringRef>(F).take_front(4), ",")]
+       [F[4].str()] = Seconds;
+  }
+  return Out;
 }
 
 /// "MIN:MAX" in plain bytes: MIN, 4 MIN, 16 MIN, ... up to MAX.
@@ -250,6 +318,41 @@ std::optional<double> secondsOf(llvm::StringRef Text) {
   return Value * Unit;
 }
 
+/// The directory's runners-up (DIR/candidates/), or none when tune wrote
+/// none.
+std::optional<PlanDirectory> openCandidates(const Options &O) {
+  llvm::SmallString<256> Folder(O.Dir);
+  llvm::sys::path::append(Folder, CandidatesFolder);
+  if (!llvm::sys::fs::is_directory(Folder))
+    return std::nullopt;
+  llvm::Expected<PlanDirectory> D = PlanDirectory::open(Folder.str().str());
+  if (!D) {
+    say(O, llvm::toString(D.takeError()));
+    return std::nullopt;
+  }
+  return std::move(*D);
+}
+
+/// The plans to time for a call at this rank: the model's choice, then the
+/// runners-up that serve it, each with its rule as the main index would
+/// name it (a runner-up's file under candidates/).
+std::vector<std::pair<DispatchRule, FoundPlan>>
+contendersFor(const Options &O, const CallShape &Shape, PlanDirectory &Dir,
+              std::optional<PlanDirectory> &Candidates) {
+  auto Warn = [&](const std::string &W) { say(O, W); };
+  std::vector<std::pair<DispatchRule, FoundPlan>> Out;
+  if (std::optional<FoundPlan> F = Dir.find(Shape, uint32_t(Rank), Warn))
+    Out.emplace_back(F->Entry->Rule, *F);
+  if (Candidates)
+    for (FoundPlan &F :
+         Candidates->findEveryPlan(Shape, uint32_t(Rank), Warn)) {
+      DispatchRule R = F.Entry->Rule;
+      R.File = std::string(CandidatesFolder) + "/" + R.File;
+      Out.emplace_back(std::move(R), F);
+    }
+  return Out;
+}
+
 int run(const Options &O) {
   std::optional<std::vector<uint64_t>> Sizes = sizesOf(O.Bytes);
   std::optional<double> Budget = secondsOf(O.Budget);
@@ -269,10 +372,11 @@ int run(const Options &O) {
       llvm::consumeError(Dir.takeError());
     return 2;
   }
-  Dir->PlansOnly = true; // Earlier measurements are measured again.
+  Dir->IgnoreMeasured = true; // Earlier measurements are measured again.
+  std::optional<PlanDirectory> Candidates = openCandidates(O);
   std::set<Table> Tables;
   for (const std::unique_ptr<PlanEntry> &E : Dir->entries())
-    if (!E->Rule.Library && E->Rule.Ranks == uint32_t(Size))
+    if (!E->Rule.measured() && E->Rule.Ranks == uint32_t(Size))
       Tables.insert({E->Rule.Kind, E->Rule.Root});
   if (Tables.empty()) {
     if (Rank == 0)
@@ -281,69 +385,115 @@ int run(const Options &O) {
                 << " (make them with collplan tune -P " << Size << ")\n";
     return 2;
   }
-  double PerSize = *Budget / double(2 * Tables.size() * Sizes->size());
+  llvm::SmallString<256> CsvPath(O.Dir);
+  llvm::sys::path::append(CsvPath,
+                          "measured-p" + std::to_string(Size) + ".csv");
+  // Only rank 0 reads and writes the file; it tells the others what to skip.
+  EarlierRuns Earlier;
+  if (O.Resume && Rank == 0)
+    Earlier = readEarlierRuns(CsvPath.str().str());
+  double PerSize = *Budget / double(Tables.size() * Sizes->size());
   MPI_Comm Dup;
   MPI_Comm_dup(MPI_COMM_WORLD, &Dup);
   MpiTransport Transport(Dup);
   PlanDirectoryUpdate Update;
+  // One format for the header and the rows.
+  const char *Row = "{0,-12} {1,4} {2,12}  {3,-48} {4,9} {5,9}  {6}\n";
   if (Rank == 0 && !O.Quiet)
-    llvm::outs()
-        << "collective   root        bytes  plan                         "
-           "       plan_us   library_us  library/plan  choice\n";
+    llvm::outs() << llvm::formatv(Row, "collective", "root", "bytes",
+                                  "contender", "us/call", "/library", "choice");
   int Failed = 0;
-  // Every measurement, for people and plots: the index keeps only the
-  // library rules' evidence.
-  std::string Csv = "collective,root,ranks,bytes,plan_file,plan_seconds,"
-                    "library_seconds,choice\n";
+  size_t Reused = 0;
+  std::string Csv = CsvHeader;
   for (const auto &[Kind, Root] : Tables) {
     say(O, llvm::formatv("measuring {0}{1} on P = {2}: {3} sizes, about {4:F0} "
                          "s",
                          collectiveName(Kind),
                          Root ? " from root " + std::to_string(*Root) : "",
-                         Size, Sizes->size(), 2 * PerSize * Sizes->size())
+                         Size, Sizes->size(), PerSize * Sizes->size())
                .str());
     std::vector<SizeMeasurement> Measured;
     for (uint64_t Bytes : *Sizes) {
       Call C(Kind, Root, Bytes);
-      std::optional<FoundPlan> Found = Dir->find(
-          C.shape(), uint32_t(Rank), [&](const std::string &W) { say(O, W); });
-      if (!Found)
+      std::vector<std::pair<DispatchRule, FoundPlan>> Plans =
+          contendersFor(O, C.shape(), *Dir, Candidates);
+      if (Plans.empty())
         continue;
-      Executor Ex(Found->Slice->Header, Found->Slice->Prog, uint32_t(Rank));
-      llvm::Expected<std::pair<double, double>> T =
-          measure(C, Ex, Transport, C.shape().Bytes, PerSize);
-      if (!T) {
-        std::cerr << "collplan_tune_mpi: rank " << Rank << ": "
-                  << Found->Entry->Path << ": " << llvm::toString(T.takeError())
-                  << "\n";
-        Failed = 5;
-        break;
-      }
       SizeMeasurement M;
       M.Bytes = C.shape().Bytes;
-      M.PlanFile = Found->Entry->Rule.File;
-      M.LibrarySeconds = T->first;
-      M.PlanSeconds = T->second;
+      // --resume: rank 0's earlier run timed this size with these
+      // contenders, and says so to all.
+      int Known = 0;
+      if (Rank == 0) {
+        auto Row = Earlier.find(
+            llvm::formatv("{0},{1},{2},{3}", collectiveName(Kind),
+                          Root ? std::to_string(*Root) : "", Size, M.Bytes)
+                .str());
+        Known = Row != Earlier.end() && Row->second.count("library") &&
+                llvm::all_of(Plans, [&](const auto &P) {
+                  return Row->second.count(P.first.File);
+                });
+        if (Known) {
+          M.LibrarySeconds = Row->second.at("library");
+          for (const auto &[Rule, Found] : Plans)
+            M.Plans.emplace_back(Rule, Row->second.at(Rule.File));
+        }
+      }
+      MPI_Bcast(&Known, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      if (Known) {
+        ++Reused;
+      } else {
+        std::vector<std::unique_ptr<Executor>> Executors;
+        std::vector<Executor *> Runs;
+        for (const auto &[Rule, Found] : Plans) {
+          Executors.push_back(std::make_unique<Executor>(
+              Found.Slice->Header, Found.Slice->Prog, uint32_t(Rank)));
+          Runs.push_back(Executors.back().get());
+        }
+        llvm::Expected<std::vector<double>> T =
+            measure(C, Runs, Transport, C.shape().Bytes, PerSize);
+        if (!T) {
+          std::cerr << "collplan_tune_mpi: rank " << Rank << ": "
+                    << llvm::toString(T.takeError()) << "\n";
+          Failed = 5;
+          break;
+        }
+        M.LibrarySeconds = (*T)[0];
+        for (size_t I = 0; I < Plans.size(); ++I)
+          M.Plans.emplace_back(Plans[I].first, (*T)[I + 1]);
+      }
       Measured.push_back(M);
-      const char *Choice = libraryWins(M, O.Noise) ? "library" : "plan";
-      Csv += llvm::formatv("{0},{1},{2},{3},{4},{5:e},{6:e},{7}\n",
-                           collectiveName(Kind),
-                           Root ? std::to_string(*Root) : "", Size, M.Bytes,
-                           M.PlanFile, M.PlanSeconds, M.LibrarySeconds, Choice)
-                 .str();
-      if (Rank == 0 && !O.Quiet)
+      if (Rank != 0)
+        continue;
+      DispatchRule Chosen =
+          measuredRules(Kind, uint32_t(Size), Root, M, O.Noise).front();
+      Csv += csvRows(Kind, Root, M, Chosen);
+      // After each size, whole: what --resume reads after an interruption.
+      if (llvm::Error E = writeFileAtomically(CsvPath, Csv, "measurements")) {
+        std::cerr << "collplan_tune_mpi: " << llvm::toString(std::move(E))
+                  << "\n";
+        Failed = 4;
+      }
+      if (O.Quiet)
+        continue;
+      auto Line = [&](llvm::StringRef Who, double Seconds, bool Won) {
         llvm::outs() << llvm::formatv(
-            "{0,-12} {1,4} {2,12}  {3,-34} {4,9:F1} {5,12:F1} {6,13:F2}  {7}\n",
-            collectiveName(Kind), Root ? std::to_string(*Root) : "-", M.Bytes,
-            M.PlanFile, M.PlanSeconds * 1e6, M.LibrarySeconds * 1e6,
-            M.LibrarySeconds / M.PlanSeconds, Choice);
+            Row, collectiveName(Kind), Root ? std::to_string(*Root) : "-",
+            M.Bytes, Who, llvm::formatv("{0:F1}", Seconds * 1e6),
+            llvm::formatv("{0:F2}", Seconds / M.LibrarySeconds),
+            Won ? "chosen" : "");
+      };
+      Line("library", M.LibrarySeconds, Chosen.Library);
+      for (const auto &[Rule, Seconds] : M.Plans)
+        Line(Rule.File, Seconds, !Chosen.Library && Chosen.File == Rule.File);
     }
+    MPI_Bcast(&Failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (Failed)
       break;
     for (DispatchRule &R :
-         libraryRules(Kind, uint32_t(Size), Root, Measured, O.Noise))
+         measuredRules(Kind, uint32_t(Size), Root, Measured, O.Noise))
       Update.Rules.push_back(std::move(R));
-    // A table whose plans won everywhere still drops its old library rules.
+    // The table's earlier measured rules leave, whatever this one found.
     if (!Measured.empty())
       Update.Remeasured.emplace_back(Kind, uint32_t(Size), Root.value_or(0));
   }
@@ -352,16 +502,13 @@ int run(const Options &O) {
     return Failed;
   if (Rank != 0)
     return 0;
+  if (Reused)
+    say(O,
+        llvm::formatv("--resume: {0} size(s) taken from {1}", Reused, CsvPath)
+            .str());
   Update.Preamble =
       "Measured by collplan_tune_mpi on P = " + std::to_string(Size) +
       " (noise band " + std::to_string(O.Noise) + ")";
-  llvm::SmallString<256> CsvPath(O.Dir);
-  llvm::sys::path::append(CsvPath,
-                          "measured-p" + std::to_string(Size) + ".csv");
-  if (llvm::Error E = writeFileAtomically(CsvPath, Csv, "measurements")) {
-    std::cerr << "collplan_tune_mpi: " << llvm::toString(std::move(E)) << "\n";
-    return 4;
-  }
   llvm::Expected<PlanIndex> Index =
       updatePlanDirectory(O.Dir, std::move(Update));
   if (!Index) {
@@ -395,6 +542,9 @@ int main(int Argc, char **Argv) {
                  "the library's call is kept unless the plan is faster by "
                  "more than this fraction")
       ->capture_default_str();
+  App.add_flag("--resume", O.Resume,
+               "take the sizes an interrupted run already measured (with the "
+               "same contenders) from DIR/measured-p<P>.csv");
   App.add_flag("--quiet,-q", O.Quiet, "print nothing on success");
   MPI_Init(&Argc, &Argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &Rank);

@@ -180,6 +180,53 @@ PY
 
 # Refusals: another tune's plans in the directory (2), bad sizes (2), a
 # directory that cannot be created (4), roots that are no ranks (2).
+# --candidates K: the model's K best at each size, the choice in the
+# directory, the runners-up in its candidates/ folder (verified, stamped,
+# indexed); a new tune of a table replaces that table's runners-up, files
+# and all, and leaves other tables' alone.
+CD=$W/cand
+"$C" tune --collectives allreduce,allgather -P 8 --bytes 8:1MiB --candidates 3 \
+  -o "$CD" -q || fail "tune --candidates 3 failed"
+"$C" verify "$CD"/candidates/*.cplan >/dev/null || fail "a runner-up does not verify"
+listed() { # listed COLLECTIVE: the runner-up files the folder's index lists
+  python3 -c '
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+print(" ".join(sorted(r["file"] for r in d["plans"] if r["collective"] == sys.argv[2])))
+' "$CD/candidates/plans.index" "$1"
+}
+on_disk() { # on_disk COLLECTIVE: the runner-up files in the folder
+  (cd "$CD/candidates" && ls "$1"-p8-*.cplan 2>/dev/null | sort | tr '\n' ' ' | sed 's/ $//')
+}
+[ -n "$(listed allreduce)" ] && [ -n "$(listed allgather)" ] || fail "no runners-up listed"
+[ "$(listed allreduce)" = "$(on_disk allreduce)" ] || fail "listed and written runners-up differ"
+# Each runner-up is another plan than the choice it runs beside.
+python3 - "$CD" <<'PY' || fail "a runner-up repeats the model's choice"
+import sys, yaml
+main = yaml.safe_load(open(sys.argv[1] + "/plans.index"))["plans"]
+runners = yaml.safe_load(open(sys.argv[1] + "/candidates/plans.index"))["plans"]
+for r in runners:
+    for m in main:
+        overlap = m["collective"] == r["collective"] and m["min_bytes"] < (
+            float("inf") if r["max_bytes"] == "inf" else r["max_bytes"]) and r["min_bytes"] < (
+            float("inf") if m["max_bytes"] == "inf" else m["max_bytes"])
+        same = (m["algorithm"], m.get("params", {})) == (r["algorithm"], r.get("params", {}))
+        assert not (overlap and same and m["min_bytes"] == r["min_bytes"] and m["max_bytes"] == r["max_bytes"]), (m, r)
+PY
+GATHERED=$(listed allgather)
+"$C" tune -c allreduce -P 8 --bytes 8:1MiB --candidates 2 -o "$CD" -q ||
+  fail "tune --candidates 2 failed"
+[ "$(listed allreduce)" = "$(on_disk allreduce)" ] || fail "old runners-up left behind"
+[ "$(listed allgather)" = "$GATHERED" ] || fail "another table's runners-up changed"
+"$C" tune -c allreduce -P 8 --bytes 8:1MiB -o "$CD" -q || fail "tune failed"
+[ -z "$(listed allreduce)$(on_disk allreduce)" ] || fail "runners-up of a table tuned without --candidates remain"
+[ "$(listed allgather)" = "$GATHERED" ] || fail "another table's runners-up changed"
+for K in 0 9; do
+  if "$C" tune -c allreduce -P 8 --candidates $K -o "$CD" -q 2>/dev/null; then
+    fail "--candidates $K accepted"
+  fi
+done
+
 set +e
 "$C" compile -c allreduce -a ring -P 8 -q -o "$W/plans/allreduce-p8-0-100.cplan"
 "$C" tune -c allreduce -P 8 -o "$W/plans" -q 2>"$W/stale.err"

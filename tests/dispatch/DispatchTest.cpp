@@ -317,61 +317,117 @@ TEST_CASE("the directory writer: stale plans refused, index merged") {
   llvm::sys::fs::remove_directories(Dir);
 }
 
-TEST_CASE("library rules from measurements: ranges, noise band, evidence") {
+TEST_CASE("measured rules: ranges, the fastest contender, noise band, "
+          "evidence") {
+  // The model's plan and a runner-up from tune --candidates.
+  DispatchRule Model = rule(Collective::Allreduce, 4, 0, UINT64_MAX);
+  Model.File = "allreduce-p4-0-inf.cplan";
+  DispatchRule Runner = rule(Collective::Allreduce, 4, 0, 4096);
+  Runner.File = "candidates/allreduce-p4-ring-3.cplan";
   // Powers of 4: each size speaks for calls from half to twice itself.
+  // Microseconds: model, runner-up, library.
   std::vector<SizeMeasurement> M;
-  for (auto [Bytes, Plan, Library] : {std::tuple(uint64_t(16), 1.0, 0.9),
-                                      {64, 1.0, 1.04},
-                                      {256, 1.0, 1.06},
-                                      {1024, 2.0, 1.0}}) {
+  for (auto [Bytes, ModelUs, RunnerUs, LibraryUs] :
+       {std::tuple(uint64_t(16), 1.0, 0.8, 0.9),
+        {64, 1.0, 1.2, 1.04},
+        {256, 1.0, 1.5, 1.06},
+        {1024, 2.0, 3.0, 1.0}}) {
     SizeMeasurement S;
     S.Bytes = Bytes;
-    S.PlanFile = "allreduce-p4-0-inf.cplan";
-    S.PlanSeconds = Plan * 1e-6;
-    S.LibrarySeconds = Library * 1e-6;
+    S.Plans = {{Model, ModelUs * 1e-6}, {Runner, RunnerUs * 1e-6}};
+    S.LibrarySeconds = LibraryUs * 1e-6;
     M.push_back(S);
   }
   CHECK(measuredRange(M, 0) == std::pair<uint64_t, uint64_t>(0, 32));
   CHECK(measuredRange(M, 1) == std::pair<uint64_t, uint64_t>(32, 128));
   CHECK(measuredRange(M, 2) == std::pair<uint64_t, uint64_t>(128, 512));
   CHECK(measuredRange(M, 3) == std::pair<uint64_t, uint64_t>(512, UINT64_MAX));
-  // 4 % slower than the plan is inside a 5 % band; 6 % is not.
+  // 16 B: the runner-up is faster than the library by more than 5 %; 64 B:
+  // the library is 4 % slower than the fastest plan, inside a 5 % band;
+  // 256 B: 6 % slower, outside; 1024 B: the library is fastest.
   std::vector<DispatchRule> Rules =
-      libraryRules(Collective::Allreduce, 4, std::nullopt, M, 0.05);
-  REQUIRE(Rules.size() == 3);
+      measuredRules(Collective::Allreduce, 4, std::nullopt, M, 0.05);
+  REQUIRE(Rules.size() == 4);
+  CHECK(Rules[0].File == Runner.File);
+  CHECK_FALSE(Rules[0].Library);
   CHECK(Rules[0].MaxBytes == 32);
+  CHECK(Rules[1].Library);
+  CHECK(Rules[1].File.empty());
   CHECK(Rules[1].MinBytes == 32);
-  CHECK(Rules[2].MinBytes == 512);
-  CHECK(Rules[2].MaxBytes == UINT64_MAX);
+  CHECK(Rules[2].File == Model.File);
+  CHECK(Rules[3].Library);
+  CHECK(Rules[3].MinBytes == 512);
+  CHECK(Rules[3].MaxBytes == UINT64_MAX);
   for (const DispatchRule &R : Rules) {
-    CHECK(R.Library);
-    CHECK(R.File.empty());
+    CHECK(R.measured());
+    CHECK(R.Measured.size() == 3); // Every contender's time.
     CHECK(R.Measured.count("library"));
-    CHECK(R.Measured.count("allreduce-p4-0-inf.cplan"));
+    CHECK(R.Measured.count(Model.File));
+    CHECK(R.Measured.count(Runner.File));
   }
-  CHECK(Rules[2].Measured.at("library") == doctest::Approx(1e-6));
-  CHECK(libraryRules(Collective::Allreduce, 4, std::nullopt, M, 0).size() == 2);
+  CHECK(Rules[3].Measured.at("library") == doctest::Approx(1e-6));
+  CHECK(Rules[0].Measured.at(Runner.File) == doctest::Approx(0.8e-6));
+  // Without a noise band the library keeps only what it measured fastest.
+  std::vector<DispatchRule> Exact =
+      measuredRules(Collective::Allreduce, 4, std::nullopt, M, 0);
+  CHECK_FALSE(Exact[1].Library);
+  CHECK(Exact[1].File == Model.File);
+  CHECK(Exact[3].Library);
 
-  // A library rule outranks any plan rule covering the call, and the index
-  // keeps it and its evidence.
+  // A measured rule outranks any rule the model wrote, however narrow, and
+  // the index keeps every measured rule and its evidence, several for one
+  // file included.
   DispatchRule Plan = rule(Collective::Allreduce, 4, 0, 64, ReduceOp::Sum);
   Plan.File = "a.cplan";
   CHECK(ruleOrder(Rules[1], Plan));
-  CHECK_FALSE(ruleOrder(Plan, Rules[1]));
+  CHECK(ruleOrder(Rules[2], Plan));
+  CHECK_FALSE(ruleOrder(Plan, Rules[2]));
   PlanIndex Index;
   Index.put(Plan);
-  for (const DispatchRule &R : Rules)
+  Index.put(Model);
+  for (const DispatchRule &R : Exact)
     Index.put(R);
-  Index.put(Rules[0]); // Replaces itself: same table, same first size.
-  CHECK(Index.Plans.size() == 4);
+  for (const DispatchRule &R : Rules)
+    Index.put(R); // Replaces: same table, same first size.
+  CHECK(Index.Plans.size() == 6);
   llvm::Expected<PlanIndex> Back =
       parsePlanIndex(planIndexText(Index, ""), "plans.index");
   REQUIRE_MESSAGE(bool(Back), llvm::toString(Back.takeError()));
-  REQUIRE(Back->Plans.size() == 4);
+  REQUIRE(Back->Plans.size() == 6);
+  CHECK(Back->Plans[2].File == Runner.File);
   CHECK(Back->Plans[3].Library);
-  CHECK(Back->Plans[3].MinBytes == 512);
-  CHECK(Back->Plans[3].MeasuredBytes == 1024);
-  CHECK(Back->Plans[3].Measured == Rules[2].Measured);
+  CHECK(Back->Plans[4].File == Model.File);
+  CHECK(Back->Plans[5].Library);
+  CHECK(Back->Plans[5].MinBytes == 512);
+  CHECK(Back->Plans[5].MeasuredBytes == 1024);
+  CHECK(Back->Plans[5].Measured == Rules[3].Measured);
+  // The model's own rule for a file stays one.
+  llvm::Expected<PlanIndex> Twice =
+      parsePlanIndex("version: 1\nplans:\n  - file: a.cplan\n    collective: "
+                     "allreduce\n    ranks: 2\n    min_bytes: 0\n    "
+                     "max_bytes: 64\n  - file: a.cplan\n    collective: "
+                     "allreduce\n    ranks: 2\n    min_bytes: 64\n    "
+                     "max_bytes: inf\n",
+                     "plans.index");
+  REQUIRE_FALSE(bool(Twice));
+  CHECK(llvm::toString(Twice.takeError()).find("listed twice") !=
+        std::string::npos);
+  // A file inside the directory, in a folder or not; never outside it.
+  for (auto [File, Inside] : {std::pair("candidates/a.cplan", true),
+                              {"a.cplan", true},
+                              {"../a.cplan", false},
+                              {"/tmp/a.cplan", false},
+                              {"candidates/../../a.cplan", false},
+                              {"./a.cplan", false}}) {
+    llvm::Expected<PlanIndex> I = parsePlanIndex(
+        std::string("version: 1\nplans:\n  - file: \"") + File +
+            "\"\n    collective: allreduce\n    ranks: 2\n    min_bytes: "
+            "0\n    max_bytes: inf\n",
+        "plans.index");
+    CHECK_MESSAGE(bool(I) == Inside, File);
+    if (!I)
+      llvm::consumeError(I.takeError());
+  }
   // A library rule names no file.
   llvm::Expected<PlanIndex> Both =
       parsePlanIndex("version: 1\nplans:\n  - library: true\n    file: "

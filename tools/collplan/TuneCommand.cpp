@@ -44,6 +44,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <set>
 
 namespace collplan::cli {
 
@@ -60,8 +61,16 @@ struct TuneOptions {
   std::string MpichJson;
   std::string PlanExtension = "cplan";
   VerifyMode Mode = VerifyMode::Auto;
+  /// The model's best K at each size: the choice, and K - 1 runners-up
+  /// written to DIR/candidates/ for collplan_tune_mpi to time.
+  unsigned Candidates = 1;
   bool Quiet = false;
 };
+
+/// Where the runners-up go, inside the plan directory: a plan directory of
+/// its own, which the interposer does not read unless a measured rule of
+/// the main index names one of its files.
+constexpr const char *CandidatesFolder = "candidates";
 
 /// "8:1GiB" -> 8, 16, ..., 1 GiB: the bounds and the powers of two between.
 std::optional<RequestProblem> parseSizes(const std::string &Text,
@@ -187,11 +196,41 @@ uint64_t keptOps(const Compilation &C) {
   return Ops;
 }
 
-/// One request's candidates, priced, and the candidate of each range.
+/// One request's candidates, priced, the candidate of each range, and the
+/// runners-up worth timing: each with the sizes where it is among the best.
 struct Tuned {
   Compilation Priced;
   std::vector<size_t> Winners;
+  std::vector<SizeRange> RunnersUp;
 };
+
+/// The candidates of C among the K best (but not the best) at some of
+/// Sizes, each once, spanning the first to the last such size.
+std::vector<SizeRange> runnersUp(Compilation &C, llvm::ArrayRef<uint64_t> Sizes,
+                                 unsigned K) {
+  std::vector<SizeRange> Out;
+  for (uint64_t Size : Sizes) {
+    size_t At = size_t(llvm::find(C.Sizes, Size) - C.Sizes.begin());
+    unsigned Place = 0;
+    for (size_t I : rankAtSize(C.Candidates, At)) {
+      if (Place == K)
+        break;
+      if (!C.mayChoose(I))
+        continue;
+      if (Place++ == 0)
+        continue; // The choice itself.
+      auto Known =
+          llvm::find_if(Out, [&](const SizeRange &R) { return R.Index == I; });
+      if (Known != Out.end()) {
+        Known->To = Size;
+        continue;
+      }
+      const Candidate &Runner = C.Candidates[I];
+      Out.push_back({Size, Size, Runner.Algo, Runner.Params, I});
+    }
+  }
+  return Out;
+}
 
 /// The decision table over Sizes among Families (every family when empty),
 /// from the priced candidates, which Session receives when given.
@@ -229,10 +268,15 @@ llvm::Expected<DecisionTable> decide(const TuneOptions &O,
     T.Ranges.push_back(std::move(D));
   }
   if (Session) {
-    // Only the winners' plans are written: the others are dropped.
+    Session->RunnersUp = runnersUp(*C, Sizes, O.Candidates);
+    // Only the winners' and runners-up's plans are written: the others are
+    // dropped.
+    auto Written = [&](size_t I) {
+      auto Is = [&](const SizeRange &R) { return R.Index == I; };
+      return llvm::any_of(Ranges, Is) || llvm::any_of(Session->RunnersUp, Is);
+    };
     for (size_t I = 0; I < C->Candidates.size(); ++I)
-      if (llvm::none_of(Ranges,
-                        [&](const SizeRange &R) { return R.Index == I; }))
+      if (!Written(I))
         C->Candidates[I].Built.reset();
     Session->Priced = std::move(*C);
     for (const SizeRange &R : Ranges)
@@ -392,6 +436,27 @@ llvm::Error decideTables(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
   return llvm::Error::success();
 }
 
+/// Candidate Index of Session, verified (once: a candidate that wins
+/// several ranges is not verified again) and encoded into Bytes. A failure
+/// finalizeOrReport printed leaves its exit code in Printed.
+llvm::Expected<Plan *> finalizeCandidate(const TuneOptions &O, Tuned &Session,
+                                         size_t Index, PlanFormat Format,
+                                         int &Printed, std::string &Bytes) {
+  llvm::Expected<Plan *> P = Session.Priced.plan(Index);
+  if (!P)
+    return P.takeError();
+  Candidate &C = Session.Priced.Candidates[Index];
+  FinalizedPlan F;
+  Printed = finalizeOrReport(**P, Format, O.Mode, O.Quiet, F,
+                             C.Verdict ? &*C.Verdict : nullptr);
+  if (Printed)
+    return makeError(ErrorKind::Invalid, "");
+  if (O.Mode == VerifyMode::Auto)
+    C.Verdict = F.Verdict;
+  Bytes = std::move(F.Bytes);
+  return *P;
+}
+
 /// Writes the plan directory: one verified, stamped plan per range of each
 /// table, each taken from the priced candidates (built again only past the
 /// memory bound) and encoded once, and the index. The exit code (printed).
@@ -419,7 +484,8 @@ int writePlanDirectory(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
                                  : formatBytes(double(R.MaxBytes))));
         Tuned &Session = Tables.Sessions[I];
         size_t Winner = Session.Winners[K];
-        llvm::Expected<Plan *> P = Session.Priced.plan(Winner);
+        llvm::Expected<Plan *> P =
+            finalizeCandidate(O, Session, Winner, Format, Printed, Bytes);
         if (!P)
           return P.takeError();
         Candidate &C = Session.Priced.Candidates[Winner];
@@ -433,20 +499,12 @@ int writePlanDirectory(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
         };
         R.FirstTime = TimeAt(R.FirstSize);
         R.LastTime = TimeAt(R.LastSize);
-        FinalizedPlan F;
-        Printed = finalizeOrReport(**P, Format, O.Mode, O.Quiet, F,
-                                   C.Verdict ? &*C.Verdict : nullptr);
-        if (Printed)
-          return makeError(ErrorKind::Invalid, "");
-        // A candidate that wins another range is not verified again.
-        if (O.Mode == VerifyMode::Auto)
-          C.Verdict = F.Verdict;
-        Bytes = std::move(F.Bytes);
         Rule = ruleFor((*P)->Header, Rule.File, R.MinBytes, R.MaxBytes,
                        std::nullopt);
         Rule.Why = whyText(R);
-        // The table's last plan written: its candidates are done with.
-        if (K + 1 == T.Ranges.size())
+        // The table's last plan written: its candidates are done with,
+        // unless runners-up are still to be written.
+        if (K + 1 == T.Ranges.size() && Session.RunnersUp.empty())
           for (Candidate &Done : Session.Priced.Candidates)
             Done.Built.reset();
         return llvm::Error::success();
@@ -461,6 +519,101 @@ int writePlanDirectory(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
     return Printed;
   }
   return reportError(Index.takeError(), ErrorKind::Io);
+}
+
+/// A runner-up's file name in the candidates folder: the table, the family
+/// and its place among the candidates priced (not a name the file-name
+/// rules parse: only the folder's index says what it serves).
+std::string runnerUpFileName(const CompileRequest &Request, const SizeRange &R,
+                             llvm::StringRef Ext) {
+  std::string Name = collectiveName(Request.Kind).str();
+  if (Request.Root.value_or(0) != 0)
+    Name += "-root" + std::to_string(*Request.Root);
+  return Name + "-p" + std::to_string(Request.ranks()) + "-" +
+         R.Algo->name().str() + "-" + std::to_string(R.Index) + "." + Ext.str();
+}
+
+/// Writes the runners-up of every table to DIR/candidates/ (a plan
+/// directory of its own), replacing that folder's earlier candidates for
+/// the same tables, files included: the folder is tune's. The exit code.
+int writeRunnersUp(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
+                   TuneTables &Tables, PlanFormat Format,
+                   const std::string &Preamble) {
+  llvm::SmallString<256> Folder(O.Dir);
+  llvm::sys::path::append(Folder, CandidatesFolder);
+  if (O.Candidates <= 1 && !llvm::sys::fs::is_directory(Folder))
+    return ExitSuccess;
+  if (std::error_code EC = llvm::sys::fs::create_directories(Folder)) {
+    printError("cannot create '" + Folder.str().str() + "': " + EC.message());
+    return ExitIoError;
+  }
+  llvm::Expected<PlanIndex> Old = readPlanIndex(Folder);
+  if (!Old)
+    return reportError(Old.takeError(), ErrorKind::Usage);
+  PlanDirectoryUpdate U;
+  U.Preamble = "Runners-up for collplan_tune_mpi to time: " + Preamble;
+  std::set<PlanTable> TablesTuned;
+  int Printed = ExitSuccess;
+  for (size_t I = 0; I < Tables.Sessions.size(); ++I) {
+    DispatchRule Table;
+    Table.Kind = Jobs[I].Request.Kind;
+    Table.Ranks = Jobs[I].Request.ranks();
+    Table.Root = Jobs[I].Request.Root;
+    TablesTuned.insert(tableOf(Table));
+    for (const SizeRange &R : Tables.Sessions[I].RunnersUp) {
+      NewPlan New;
+      New.Rule.File = runnerUpFileName(Jobs[I].Request, R, O.PlanExtension);
+      New.Rule.Kind = Table.Kind;
+      New.Rule.Ranks = Table.Ranks;
+      New.Rule.Root = Table.Root;
+      New.Build = [&, I, R](DispatchRule &Rule,
+                            std::string &Bytes) -> llvm::Error {
+        say(O,
+            llvm::formatv("{0}: runner-up {1} for {2} .. {3}", Jobs[I].name(),
+                          R.Algo->name(), formatBytes(double(R.From)),
+                          formatBytes(double(R.To))));
+        Tuned &Session = Tables.Sessions[I];
+        llvm::Expected<Plan *> P =
+            finalizeCandidate(O, Session, R.Index, Format, Printed, Bytes);
+        if (!P)
+          return P.takeError();
+        const std::vector<uint64_t> &Sizes = Session.Priced.Sizes;
+        // Among the best from R.From to R.To: the calls up to the next
+        // size priced, from 0 and without end at the bounds.
+        auto Next = llvm::upper_bound(Sizes, R.To);
+        Rule = ruleFor((*P)->Header, Rule.File,
+                       R.From == Sizes.front() ? 0 : R.From,
+                       Next == Sizes.end() ? UINT64_MAX : *Next, std::nullopt);
+        Rule.Why = "among the model's " + std::to_string(O.Candidates) +
+                   " best from " + formatBytes(double(R.From)) + " to " +
+                   formatBytes(double(R.To));
+        return llvm::Error::success();
+      };
+      U.Plans.push_back(std::move(New));
+    }
+  }
+  // The earlier candidates of the tables tuned now leave, files and all.
+  std::vector<std::string> Gone;
+  for (const DispatchRule &R : Old->Plans)
+    if (!R.Library && TablesTuned.count(tableOf(R)) &&
+        llvm::none_of(U.Plans,
+                      [&](const NewPlan &N) { return N.Rule.File == R.File; }))
+      Gone.push_back(R.File);
+  U.Removed = Gone;
+  llvm::Expected<PlanIndex> Index = updatePlanDirectory(Folder, std::move(U));
+  if (!Index) {
+    if (Printed) {
+      llvm::consumeError(Index.takeError());
+      return Printed;
+    }
+    return reportError(Index.takeError(), ErrorKind::Io);
+  }
+  for (const std::string &File : Gone) {
+    llvm::SmallString<256> Path(Folder);
+    llvm::sys::path::append(Path, File);
+    llvm::sys::fs::remove(Path);
+  }
+  return ExitSuccess;
 }
 
 /// The Open MPI rules file and the MPICH selection file, when asked for.
@@ -576,9 +729,12 @@ int runTune(const TuneOptions &O) {
   TuneTables Tables;
   if (llvm::Error E = decideTables(O, Jobs, Sizes, Tables))
     return reportError(std::move(E), ErrorKind::CannotCompile);
-  if (!O.Dir.empty())
+  if (!O.Dir.empty()) {
     if (int Code = writePlanDirectory(O, Jobs, Tables, *Format, Preamble))
       return Code;
+    if (int Code = writeRunnersUp(O, Jobs, Tables, *Format, Preamble))
+      return Code;
+  }
   if (int Code = writeLibraryFiles(O, Tables, Preamble))
     return Code;
   if (!O.Quiet)
@@ -627,6 +783,12 @@ void addTuneCommand(CLI::App &App, int &Exit) {
                   "(MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)");
   Cmd->add_option("--plan-format", O->PlanExtension,
                   "cplan (default), yaml or json");
+  Cmd->add_option("--candidates", O->Candidates,
+                  "also write the model's runners-up: the K best plans at "
+                  "each size, the choice included, for collplan_tune_mpi "
+                  "to time on the job's ranks (DIR/candidates/)")
+      ->check(CLI::Range(1u, 8u))
+      ->capture_default_str();
   addVerifyModeOption(*Cmd, "--verify-mode", O->Mode);
   Cmd->add_flag("--quiet,-q", O->Quiet,
                 "no progress lines and no summary on success");

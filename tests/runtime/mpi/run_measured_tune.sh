@@ -1,13 +1,17 @@
 #!/bin/sh
 # run_measured_tune.sh COLLPLAN TUNE_MPI LIBRARY APP WORKDIR P
-# Measured tuning end to end: `collplan tune` a directory for allreduce and
-# allgather on P ranks, then collplan_tune_mpi measures it on P ranks under
-# mpirun. With a noise band so wide the library always stays, every measured
-# size must become a library rule, with its evidence, and the interposer must
-# send those calls to the library on purpose, saying so, with right results
-# (APP checks every element). With no noise band, a library rule may stand
-# only where the library measured at least as fast. Bad input ends in a
-# documented exit code and leaves the directory as it was.
+# Measured tuning end to end: `collplan tune --candidates 3` a directory for
+# allreduce and allgather on P ranks (the model's choice and two runners-up
+# per size), then collplan_tune_mpi measures it on P ranks under mpirun.
+# With a noise band so wide the library always stays, every measured size
+# must become a library rule, with every contender's time as evidence, and
+# the interposer must send those calls to the library on purpose, saying
+# so, with right results (APP checks every element). With no noise band,
+# each measured size gets the fastest contender: the library only where it
+# measured at least as fast as every plan. A plan of the candidates folder
+# that a measured rule names serves calls. --resume takes what an earlier
+# run measured. Bad input ends in a documented exit code and leaves the
+# directory as it was.
 set -eu
 COLLPLAN=$1 TUNE=$2 LIB=$3 APP=$4 WORK=$5 P=$6
 MPI_RUN=$(dirname "$0")/mpi_run.sh
@@ -15,44 +19,56 @@ PLANS=$WORK/plans
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$WORK" && mkdir -p "$WORK"
 "$COLLPLAN" tune --collectives allreduce,allgather -P "$P" --bytes 8:1MiB \
-  -q -o "$PLANS" || fail "tune failed"
+  --candidates 3 -q -o "$PLANS" || fail "tune failed"
+ls "$PLANS"/candidates/*.cplan >/dev/null 2>&1 || fail "tune wrote no runners-up"
+"$COLLPLAN" verify "$PLANS"/candidates/*.cplan >/dev/null ||
+  fail "a runner-up does not verify"
 
-measure() { # measure NOISE: runs collplan_tune_mpi
+measure() { # measure NOISE [ARGS...]: runs collplan_tune_mpi
   NOISE=$1
+  shift
   sh "$MPI_RUN" "$P" -- "$TUNE" "$PLANS" --bytes 16:4096 --budget 2s \
-    --noise "$NOISE" >"$WORK/measure.out" 2>"$WORK/measure.log" || {
+    --noise "$NOISE" "$@" >"$WORK/measure.out" 2>"$WORK/measure.log" || {
     cat "$WORK/measure.out" "$WORK/measure.log"
     fail "collplan_tune_mpi --noise $NOISE failed"
   }
 }
 
-check_index() { # check_index MODE: the library rules and their evidence
-  python3 - "$PLANS/plans.index" "$1" <<'PY'
-import sys, yaml
-rules = yaml.safe_load(open(sys.argv[1]))["plans"]
-mode = sys.argv[2]
-lib = [r for r in rules if r.get("library")]
+check_index() { # check_index MODE: the measured rules and their evidence
+  python3 - "$PLANS" "$1" <<'PY'
+import os, sys, yaml
+plans, mode = sys.argv[1], sys.argv[2]
+rules = yaml.safe_load(open(os.path.join(plans, "plans.index")))["plans"]
+measured = [r for r in rules if "measured" in r]
 for coll in ("allreduce", "allgather"):
-    mine = sorted((r for r in lib if r["collective"] == coll),
+    mine = sorted((r for r in measured if r["collective"] == coll),
                   key=lambda r: r["min_bytes"])
+    # Sizes 16, 64, 256, 1024 and 4096: five ranges from 0 to inf, one
+    # after the other, each with a rule.
+    assert len(mine) == 5, mine
+    assert mine[0]["min_bytes"] == 0 and mine[-1]["max_bytes"] == "inf"
+    for a, b in zip(mine, mine[1:]):
+        assert a["max_bytes"] == b["min_bytes"], (a, b)
     for r in mine:
         m = r["measured"]
-        plans = [k for k in m if k != "library"]
-        assert len(plans) == 1 and "library" in m, r
+        timed = [k for k in m if k != "library"]
+        # The model's choice and at least one runner-up were timed.
+        assert "library" in m and len(timed) >= 2, r
+        assert any(k.startswith("candidates/") for k in timed), r
+        for k in timed:
+            assert os.path.isfile(os.path.join(plans, k)), k
         assert r["min_bytes"] <= r["measured_bytes"] < (
             float("inf") if r["max_bytes"] == "inf" else r["max_bytes"]), r
-        if mode == "exact":
-            assert m["library"] <= m[plans[0]], r
-    if mode == "always":
-        # Sizes 16, 64, 256 and 1024 and 4096: five ranges from 0 to inf,
-        # one after the other.
-        assert len(mine) == 5, mine
-        assert mine[0]["min_bytes"] == 0 and mine[-1]["max_bytes"] == "inf"
-        for a, b in zip(mine, mine[1:]):
-            assert a["max_bytes"] == b["min_bytes"], (a, b)
-# The plans stay listed.
-assert sum(1 for r in rules if "file" in r) >= 2
-print("%d library rule(s)" % len(lib))
+        fastest = min(m[k] for k in timed)
+        if mode == "always":
+            assert r.get("library"), r
+        elif r.get("library"):
+            assert m["library"] <= fastest, r
+        else:
+            assert m[r["file"]] == fastest and fastest < m["library"], r
+# The model's plans stay listed.
+assert sum(1 for r in rules if "file" in r and "measured" not in r) >= 2
+print("%d measured rule(s)" % len(measured))
 PY
 }
 
@@ -60,13 +76,19 @@ PY
 measure 1000
 grep -q "allreduce" "$WORK/measure.out" || fail "no measurements printed"
 check_index always || fail "library rules wrong after --noise 1000"
-# Every measurement is in the CSV: two collectives at 16, 64, ..., 4096 bytes.
+# Every measurement is in the CSV: two collectives at 16, 64, ..., 4096
+# bytes, a row per contender, the library chosen at each.
 python3 - "$PLANS/measured-p$P.csv" <<'PY' || fail "the measurements CSV is wrong"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 10, rows
-assert {r["collective"] for r in rows} == {"allreduce", "allgather"}, rows
-assert all(r["choice"] == "library" and float(r["plan_seconds"]) > 0 for r in rows), rows
+sizes = {(r["collective"], r["bytes"]) for r in rows}
+assert len(sizes) == 10, sizes
+assert {c for c, _ in sizes} == {"allreduce", "allgather"}, rows
+assert all(float(r["seconds"]) > 0 for r in rows), rows
+for s in sizes:
+    mine = [r for r in rows if (r["collective"], r["bytes"]) == s]
+    assert len(mine) >= 3, mine
+    assert [r["contender"] for r in mine if r["chosen"] == "1"] == ["library"], mine
 PY
 grep -q "measuring allreduce on P = $P: 5 sizes" "$WORK/measure.log" ||
   { cat "$WORK/measure.log"; fail "no progress lines"; }
@@ -89,7 +111,48 @@ grep -q "tuned: the library's own call measured faster here)" "$WORK/log" ||
 
 # No noise band: a new measurement replaces the old rules.
 measure 0
-check_index exact || fail "a library rule stands where the plan measured faster"
+check_index exact || fail "a measured rule is not the fastest contender"
+
+# --resume takes every size the last run measured, and writes the same
+# index; with the CSV cut after the first table, it measures the rest.
+cp "$PLANS/plans.index" "$WORK/index.measured"
+measure 0 --resume
+grep -q -- "--resume: 10 size(s) taken" "$WORK/measure.log" ||
+  { cat "$WORK/measure.log"; fail "--resume measured again"; }
+cmp -s "$PLANS/plans.index" "$WORK/index.measured" ||
+  fail "--resume wrote another index"
+grep -v "^allgather," "$PLANS/measured-p$P.csv" >"$WORK/partial.csv"
+mv "$WORK/partial.csv" "$PLANS/measured-p$P.csv"
+measure 0 --resume
+grep -q -- "--resume: 5 size(s) taken" "$WORK/measure.log" ||
+  { cat "$WORK/measure.log"; fail "--resume did not measure what was missing"; }
+grep -q "^allgather " "$WORK/measure.out" || fail "allgather was not measured"
+check_index exact || fail "the resumed measurement is wrong"
+
+# A measured rule naming a runner-up of candidates/ serves its calls: one
+# such rule made by hand here, as a measurement would make it when the
+# runner-up wins (which timing cannot promise in a test).
+python3 - "$PLANS" <<'PY' || fail "cannot point a rule at a runner-up"
+import os, sys, yaml
+plans = sys.argv[1]
+path = os.path.join(plans, "plans.index")
+doc = yaml.safe_load(open(path))
+runners = [r for r in yaml.safe_load(open(os.path.join(plans, "candidates", "plans.index")))["plans"]
+           if r["collective"] == "allreduce"]
+for r in doc["plans"]:
+    if "measured" in r and r["collective"] == "allreduce" and r["min_bytes"] == 0:
+        r.pop("library", None)
+        r["file"] = "candidates/" + runners[0]["file"]
+        r["max_bytes"] = "inf"
+doc["plans"] = [r for r in doc["plans"] if not ("measured" in r and r["collective"] == "allreduce" and r["min_bytes"] != 0)]
+yaml.safe_dump(doc, open(path, "w"))
+PY
+sh "$MPI_RUN" "$P" LD_PRELOAD="$LIB" COLLPLAN_PLANS="$PLANS" COLLPLAN_VERBOSE=1 \
+  -- "$APP" 64 4096 65536 2>"$WORK/log" >"$WORK/out" || {
+  cat "$WORK/out" "$WORK/log"; fail "the program failed on a runner-up"; }
+N=$(grep -c "MPI_Allreduce of [0-9]* bytes on $P ranks: plan $PLANS/candidates/" "$WORK/log" || true)
+[ "$N" -ge $((3 * P)) ] || { cat "$WORK/log"; fail "the runner-up did not serve"; }
+measure 0 # Restores measured rules for what follows.
 
 # Bad input: exit 2, nothing written.
 cp "$PLANS/plans.index" "$WORK/index.before"

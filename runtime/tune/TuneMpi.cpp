@@ -62,16 +62,22 @@ struct Options {
   double Noise = 0.05;
   bool Resume = false;
   bool Quiet = false;
+  /// At least this many batches of each contender per size.
+  int MinBatches = 5;
+  /// Calls per batch; 0: about 16 MiB moved per batch, 2 to 64 calls.
+  int Calls = 0;
+  /// This process in MPI_COMM_WORLD: kept here, not in globals, since SMPI
+  /// runs every rank in one process and the evaluation does not privatize
+  /// globals.
+  int Rank = 0, Size = 1;
 };
 
 /// The runners-up `collplan tune --candidates K` wrote, inside the plan
 /// directory.
 constexpr const char *CandidatesFolder = "candidates";
 
-int Rank = 0, Size = 1;
-
 void say(const Options &O, const std::string &Line) {
-  if (Rank == 0 && !O.Quiet)
+  if (O.Rank == 0 && !O.Quiet)
     std::cerr << "collplan_tune_mpi: " << Line << "\n";
 }
 
@@ -79,7 +85,8 @@ void say(const Options &O, const std::string &Line) {
 /// it: buffers and arguments for both.
 class Call {
 public:
-  Call(Collective Kind, std::optional<uint32_t> Root, uint64_t Bytes)
+  Call(Collective Kind, std::optional<uint32_t> Root, uint64_t Bytes, int Rank,
+       int Size)
       : Kind(Kind), Root(Root.value_or(0)) {
     uint64_t P = uint64_t(Size);
     switch (Kind) {
@@ -188,13 +195,13 @@ double median(std::vector<double> V) {
 /// slowest rank's time over Calls: a plan that is fast alone but slow back
 /// to back (a rank starting the next call while its peer finishes this one)
 /// shows here.
-llvm::Expected<std::vector<double>> measure(Call &C,
+llvm::Expected<std::vector<double>> measure(const Options &O, Call &C,
                                             llvm::ArrayRef<Executor *> Plans,
                                             Transport &T, uint64_t Bytes,
                                             double Seconds) {
-  constexpr int MinBatches = 5, MaxBatches = 500;
-  // About 16 MiB moved per batch, 2 to 64 calls.
-  const int Calls = int(std::clamp<uint64_t>((16 << 20) / Bytes, 2, 64));
+  const size_t MinBatches = size_t(O.MinBatches), MaxBatches = 500;
+  const int Calls =
+      O.Calls ? O.Calls : int(std::clamp<uint64_t>((16 << 20) / Bytes, 2, 64));
   CallArgs Args = C.planArgs();
   size_t Contenders = 1 + Plans.size();
   std::vector<std::vector<double>> Times(Contenders);
@@ -222,9 +229,9 @@ llvm::Expected<std::vector<double>> measure(Call &C,
       if (llvm::Error E = RunBatch(Which, true))
         return E;
     // Rank 0's clock decides for all, so every rank stops together.
-    int Done = Times[0].size() >= size_t(MaxBatches) ||
-               (Times[0].size() >= size_t(MinBatches) &&
-                MPI_Wtime() - Start >= Seconds);
+    int Done =
+        Times[0].size() >= MaxBatches ||
+        (Times[0].size() >= MinBatches && MPI_Wtime() - Start >= Seconds);
     MPI_Bcast(&Done, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (Done)
       break;
@@ -240,7 +247,7 @@ llvm::Expected<std::vector<double>> measure(Call &C,
 constexpr const char *CsvHeader =
     "collective,root,ranks,bytes,contender,seconds,chosen\n";
 
-std::string csvRows(Collective Kind, std::optional<uint32_t> Root,
+std::string csvRows(Collective Kind, std::optional<uint32_t> Root, int Size,
                     const SizeMeasurement &M, const DispatchRule &Chosen) {
   std::string Prefix =
       llvm::formatv("{0},{1},{2},{3},", collectiveName(Kind),
@@ -341,11 +348,11 @@ contendersFor(const Options &O, const CallShape &Shape, PlanDirectory &Dir,
               std::optional<PlanDirectory> &Candidates) {
   auto Warn = [&](const std::string &W) { say(O, W); };
   std::vector<std::pair<DispatchRule, FoundPlan>> Out;
-  if (std::optional<FoundPlan> F = Dir.find(Shape, uint32_t(Rank), Warn))
+  if (std::optional<FoundPlan> F = Dir.find(Shape, uint32_t(O.Rank), Warn))
     Out.emplace_back(F->Entry->Rule, *F);
   if (Candidates)
     for (FoundPlan &F :
-         Candidates->findEveryPlan(Shape, uint32_t(Rank), Warn)) {
+         Candidates->findEveryPlan(Shape, uint32_t(O.Rank), Warn)) {
       DispatchRule R = F.Entry->Rule;
       R.File = std::string(CandidatesFolder) + "/" + R.File;
       Out.emplace_back(std::move(R), F);
@@ -356,16 +363,16 @@ contendersFor(const Options &O, const CallShape &Shape, PlanDirectory &Dir,
 int run(const Options &O) {
   std::optional<std::vector<uint64_t>> Sizes = sizesOf(O.Bytes);
   std::optional<double> Budget = secondsOf(O.Budget);
-  if (!Sizes || !Budget || O.Noise < 0) {
-    if (Rank == 0)
+  if (!Sizes || !Budget || O.Noise < 0 || O.MinBatches < 1 || O.Calls < 0) {
+    if (O.Rank == 0)
       std::cerr << "collplan_tune_mpi: expected --bytes MIN:MAX (plain bytes, "
-                   "0 < MIN <= MAX), --budget more than 0 (90, 90s, 10m, 1h) "
-                   "and --noise >= 0\n";
+                   "0 < MIN <= MAX), --budget more than 0 (90, 90s, 10m, 1h), "
+                   "--noise >= 0, --batches >= 1 and --calls >= 0\n";
     return 2;
   }
   llvm::Expected<PlanDirectory> Dir = PlanDirectory::open(O.Dir);
   if (!Dir) {
-    if (Rank == 0)
+    if (O.Rank == 0)
       std::cerr << "collplan_tune_mpi: " << llvm::toString(Dir.takeError())
                 << "\n";
     else
@@ -376,21 +383,21 @@ int run(const Options &O) {
   std::optional<PlanDirectory> Candidates = openCandidates(O);
   std::set<Table> Tables;
   for (const std::unique_ptr<PlanEntry> &E : Dir->entries())
-    if (!E->Rule.measured() && E->Rule.Ranks == uint32_t(Size))
+    if (!E->Rule.measured() && E->Rule.Ranks == uint32_t(O.Size))
       Tables.insert({E->Rule.Kind, E->Rule.Root});
   if (Tables.empty()) {
-    if (Rank == 0)
+    if (O.Rank == 0)
       std::cerr << "collplan_tune_mpi: " << O.Dir
-                << " has no plans for P = " << Size
-                << " (make them with collplan tune -P " << Size << ")\n";
+                << " has no plans for P = " << O.Size
+                << " (make them with collplan tune -P " << O.Size << ")\n";
     return 2;
   }
   llvm::SmallString<256> CsvPath(O.Dir);
   llvm::sys::path::append(CsvPath,
-                          "measured-p" + std::to_string(Size) + ".csv");
+                          "measured-p" + std::to_string(O.Size) + ".csv");
   // Only rank 0 reads and writes the file; it tells the others what to skip.
   EarlierRuns Earlier;
-  if (O.Resume && Rank == 0)
+  if (O.Resume && O.Rank == 0)
     Earlier = readEarlierRuns(CsvPath.str().str());
   double PerSize = *Budget / double(Tables.size() * Sizes->size());
   MPI_Comm Dup;
@@ -399,7 +406,7 @@ int run(const Options &O) {
   PlanDirectoryUpdate Update;
   // One format for the header and the rows.
   const char *Row = "{0,-12} {1,4} {2,12}  {3,-48} {4,9} {5,9}  {6}\n";
-  if (Rank == 0 && !O.Quiet)
+  if (O.Rank == 0 && !O.Quiet)
     llvm::outs() << llvm::formatv(Row, "collective", "root", "bytes",
                                   "contender", "us/call", "/library", "choice");
   int Failed = 0;
@@ -410,11 +417,11 @@ int run(const Options &O) {
                          "s",
                          collectiveName(Kind),
                          Root ? " from root " + std::to_string(*Root) : "",
-                         Size, Sizes->size(), PerSize * Sizes->size())
+                         O.Size, Sizes->size(), PerSize * Sizes->size())
                .str());
     std::vector<SizeMeasurement> Measured;
     for (uint64_t Bytes : *Sizes) {
-      Call C(Kind, Root, Bytes);
+      Call C(Kind, Root, Bytes, O.Rank, O.Size);
       std::vector<std::pair<DispatchRule, FoundPlan>> Plans =
           contendersFor(O, C.shape(), *Dir, Candidates);
       if (Plans.empty())
@@ -424,10 +431,10 @@ int run(const Options &O) {
       // --resume: rank 0's earlier run timed this size with these
       // contenders, and says so to all.
       int Known = 0;
-      if (Rank == 0) {
+      if (O.Rank == 0) {
         auto Row = Earlier.find(
             llvm::formatv("{0},{1},{2},{3}", collectiveName(Kind),
-                          Root ? std::to_string(*Root) : "", Size, M.Bytes)
+                          Root ? std::to_string(*Root) : "", O.Size, M.Bytes)
                 .str());
         Known = Row != Earlier.end() && Row->second.count("library") &&
                 llvm::all_of(Plans, [&](const auto &P) {
@@ -447,13 +454,13 @@ int run(const Options &O) {
         std::vector<Executor *> Runs;
         for (const auto &[Rule, Found] : Plans) {
           Executors.push_back(std::make_unique<Executor>(
-              Found.Slice->Header, Found.Slice->Prog, uint32_t(Rank)));
+              Found.Slice->Header, Found.Slice->Prog, uint32_t(O.Rank)));
           Runs.push_back(Executors.back().get());
         }
         llvm::Expected<std::vector<double>> T =
-            measure(C, Runs, Transport, C.shape().Bytes, PerSize);
+            measure(O, C, Runs, Transport, C.shape().Bytes, PerSize);
         if (!T) {
-          std::cerr << "collplan_tune_mpi: rank " << Rank << ": "
+          std::cerr << "collplan_tune_mpi: rank " << O.Rank << ": "
                     << llvm::toString(T.takeError()) << "\n";
           Failed = 5;
           break;
@@ -463,11 +470,11 @@ int run(const Options &O) {
           M.Plans.emplace_back(Plans[I].first, (*T)[I + 1]);
       }
       Measured.push_back(M);
-      if (Rank != 0)
+      if (O.Rank != 0)
         continue;
       DispatchRule Chosen =
-          measuredRules(Kind, uint32_t(Size), Root, M, O.Noise).front();
-      Csv += csvRows(Kind, Root, M, Chosen);
+          measuredRules(Kind, uint32_t(O.Size), Root, M, O.Noise).front();
+      Csv += csvRows(Kind, Root, O.Size, M, Chosen);
       // After each size, whole: what --resume reads after an interruption.
       if (llvm::Error E = writeFileAtomically(CsvPath, Csv, "measurements")) {
         std::cerr << "collplan_tune_mpi: " << llvm::toString(std::move(E))
@@ -491,23 +498,23 @@ int run(const Options &O) {
     if (Failed)
       break;
     for (DispatchRule &R :
-         measuredRules(Kind, uint32_t(Size), Root, Measured, O.Noise))
+         measuredRules(Kind, uint32_t(O.Size), Root, Measured, O.Noise))
       Update.Rules.push_back(std::move(R));
     // The table's earlier measured rules leave, whatever this one found.
     if (!Measured.empty())
-      Update.Remeasured.emplace_back(Kind, uint32_t(Size), Root.value_or(0));
+      Update.Remeasured.emplace_back(Kind, uint32_t(O.Size), Root.value_or(0));
   }
   MPI_Comm_free(&Dup);
   if (Failed)
     return Failed;
-  if (Rank != 0)
+  if (O.Rank != 0)
     return 0;
   if (Reused)
     say(O,
         llvm::formatv("--resume: {0} size(s) taken from {1}", Reused, CsvPath)
             .str());
   Update.Preamble =
-      "Measured by collplan_tune_mpi on P = " + std::to_string(Size) +
+      "Measured by collplan_tune_mpi on P = " + std::to_string(O.Size) +
       " (noise band " + std::to_string(O.Noise) + ")";
   llvm::Expected<PlanIndex> Index =
       updatePlanDirectory(O.Dir, std::move(Update));
@@ -542,19 +549,26 @@ int main(int Argc, char **Argv) {
                  "the library's call is kept unless the plan is faster by "
                  "more than this fraction")
       ->capture_default_str();
+  App.add_option("--batches", O.MinBatches,
+                 "at least this many batches of each contender per size "
+                 "(1 on a simulated machine, whose clock has no noise)")
+      ->capture_default_str();
+  App.add_option("--calls", O.Calls,
+                 "calls per batch (0: about 16 MiB moved per batch, 2 to 64)")
+      ->capture_default_str();
   App.add_flag("--resume", O.Resume,
                "take the sizes an interrupted run already measured (with the "
                "same contenders) from DIR/measured-p<P>.csv");
   App.add_flag("--quiet,-q", O.Quiet, "print nothing on success");
   MPI_Init(&Argc, &Argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &Size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &O.Rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &O.Size);
   int Code = 0;
   try {
     App.parse(Argc, Argv);
     Code = run(O);
   } catch (const CLI::ParseError &E) {
-    Code = Rank == 0 ? App.exit(E) : 0;
+    Code = O.Rank == 0 ? App.exit(E) : 0;
     Code = Code == 0 ? 0 : 2;
   }
   MPI_Finalize();

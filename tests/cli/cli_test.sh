@@ -546,5 +546,17 @@ done
 check "62 sizes priced up to 2^63, then 2^64 - 1" grep -q "(62 sizes)" \
   "$WORK/rules-8:18446744073709551615.txt"
 
+# One rule for every named rank-dependent family: built as asked, exit 0,
+# with the verifier's warning (nap compiled so while swing's latency
+# variant was refused, exit 3).
+for FAMILY in "nap --topology nodes:3x4" "circulant -P 12" \
+  "swing --param variant=latency -P 12" "permutation --param r=1 -P 12"; do
+  # shellcheck disable=SC2086  # FAMILY is a list of arguments
+  "$COLLPLAN" compile -c allreduce -a $FAMILY >"$WORK/named.out" 2>&1
+  check "-a $FAMILY is built as asked" [ $? -eq 0 ]
+  check "-a $FAMILY warns that ranks differ" \
+    grep -q "results may differ in the last bits between ranks" "$WORK/named.out"
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -43,7 +43,10 @@ void addRequestOptions(CLI::App &Cmd, RequestOptions &O) {
                "when choosing among candidates, also take allreduce plans "
                "whose ranks combine a block in different orders (faster "
                "for some P; floating-point results may then differ in the "
-               "last bits between ranks)");
+               "last bits between ranks). A family named with -a and one "
+               "setting (nap, circulant, swing variant=latency, ...) is "
+               "always built as asked, with a warning when its ranks "
+               "differ");
 }
 
 namespace {

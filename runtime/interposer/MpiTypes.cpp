@@ -92,7 +92,8 @@ TypeLayout layoutOf(MPI_Datatype T) {
   // derived type without holes may still list them in another order.
   int Integers, Addresses, Types, Combiner;
   PMPI_Type_get_envelope(T, &Integers, &Addresses, &Types, &Combiner);
-  L.Contiguous = Combiner == MPI_COMBINER_NAMED && Lb == 0 && TrueLb == 0 &&
+  L.Predefined = Combiner == MPI_COMBINER_NAMED;
+  L.Contiguous = L.Predefined && Lb == 0 && TrueLb == 0 &&
                  MPI_Aint(L.Size) == L.Extent && TrueExtent == L.Extent;
   if (Combiner == MPI_COMBINER_NAMED && NumKnown < std::size(Known))
     Known[NumKnown++] = {T, L};

@@ -36,6 +36,8 @@ struct TypeLayout {
   /// Whether Count elements are exactly Count * Size consecutive bytes in
   /// type-map order, so the buffer can be used as bytes in place.
   bool Contiguous = false;
+  /// A predefined (named) type: its handle never changes meaning.
+  bool Predefined = false;
 };
 TypeLayout layoutOf(MPI_Datatype T);
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run_measured_tune.sh COLLPLAN TUNE_MPI LIBRARY APP WORKDIR P
+# run_measured_tune.sh COLLPLAN TUNE_MPI LIBRARY APP WORKDIR P BENCH
 # Measured tuning end to end: `collplan tune --candidates 3` a directory for
 # allreduce and allgather on P ranks (the model's choice and two runners-up
 # per size), then collplan_tune_mpi measures it on P ranks under mpirun.
@@ -13,7 +13,7 @@
 # run measured. Bad input ends in a documented exit code and leaves the
 # directory as it was.
 set -eu
-COLLPLAN=$1 TUNE=$2 LIB=$3 APP=$4 WORK=$5 P=$6
+COLLPLAN=$1 TUNE=$2 LIB=$3 APP=$4 WORK=$5 P=$6 BENCH=$7
 MPI_RUN=$(dirname "$0")/mpi_run.sh
 PLANS=$WORK/plans
 fail() { echo "FAIL: $*"; exit 1; }
@@ -108,6 +108,16 @@ fi
 grep -q "tuned: the library's own call measured faster here)" "$WORK/log" ||
   grep -q "by MPI's own collectives (.*tuned: the library's own call" "$WORK/log" ||
   { cat "$WORK/log"; fail "the summary does not count the tuned calls"; }
+
+# A call repeated under a library rule goes straight to the library, and
+# is still counted: collplan_bench_calls makes 51 warm-up calls and 20
+# repetitions of 200 allgathers of 64 B (and 20 MPI_Reduce calls of its
+# times, for which the directory has no plan).
+sh "$MPI_RUN" "$P" LD_PRELOAD="$LIB" COLLPLAN_PLANS="$PLANS" COLLPLAN_VERBOSE=1 \
+  -- "$BENCH" allgather 64 2>"$WORK/bench.log" >"$WORK/bench.out" || {
+  cat "$WORK/bench.out" "$WORK/bench.log"; fail "the benchmark failed"; }
+grep -q "MPI_COMM_WORLD of $P ranks: 0 call(s) from plans, 4071 by MPI's own collectives (20 no plan fits, 4051 tuned: the library's own call measured faster here)" "$WORK/bench.log" ||
+  { cat "$WORK/bench.log"; fail "repeated library calls miscounted"; }
 
 # No noise band: a new measurement replaces the old rules.
 measure 0

@@ -84,6 +84,7 @@ ok() { grep -q "No Errors" "$1"; }
 passed=0 failed=0 mpich_failures="" from_plans=0
 for P in $PS; do
   PLANS=$WORK/plans-p$P
+  rm -rf "$PLANS" # A directory of an earlier run would be refused as stale.
   "$COLLPLAN" tune --collectives allreduce,allgather,allgatherv,broadcast,reduce,reduce-scatter \
     --roots all --ranks "2:$P" --bytes 1:64MiB -o "$PLANS" -q
   for ENTRY in $PROGRAMS; do

@@ -1,0 +1,341 @@
+//===- CallDecision.cpp - Which path an interposed call takes -------------===//
+
+#include "runtime/interposer/CallDecision.h"
+
+#include "plan/serialize/PlanFile.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+using namespace collplan;
+using namespace collplan::runtime;
+
+namespace collplan::interposer {
+namespace {
+
+int verbosity() {
+  static int Level = [] {
+    const char *V = std::getenv("COLLPLAN_VERBOSE");
+    return V ? std::atoi(V) : 0;
+  }();
+  return Level;
+}
+
+int worldRank() {
+  int R = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &R);
+  return R;
+}
+
+void log(const std::string &Message) {
+  std::fprintf(stderr, "collplan: rank %d: %s\n", worldRank(), Message.c_str());
+}
+
+/// Logs once per distinct message at verbosity 1, always at 2.
+void logOnce(const std::string &Message) {
+  static std::set<std::string> Seen;
+  if (verbosity() >= 2 || (verbosity() >= 1 && Seen.insert(Message).second))
+    log(Message);
+}
+
+/// Logs once per distinct message whatever the verbosity, always at 2.
+void warnOnce(const std::string &Message) {
+  static std::set<std::string> Seen;
+  if (verbosity() >= 2 || Seen.insert(Message).second)
+    log(Message);
+}
+
+/// What the ranks agree on when a library rule covers the call: every
+/// plan's hash differs from it (up to a 2^-64 chance).
+constexpr uint64_t LibraryHash = 1;
+
+/// The line a call the directory sends to the library on purpose logs.
+const char *const TunedToLibrary =
+    "tuned: the library's own call measured faster here";
+
+PlanDirectory *planDirectory() {
+  static std::unique_ptr<PlanDirectory> Dir = [] {
+    std::unique_ptr<PlanDirectory> D;
+    const char *Path = std::getenv("COLLPLAN_PLANS");
+    if (!Path || !*Path)
+      return D;
+    llvm::Expected<PlanDirectory> Opened = PlanDirectory::open(Path);
+    if (!Opened) {
+      log(llvm::toString(Opened.takeError()) + "; using MPI's collectives");
+      return D;
+    }
+    auto IsOne = [](const char *Name) {
+      const char *V = std::getenv(Name);
+      return V && std::string(V) == "1";
+    };
+    Opened->TrustUnverified = IsOne("COLLPLAN_TRUST_UNVERIFIED");
+    // Floating-point allreduces may then run plans whose ranks combine in
+    // different orders.
+    Opened->AllowRankDependentRounding =
+        IsOne("COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING");
+    if (verbosity() >= 1)
+      log("COLLPLAN_PLANS=" + std::string(Path) + ": " +
+          std::to_string(Opened->size()) + " plan file(s)");
+    // A misnamed plan would silently never run: say so, once per job.
+    if (worldRank() == 0)
+      for (const std::string &Warning : Opened->misnamed())
+        log(Warning);
+    D = std::make_unique<PlanDirectory>(std::move(*Opened));
+    return D;
+  }();
+  return Dir.get();
+}
+
+std::set<CommState *> &liveStates() {
+  static std::set<CommState *> States;
+  return States;
+}
+
+/// At verbosity 1, one line per communicator from its rank 0: calls run from
+/// plans, and calls left to MPI by reason.
+void summarize(CommState &S) {
+  if (S.Summarized)
+    return;
+  S.Summarized = true;
+  uint64_t NoPlan = 0, Tuned = 0;
+  for (const auto &Entry : S.Decisions) {
+    NoPlan += Entry.second.NoPlanCalls;
+    Tuned += Entry.second.LibraryCalls;
+  }
+  if (NoPlan)
+    S.Fallbacks["no plan fits"] += NoPlan;
+  if (Tuned)
+    S.Fallbacks[TunedToLibrary] += Tuned;
+  uint64_t ToMpi = 0;
+  std::string Reasons;
+  for (const auto &[Reason, N] : S.Fallbacks) {
+    ToMpi += N;
+    Reasons +=
+        (Reasons.empty() ? " (" : ", ") + std::to_string(N) + " " + Reason;
+  }
+  if (verbosity() < 1 || S.Rank != 0 || S.FromPlans + ToMpi == 0)
+    return;
+  log(S.Name + ": " + std::to_string(S.FromPlans) + " call(s) from plans, " +
+      std::to_string(ToMpi) + " by MPI's own collectives" +
+      (Reasons.empty() ? "" : Reasons + ")"));
+}
+
+/// The last call MPI's own collective served, and its decision; cleared
+/// with its communicator's state (a freed handle may be reused).
+RawCall LastToMpi;
+Decision *LastToMpiDecision = nullptr;
+
+/// The communicator of the last call and its state. An application calls
+/// its collectives on one communicator over and over, and
+/// PMPI_Comm_get_attr is a locked hash lookup on every call; this makes the
+/// repeated case a comparison. Cleared when that state is deleted, since a
+/// freed communicator's handle may be reused by a new one.
+MPI_Comm LastComm = MPI_COMM_NULL;
+CommState *LastState = nullptr;
+
+int deleteCommState(MPI_Comm Comm, int, void *Attr, void *) {
+  auto *S = static_cast<CommState *>(Attr);
+  if (S == LastState) {
+    LastComm = MPI_COMM_NULL;
+    LastState = nullptr;
+  }
+  if (LastToMpi.Comm == Comm)
+    LastToMpiDecision = nullptr;
+  summarize(*S);
+  // MPI_COMM_WORLD's attributes go at finalize, when freeing is too late.
+  if (S->Dup != MPI_COMM_NULL && Comm != MPI_COMM_WORLD &&
+      Comm != MPI_COMM_SELF)
+    PMPI_Comm_free(&S->Dup);
+  liveStates().erase(S);
+  delete S;
+  return MPI_SUCCESS;
+}
+
+CommState &stateOf(MPI_Comm Comm) {
+  if (LastState && Comm == LastComm)
+    return *LastState;
+  static int Keyval = MPI_KEYVAL_INVALID;
+  if (Keyval == MPI_KEYVAL_INVALID)
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, deleteCommState, &Keyval,
+                            nullptr);
+  void *Attr = nullptr;
+  int Found = 0;
+  PMPI_Comm_get_attr(Comm, Keyval, &Attr, &Found);
+  if (Found) {
+    LastComm = Comm;
+    LastState = static_cast<CommState *>(Attr);
+    return *LastState;
+  }
+  auto *S = new CommState;
+  int Rank = 0, Size = 1, Inter = 0, NameLength = 0;
+  PMPI_Comm_rank(Comm, &Rank);
+  PMPI_Comm_size(Comm, &Size);
+  PMPI_Comm_test_inter(Comm, &Inter);
+  S->Rank = uint32_t(Rank);
+  S->Size = uint32_t(Size);
+  S->Inter = Inter != 0;
+  char Name[MPI_MAX_OBJECT_NAME] = {};
+  PMPI_Comm_get_name(Comm, Name, &NameLength);
+  S->Name = (NameLength > 0 ? std::string(Name) : "a communicator") + " of " +
+            std::to_string(Size) + " ranks";
+  PMPI_Comm_set_attr(Comm, Keyval, S);
+  liveStates().insert(S);
+  LastComm = Comm;
+  LastState = S;
+  return *S;
+}
+
+/// Counts and logs a call left to MPI's own collective for Reason; every rank
+/// of the call reaches the same reason.
+void leaveToMpi(const Call &C, CommState &S, const std::string &Reason,
+                bool Logged = false) {
+  ++S.Fallbacks[Reason];
+  if (verbosity() >= 2)
+    log(C.describe(S) + ": " + Reason + ", calling " + C.mpiFunction());
+  else if (verbosity() >= 1 && !Logged)
+    logOnce(std::string(C.Function) + ": " + Reason + ", calling " +
+            C.mpiFunction());
+}
+
+std::string hashName(uint64_t Hash) {
+  if (Hash == LibraryHash)
+    return "the library's own call (a measured rule)";
+  return Hash ? planHashHex(Hash) : std::string("none (no plan)");
+}
+
+/// The decision for calls shaped like C on S's communicator, made the first
+/// time one is seen: every rank looks its plan up, then one allreduce of the
+/// hash and its complement gives the highest and lowest hash found.
+Decision &decide(CommState &S, const Call &C) {
+  if (S.LastDecision && S.LastDecision->first == C.Key)
+    return S.LastDecision->second;
+  auto It = S.Decisions.find(C.Key);
+  if (It != S.Decisions.end()) {
+    S.LastDecision = &*It;
+    return It->second;
+  }
+  std::optional<FoundPlan> Found = planDirectory()->find(
+      C.Key, S.Rank,
+      // A plan file the job cannot use is always worth a line (once).
+      [&](const std::string &Warning) {
+        warnOnce(std::string(C.Function) + ": " + Warning);
+      });
+  uint64_t Mine = !Found             ? 0
+                  : Found->library() ? LibraryHash
+                                     : Found->Slice->Hash;
+  // Compared as signed integers, the top bit flipped so that the order is
+  // the unsigned one: MPI_MAX on unsigned 64-bit types takes the signed
+  // maximum in MPICH 4.0.2 (and on MPI_UNSIGNED_LONG in Open MPI 4.1.4).
+  const uint64_t Flip = uint64_t(1) << 63;
+  int64_t Ordered = int64_t(Mine ^ Flip);
+  int64_t Sent[2] = {Ordered, ~Ordered}, Highest[2] = {0, 0};
+  PMPI_Allreduce(Sent, Highest, 2, MPI_INT64_T, MPI_MAX, C.Comm);
+  uint64_t Max = uint64_t(Highest[0]) ^ Flip,
+           Min = uint64_t(~Highest[1]) ^ Flip;
+  Decision D;
+  if (Min != Max)
+    D.Error =
+        "the ranks found different plans for " + C.describe(S) +
+        ": this rank " +
+        (Found ? "has " + Found->Entry->Path + " (hash " + hashName(Mine) + ")"
+               : std::string("has no plan that fits")) +
+        "; the hashes on the communicator range from " + hashName(Min) +
+        " to " + hashName(Max) +
+        ". Give every rank the same COLLPLAN_PLANS directory";
+  else
+    D.Found = Found;
+  if (verbosity() >= 1 && D.Found && D.Found->library())
+    log(C.describe(S) + ": " + TunedToLibrary + ", calling " + C.mpiFunction());
+  else if (verbosity() >= 1 && D.Found)
+    log(C.describe(S) + ": plan " + Found->Entry->Path + " (" +
+        Found->Slice->Header.Algorithm + ", hash " + planHashHex(Mine) + ")");
+  else if (verbosity() >= 1 && D.Error.empty())
+    log(C.describe(S) + ": no plan fits, calling " + C.mpiFunction());
+  S.LastDecision = &*S.Decisions.emplace(C.Key, std::move(D)).first;
+  return S.LastDecision->second;
+}
+
+} // namespace
+
+bool repeatsCallToMpi(const RawCall &R) {
+  if (!LastToMpiDecision || !(R == LastToMpi))
+    return false;
+  Decision &D = *LastToMpiDecision;
+  ++(D.Found ? D.LibraryCalls : D.NoPlanCalls);
+  return true;
+}
+
+void refuse(const Call &C, const std::string &Reason) {
+  if (planDirectory())
+    leaveToMpi(C, stateOf(C.Comm), Reason);
+}
+
+std::optional<int> fromPlan(Call &C, RunFn Run) {
+  if (!planDirectory())
+    return std::nullopt;
+  CommState &S = stateOf(C.Comm);
+  C.Key.Ranks = S.Size;
+  if (S.Inter) {
+    leaveToMpi(C, S, "an intercommunicator");
+    return std::nullopt;
+  }
+  Decision &D = decide(S, C);
+  auto Fail = [&](const std::string &Message) -> int {
+    log(std::string(C.Function) + ": " + Message);
+    PMPI_Comm_call_errhandler(C.Comm, MPI_ERR_OTHER);
+    return MPI_ERR_OTHER;
+  };
+  if (!D.Error.empty()) {
+    // Every rank of the call is here: let each say why before the first
+    // error handler that aborts (MPICH's default) ends the job.
+    log(std::string(C.Function) + ": " + D.Error);
+    PMPI_Barrier(C.Comm);
+    PMPI_Comm_call_errhandler(C.Comm, MPI_ERR_OTHER);
+    return MPI_ERR_OTHER;
+  }
+  // Calls MPI serves: a repeat goes straight there (every call is logged
+  // at verbosity 2).
+  if ((!D.Found || D.Found->library()) && C.Raw && verbosity() < 2) {
+    LastToMpi = *C.Raw;
+    LastToMpiDecision = &D;
+  }
+  if (!D.Found) {
+    // As leaveToMpi(C, S, "no plan fits", /*Logged=*/true), counted in D.
+    ++D.NoPlanCalls;
+    if (verbosity() >= 2)
+      log(C.describe(S) + ": no plan fits, calling " + C.mpiFunction());
+    return std::nullopt;
+  }
+  if (D.Found->library()) {
+    ++D.LibraryCalls;
+    if (verbosity() >= 2)
+      log(C.describe(S) + ": " + TunedToLibrary + ", calling " +
+          C.mpiFunction());
+    return std::nullopt;
+  }
+  if (!S.Transport) {
+    PMPI_Comm_dup(C.Comm, &S.Dup);
+    S.Transport = std::make_unique<MpiTransport>(S.Dup);
+  }
+  if (!D.Ex) {
+    const RankSlice &P = *D.Found->Slice;
+    std::unique_ptr<Executor> &Ex = S.Executors[&P];
+    if (!Ex)
+      Ex = std::make_unique<Executor>(P.Header, P.Prog, P.Rank);
+    D.Ex = Ex.get();
+  }
+  ++S.FromPlans;
+  if (verbosity() >= 2)
+    log(C.describe(S) + ": plan " + D.Found->Entry->Path);
+  if (llvm::Error Err = Run(*D.Ex, *S.Transport, S))
+    return Fail(llvm::toString(std::move(Err)));
+  return MPI_SUCCESS;
+}
+
+void summarizeAll() {
+  for (CommState *S : liveStates())
+    summarize(*S);
+}
+
+} // namespace collplan::interposer

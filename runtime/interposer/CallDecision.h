@@ -1,0 +1,149 @@
+//===- CallDecision.h - Which path an interposed call takes -----*- C++ -*-===//
+//
+// Every rank of a call must take the same path, or the job hangs. So the
+// choice depends only on what MPI guarantees is equal on every rank of a
+// call: the communicator, the size in bytes of the type signature, the
+// counts, the root, and for reductions the datatype and operator (a
+// CallShape). The first call of each shape on a communicator looks its plan
+// up on every rank, and the ranks agree on it with one allreduce of the
+// plan's hash: all run it, all call PMPI_, or, when they found different
+// plans (or one found none), all fail with a message naming both. The
+// decision is kept per communicator, so a later call of that shape costs a
+// map lookup (a key comparison when it repeats the communicator and shape
+// of the call before it, and a comparison of its raw arguments when MPI's
+// own collective served that call).
+//
+// COLLPLAN_VERBOSE=1 logs each decision (once per communicator and call
+// shape), each reason for calling MPI's own collective once, and a summary
+// per communicator when it is freed or at MPI_Finalize; COLLPLAN_VERBOSE=2
+// logs every call. Nothing is formatted when logging is off.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_RUNTIME_INTERPOSER_CALLDECISION_H
+#define COLLPLAN_RUNTIME_INTERPOSER_CALLDECISION_H
+
+#include "runtime/Executor.h"
+#include "runtime/interposer/PlanDirectory.h"
+#include "runtime/mpi/MpiTransport.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <mpi.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collplan::interposer {
+
+using runtime::Executor;
+using runtime::FoundPlan;
+using runtime::MpiTransport;
+using runtime::Transport;
+
+/// What the ranks of a communicator agreed to do with calls of one shape.
+struct Decision {
+  std::optional<FoundPlan> Found; ///< Nothing: call PMPI_.
+  /// Non-empty when the ranks found different plans: every such call fails.
+  std::string Error;
+  /// The executor of Found's plan once a call has run it (owned by
+  /// CommState::Executors), so a repeated call skips that lookup.
+  Executor *Ex = nullptr;
+  /// Calls left to MPI because no plan fits, counted here rather than in
+  /// CommState::Fallbacks (a string key on every call); summarize() adds
+  /// them in.
+  uint64_t NoPlanCalls = 0;
+  /// Calls a library rule sent to MPI on purpose, counted the same way.
+  uint64_t LibraryCalls = 0;
+};
+
+/// What a communicator keeps between calls: its decisions, the private
+/// duplicate our messages travel on (made when the first plan runs, so they
+/// never meet the application's), one executor per plan, staging areas, and
+/// the counts the summary reports.
+struct CommState {
+  uint32_t Rank = 0, Size = 1;
+  bool Inter = false;
+  std::string Name;
+  MPI_Comm Dup = MPI_COMM_NULL;
+  std::unique_ptr<MpiTransport> Transport;
+  std::map<CallShape, Decision> Decisions;
+  /// The entry of Decisions the last call used: an application repeats one
+  /// call shape, and an equality test of the key is cheaper than a search
+  /// of the map. Map entries never move, and are never erased.
+  std::pair<const CallShape, Decision> *LastDecision = nullptr;
+  std::map<const RankSlice *, std::unique_ptr<Executor>> Executors;
+  std::vector<char> Staging, SendStaging;
+  uint64_t FromPlans = 0;
+  std::map<std::string, uint64_t> Fallbacks; ///< By reason.
+  bool Summarized = false;
+};
+
+/// The arguments that fix a call's shape, its communicator given: an
+/// application repeats one call, and when MPI's own collective serves it (a
+/// library rule, or no plan fits) building the shape and finding the
+/// decision again was the interposer's whole cost on a small call, some 250
+/// instructions beside Open MPI's 0.2 us allgather of 64 B on 2 ranks
+/// (callgrind). Kept only for predefined datatypes, whose handles never
+/// change meaning.
+struct RawCall {
+  Collective Kind = Collective::Allreduce;
+  MPI_Comm Comm = MPI_COMM_NULL;
+  int Count = 0;
+  MPI_Datatype Type = MPI_DATATYPE_NULL;
+  MPI_Op Op = MPI_OP_NULL;
+  int Root = 0;
+
+  bool operator==(const RawCall &O) const {
+    return Kind == O.Kind && Comm == O.Comm && Count == O.Count &&
+           Type == O.Type && Op == O.Op && Root == O.Root;
+  }
+};
+
+/// Whether R repeats the last call MPI's own collective served: then it
+/// goes there again, counted as its decision counts.
+bool repeatsCallToMpi(const RawCall &R);
+
+/// One interposed call, described independently of its MPI signature.
+struct Call {
+  const char *Function;
+  MPI_Comm Comm;
+  CallShape Key;
+  /// Its raw arguments, when a repeat may skip the shape (RawCall).
+  std::optional<RawCall> Raw;
+
+  Call(const char *Function, MPI_Comm Comm, Collective Kind)
+      : Function(Function), Comm(Comm) {
+    Key.Kind = Kind;
+  }
+
+  std::string describe(const CommState &S) const {
+    return std::string(Function) + " of " + std::to_string(Key.Bytes) +
+           " bytes on " + std::to_string(S.Size) + " ranks";
+  }
+  std::string mpiFunction() const {
+    return "PMPI_" + std::string(Function).substr(4);
+  }
+};
+
+/// Leaves the call to MPI for a reason found before any plan lookup.
+void refuse(const Call &C, const std::string &Reason);
+
+/// How a plan runs one call: the executor, the transport, and the state
+/// whose staging areas it may use.
+using RunFn =
+    llvm::function_ref<llvm::Error(Executor &, Transport &, CommState &)>;
+
+/// The call's result when its ranks agreed on a plan and ran it; nothing when
+/// they all go to PMPI_.
+std::optional<int> fromPlan(Call &C, RunFn Run);
+
+/// Prints the summaries of the communicators still alive (MPI_Finalize).
+void summarizeAll();
+
+} // namespace collplan::interposer
+
+#endif // COLLPLAN_RUNTIME_INTERPOSER_CALLDECISION_H

@@ -66,6 +66,10 @@ struct CalibrateSettings {
                                  1 << 20, 4 << 20,  16 << 20};
   Datatype Type = Datatype::Float;
   ReduceOp Op = ReduceOp::Sum;
+  /// The keys to fit (costParamField's); empty: alpha, beta, gamma,
+  /// overhead and overhead_per_byte, with alpha_intra and beta_intra when
+  /// the job spans nodes.
+  std::vector<std::string> Keys;
   /// Given: no fit, the timings are compared with these parameters.
   std::optional<CostParams> Evaluate;
   /// Rank 0's progress lines ("ring allreduce P=2 4096 B: 12.3 us").
@@ -78,9 +82,14 @@ llvm::Expected<Calibration> calibrate(Transport &T, llvm::StringRef Name,
                                       const PlanSource &Plans,
                                       const CalibrateSettings &S);
 
+/// Rank 0's end of calibrate(): fits C.Params to C.Timings (or, with
+/// S.Evaluate, predicts them under the given parameters), and measures the
+/// reduction kernel for comparison. Also what re-fits saved timings.
+void fitCalibration(Calibration &C, const CalibrateSettings &S);
+
 /// Seconds per call of P, run back to back on a vector of Bytes bytes of
-/// Type (reduced with Op), on T's ranks (of P's size): the median of a few
-/// batches, each closed by a barrier whose own time is taken off.
+/// Type (reduced with Op), on T's ranks (of P's size): the fastest of a few
+/// batches, each closed by a barrier whose own (median) time is taken off.
 /// Collective over T; every rank returns its own view (rank 0's is the one
 /// reported).
 llvm::Expected<double> timePlan(Transport &T, const Plan &P, uint64_t Bytes,

@@ -31,8 +31,16 @@ int main(int Argc, char **Argv) {
   CLI::App App("Fit alpha, beta and gamma to plans timed over MPI on P = 2 "
                "up to the job's ranks; start with mpirun -n P (across nodes "
                "too)");
+  std::vector<std::string> Fit;
   std::string Output, Evaluate, Format = "text", Type = "float", Op = "sum";
   App.add_option("-o,--output", Output, "write the parameters file (YAML)");
+  App.add_option("--fit", Fit,
+                 "the parameters to fit, comma-separated (default: alpha, "
+                 "beta, gamma, overhead, overhead_per_byte; alpha_intra, "
+                 "beta_intra across nodes)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"alpha", "beta", "gamma", "alpha_intra",
+                             "beta_intra", "overhead", "overhead_per_byte"}));
   App.add_option("--evaluate", Evaluate,
                  "compare this parameters file's predictions with the times "
                  "instead of fitting");
@@ -62,6 +70,7 @@ int main(int Argc, char **Argv) {
   }
   S.Type = *T;
   S.Op = *R;
+  S.Keys = Fit;
   if (!Evaluate.empty()) {
     CostParams Given;
     llvm::Error E = Output.empty()

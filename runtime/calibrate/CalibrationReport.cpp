@@ -3,9 +3,12 @@
 #include "runtime/calibrate/CalibrationReport.h"
 
 #include "compiler/cost/CostParamsFile.h"
+#include "plan/ir/Error.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+
+#include <map>
 
 namespace collplan::runtime {
 namespace {
@@ -81,7 +84,8 @@ void printCalibrationTable(llvm::raw_ostream &OS, const Calibration &C) {
   if (P.AlphaIntra >= 0)
     OS << llvm::format("  alpha_intra %.4g s  beta_intra %.4g s/B",
                        P.AlphaIntra, P.BetaIntra);
-  OS << "\n";
+  OS << llvm::format("\noverhead %.4g s  overhead_per_byte %.4g s/B\n",
+                     P.Overhead, P.OverheadPerByte);
   if (C.Fitted)
     OS << "fitted in " << C.Fit.Iterations << " iteration(s)\n";
   OS << llvm::format("reduction kernel alone: gamma %.4g s/B (", C.KernelGamma)
@@ -108,6 +112,8 @@ void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
         J.attribute("alpha_intra", P.AlphaIntra);
       if (P.BetaIntra >= 0)
         J.attribute("beta_intra", P.BetaIntra);
+      J.attribute("overhead", P.Overhead);
+      J.attribute("overhead_per_byte", P.OverheadPerByte);
     });
     J.attributeArray("fitted_keys", [&] {
       if (C.Fitted)
@@ -152,6 +158,60 @@ void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
     J.attribute("note", scopeNote(C));
   });
   OS << "\n";
+}
+
+llvm::Expected<Calibration> readCalibrationTimings(llvm::StringRef Json,
+                                                   llvm::StringRef Name,
+                                                   const PlanSource &Plans) {
+  auto Bad = [&](const std::string &Why) {
+    return makeError(ErrorKind::Usage, "%s: %s", Name.str().c_str(),
+                     Why.c_str());
+  };
+  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Json);
+  if (!V)
+    return Bad("not JSON: " + llvm::toString(V.takeError()));
+  const llvm::json::Object *O = V->getAsObject();
+  const llvm::json::Array *Samples = O ? O->getArray("samples") : nullptr;
+  if (!Samples)
+    return Bad("no \"samples\" (expected calibrate --format json output)");
+  if (O->getInteger("nodes").getValueOr(1) != 1)
+    return Bad("timings from several nodes cannot be re-fitted (their node "
+               "map is not saved)");
+  Calibration C;
+  C.TransportName = O->getString("transport").getValueOr("saved").str();
+  C.Nodes = 1;
+  std::map<std::pair<uint32_t, std::string>, uint32_t> Index;
+  for (const llvm::json::Value &SV : *Samples) {
+    const llvm::json::Object *S = SV.getAsObject();
+    if (!S)
+      return Bad("a sample is not an object");
+    llvm::Optional<int64_t> Ranks = S->getInteger("ranks");
+    llvm::Optional<int64_t> Bytes = S->getInteger("bytes");
+    llvm::Optional<double> Seconds = S->getNumber("measured");
+    llvm::Optional<llvm::StringRef> Family = S->getString("algorithm");
+    llvm::Optional<llvm::StringRef> Kind = S->getString("collective");
+    if (!Ranks || *Ranks < 2 || *Ranks > 1024 || !Bytes || *Bytes < 0 ||
+        !Seconds || !Family || !Kind)
+      return Bad("a sample lacks ranks, bytes, measured, algorithm or "
+                 "collective");
+    uint32_t P = uint32_t(*Ranks);
+    C.Ranks = std::max(C.Ranks, P);
+    std::string Key = Family->str() + " " + Kind->str();
+    if (!Index.count({P, Key})) {
+      llvm::Expected<std::vector<Plan>> Built = Plans(Topology::flat(P));
+      if (!Built)
+        return Built.takeError();
+      for (Plan &Pl : *Built) {
+        std::string K = planName(Pl);
+        Index[{P, K}] = uint32_t(C.Plans.size());
+        C.Plans.push_back(std::move(Pl));
+      }
+      if (!Index.count({P, Key}))
+        return Bad("no calibration plan '" + Key + "'");
+    }
+    C.Timings.push_back({Index[{P, Key}], uint64_t(*Bytes), *Seconds});
+  }
+  return C;
 }
 
 llvm::Error writeCalibration(llvm::StringRef Path, const Calibration &C) {

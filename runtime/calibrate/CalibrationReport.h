@@ -25,6 +25,13 @@ void printCalibrationTable(llvm::raw_ostream &OS, const Calibration &C);
 void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
                           llvm::StringRef ParamsFile);
 
+/// The timings of a calibration printed as JSON (printCalibrationJson) on
+/// one node, their plans built again by Plans on flat topologies: fitting
+/// them anew (fitCalibration) compares models on the same measurements.
+llvm::Expected<Calibration> readCalibrationTimings(llvm::StringRef Json,
+                                                   llvm::StringRef Name,
+                                                   const PlanSource &Plans);
+
 /// Writes the fitted keys to the parameters file whole or not at all (Io
 /// error otherwise).
 llvm::Error writeCalibration(llvm::StringRef Path, const Calibration &C);

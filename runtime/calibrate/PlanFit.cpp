@@ -24,9 +24,10 @@ double modelTime(const Plan &P, uint64_t Bytes, const CostParams &C) {
 /// gives the exact slope.
 double stepFor(const std::string &Key, double Value) {
   CostParams Defaults;
-  double Typical = Key == "alpha_intra"  ? Defaults.Alpha
-                   : Key == "beta_intra" ? Defaults.Beta
-                                         : *costParamField(Defaults, Key);
+  double Typical = Key == "alpha_intra" || Key == "overhead" ? Defaults.Alpha
+                   : Key == "beta_intra" || Key == "overhead_per_byte"
+                       ? Defaults.Beta
+                       : *costParamField(Defaults, Key);
   return 1e-6 * std::max(Value, Typical);
 }
 
@@ -63,75 +64,142 @@ PlanFitResult fitPlanTimings(llvm::ArrayRef<Plan> Plans,
                              llvm::ArrayRef<PlanTiming> Timings,
                              const CostParams &Start,
                              llvm::ArrayRef<std::string> Keys) {
-  PlanFitResult Result;
-  CostParams X = Start;
-  // The intra-node fields are "unset" when negative; a fit of them starts
-  // at the values they stand in for.
-  auto Fits = [&](llvm::StringRef Key) {
-    return llvm::is_contained(Keys, Key);
-  };
-  if (Fits("alpha_intra") && X.AlphaIntra < 0)
-    X.AlphaIntra = X.Alpha;
-  if (Fits("beta_intra") && X.BetaIntra < 0)
-    X.BetaIntra = X.Beta;
   auto Objective = [&](const CostParams &C) {
     double Sum = 0;
     for (const PlanTiming &T : Timings)
       if (T.Seconds > 0) {
         double R = modelTime(Plans[T.Plan], T.Bytes, C) / T.Seconds - 1;
-        Sum += R * R;
+        Sum += std::fabs(R);
       }
     return Sum;
   };
-  CostParams Best = X;
-  double BestObjective = Objective(X);
-  for (unsigned Iter = 0; Iter < 20; ++Iter) {
-    std::vector<LinearSample> Samples;
-    for (const PlanTiming &T : Timings) {
-      if (T.Seconds <= 0)
-        continue;
-      const Plan &P = Plans[T.Plan];
-      double Here = modelTime(P, T.Bytes, X);
-      LinearSample S;
-      S.Target = T.Seconds;
-      S.Weight = 1 / (T.Seconds * T.Seconds);
-      // The slope of each fitted parameter, and the time the others
-      // account for (the part of the model the fit cannot change).
-      double Fixed = Here;
-      for (const std::string &Key : Keys) {
-        CostParams Moved = X;
-        double *F = costParamField(Moved, Key);
-        double H = stepFor(Key, *F);
-        *F += H;
-        double Slope = (modelTime(P, T.Bytes, Moved) - Here) / H;
-        S.Coefficients.push_back(Slope);
-        Fixed -= Slope * *costParamField(X, Key);
+  // One descent from X: linearise along the current critical paths, solve,
+  // repeat; the best point seen wins (a step can cross a kink).
+  unsigned Iterations = 0;
+  auto Descend = [&](CostParams X) {
+    CostParams Best = X;
+    double BestObjective = Objective(X);
+    for (unsigned Iter = 0; Iter < 20; ++Iter, ++Iterations) {
+      std::vector<LinearSample> Samples;
+      for (const PlanTiming &T : Timings) {
+        if (T.Seconds <= 0)
+          continue;
+        const Plan &P = Plans[T.Plan];
+        double Here = modelTime(P, T.Bytes, X);
+        LinearSample S;
+        S.Target = T.Seconds;
+        // Iteratively reweighted: 1 / (t^2 |r|) makes the least squares
+        // step minimise sum |r| (r = Here / t - 1) at its fixed point.
+        S.Weight = 1 / (T.Seconds * T.Seconds *
+                        std::max(std::fabs(Here / T.Seconds - 1), 0.01));
+        // The slope of each fitted parameter, and the time the others
+        // account for (the part of the model the fit cannot change).
+        double Fixed = Here;
+        for (const std::string &Key : Keys) {
+          CostParams Moved = X;
+          double *F = costParamField(Moved, Key);
+          double H = stepFor(Key, *F);
+          *F += H;
+          double Slope = (modelTime(P, T.Bytes, Moved) - Here) / H;
+          S.Coefficients.push_back(Slope);
+          Fixed -= Slope * *costParamField(X, Key);
+        }
+        S.Target -= std::max(Fixed, 0.0);
+        Samples.push_back(std::move(S));
       }
-      S.Target -= std::max(Fixed, 0.0);
-      Samples.push_back(std::move(S));
+      std::vector<double> Solution = fitNonNegative(Samples);
+      double Change = 0;
+      for (size_t I = 0; I < Keys.size() && !Solution.empty(); ++I) {
+        double *F = costParamField(X, Keys[I]);
+        Change = std::max(Change, std::fabs(Solution[I] - *F) /
+                                      std::max({*F, Solution[I], 1e-300}));
+        *F = Solution[I];
+      }
+      double Obj = Objective(X);
+      if (Obj < BestObjective) {
+        BestObjective = Obj;
+        Best = X;
+      }
+      if (Change < 1e-9)
+        break;
     }
-    std::vector<double> Solution = fitNonNegative(Samples);
-    CostParams Next = X;
-    double Change = 0;
-    for (size_t I = 0; I < Keys.size(); ++I) {
-      double *F = costParamField(Next, Keys[I]);
-      double Old = *F;
-      *F = Solution.empty() ? Old : Solution[I];
-      Change =
-          std::max(Change, std::fabs(*F - Old) / std::max({Old, *F, 1e-300}));
-    }
-    X = Next;
-    Result.Iterations = Iter + 1;
-    double Obj = Objective(X);
-    if (Obj < BestObjective) {
-      BestObjective = Obj;
-      Best = X;
-    }
-    if (Change < 1e-9)
-      break;
+    return std::make_pair(Best, BestObjective);
+  };
+  // Terms inside a max (a rank's overhead against its messages' arrivals)
+  // have no slope where they do not bind, so a descent started with one at
+  // 0 never moves it, and one started with it too small never sees it bind.
+  // So: fit without the overhead terms first, then start again from that
+  // fit with the overhead at several fractions of the wire's alpha and
+  // beta, the wire as fitted or a quarter of it. The best end wins.
+  CostParams Given = Start;
+  auto Fits = [&](llvm::StringRef Key) {
+    return llvm::is_contained(Keys, Key);
+  };
+  // The intra-node fields are "unset" when negative; a fit of them starts
+  // at the values they stand in for.
+  if (Fits("alpha_intra") && Given.AlphaIntra < 0)
+    Given.AlphaIntra = Given.Alpha;
+  if (Fits("beta_intra") && Given.BetaIntra < 0)
+    Given.BetaIntra = Given.Beta;
+  std::pair<CostParams, double> Best = Descend(Given);
+  if (Fits("overhead") || Fits("overhead_per_byte")) {
+    std::vector<std::string> WireKeys;
+    for (const std::string &K : Keys)
+      if (K != "overhead" && K != "overhead_per_byte")
+        WireKeys.push_back(K);
+    CostParams Wire =
+        WireKeys.empty()
+            ? Given
+            : fitPlanTimings(Plans, Timings, Given, WireKeys).Params;
+    double Alpha = std::max(Wire.Alpha, stepFor("alpha", 0) * 1e6);
+    double Beta = std::max(Wire.Beta, stepFor("beta", 0) * 1e6);
+    for (double WireShare : {1.0, 0.25})
+      for (double Share : {0.25, 0.5, 0.75, 1.0, 1.5}) {
+        CostParams From = Wire;
+        for (const std::string &K : WireKeys)
+          if (K != "gamma")
+            *costParamField(From, K) *= WireShare;
+        if (Fits("overhead"))
+          From.Overhead = Share * Alpha;
+        if (Fits("overhead_per_byte"))
+          From.OverheadPerByte = Share * Beta;
+        std::pair<CostParams, double> End = Descend(From);
+        if (End.second < Best.second)
+          Best = End;
+      }
   }
-  Result.Params = Best;
-  Result.Predicted = predictTimings(Plans, Timings, Best);
+  // Polish: where the fit sits on a kink the linearisation cannot see past
+  // (a term that binds for some timings and not others), a pattern search
+  // moves each parameter up and down by a shrinking factor, or from 0 to a
+  // small fraction of its typical value, keeping what lowers the objective.
+  CostParams X = Best.first;
+  double Obj = Best.second;
+  for (double Factor = 0.5; Factor > 1e-4; Factor /= 2) {
+    bool Improved = true;
+    for (unsigned Sweep = 0; Improved && Sweep < 20; ++Sweep) {
+      Improved = false;
+      for (const std::string &Key : Keys) {
+        double Here = *costParamField(X, Key);
+        double Floor = stepFor(Key, 0) * 1e6 * Factor;
+        for (double Try :
+             {Here * (1 + Factor), Here * (1 - Factor), Here + Floor}) {
+          CostParams Moved = X;
+          *costParamField(Moved, Key) = std::max(Try, 0.0);
+          double MovedObj = Objective(Moved);
+          if (MovedObj < Obj * (1 - 1e-12)) {
+            X = Moved;
+            Obj = MovedObj;
+            Improved = true;
+            break;
+          }
+        }
+      }
+    }
+  }
+  PlanFitResult Result;
+  Result.Params = X;
+  Result.Iterations = Iterations;
+  Result.Predicted = predictTimings(Plans, Timings, Result.Params);
   relativeResiduals(Timings, Result.Predicted, Result.RmsRelativeResidual,
                     Result.MaxRelativeResidual);
   return Result;

@@ -7,9 +7,13 @@
 // wait on different partners), so the fit alternates: take a (the partial
 // derivatives of the model at the current x, exact where the path is fixed),
 // solve the weighted non-negative least squares for x, and repeat until x
-// settles. The weights are 1 / t^2: the fit minimises relative error, so
-// small messages decide alpha and large ones beta (an unweighted fit would
-// let the megabyte sizes decide everything).
+// settles. The fit minimises the sum of relative errors |T(x)/t - 1|, by
+// least squares weighted 1 / (t^2 |r|) with r the last step's relative error
+// (iteratively reweighted least squares): relative, so small messages decide
+// alpha and large ones beta (an unweighted fit would let the megabyte sizes
+// decide everything); absolute rather than squared, so the timings a shared
+// machine spoiled (2x and more, here) do not pull the others off: the
+// fidelity targets are medians.
 //
 //===----------------------------------------------------------------------===//
 

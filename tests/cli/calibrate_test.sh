@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # collplan calibrate over loopback TCP (or, with a second argument,
 # collplan_calibrate_mpi under mpirun -n 2):
-#  - the parameters are finite and positive, every plan was timed at every
+#  - the parameters are finite and non-negative, every plan was timed at every
 #    size with a prediction beside it, the residuals are finite, progress
 #    lines go to stderr;
 #  - the file round-trips: cost --params FILE predicts what cost predicts with
@@ -44,9 +44,14 @@ def need(cond, what):
     if not cond:
         print("FAIL:", what); ok = False
 p = c["params"]
-for k in ("alpha", "beta", "gamma"):
-    need(math.isfinite(p[k]) and p[k] > 0, f"{k} = {p[k]} not finite positive")
-need(c["mode"] == "fit" and c["fitted_keys"] == ["alpha", "beta", "gamma"],
+keys = ["alpha", "beta", "gamma", "overhead", "overhead_per_byte"]
+# A fit may find a term negligible (0), never negative; alpha or the
+# overhead, and beta or its per-byte twin, must carry the times.
+for k in keys:
+    need(math.isfinite(p[k]) and p[k] >= 0, f"{k} = {p[k]} not finite non-negative")
+need(p["alpha"] + p["overhead"] > 0 and p["beta"] + p["overhead_per_byte"] > 0,
+     "no latency or no per-byte cost fitted")
+need(c["mode"] == "fit" and c["fitted_keys"] == keys,
      f"mode {c['mode']} keys {c['fitted_keys']}")
 for k in ("rms_relative_residual", "max_relative_residual"):
     need(math.isfinite(c[k]) and c[k] >= 0, f"{k} {c[k]}")
@@ -65,9 +70,9 @@ for line in open(sys.argv[2]):
     if line:
         k, v = line.split(":")
         file[k.strip()] = float(v)
-need(set(file) == {"alpha", "beta", "gamma"}, f"file keys {sorted(file)}")
+need(set(file) == set(keys), f"file keys {sorted(file)}")
 for k in file:
-    need(abs(file[k] - p[k]) <= 1e-5 * p[k], f"file {k} {file[k]} vs {p[k]}")
+    need(abs(file[k] - p[k]) <= 1e-9 * p[k], f"file {k} {file[k]} vs {p[k]}")
 sys.exit(0 if ok else 1)
 PY
 
@@ -78,7 +83,7 @@ flags=$(python3 -c "
 for l in open('$WORK/p.yaml'):
     l = l.split('#')[0].strip()
     if l:
-        k, v = l.split(':'); print('--' + k.strip(), v.strip(), end=' ')")
+        k, v = l.split(':'); print('--' + k.strip().replace('_', '-'), v.strip(), end=' ')")
 cost() {
   "$COLLPLAN" cost "$WORK/ring2.cplan" --bytes 1MiB --format json "$@" |
     python3 -c "import json,sys; print(json.load(sys.stdin)['predicted_time'])"
@@ -108,7 +113,7 @@ import json, sys
 e, c = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 if e["mode"] != "evaluate" or any(
         abs(e["params"][k] - c["params"][k]) > 1e-5 * c["params"][k]
-        for k in ("alpha", "beta", "gamma")):
+        for k in ("alpha", "beta", "gamma", "overhead")):
     print("FAIL: --evaluate did not use the file's parameters"); sys.exit(1)
 PY
   "$COLLPLAN" calibrate -n 2 --evaluate "$WORK/p.yaml" -o "$WORK/q.yaml" \

@@ -12,6 +12,7 @@
 
 #include "compiler/cost/CostParamsFile.h"
 #include "compiler/select/CalibrationPlans.h"
+#include "plan/ir/FileIo.h"
 #include "runtime/calibrate/CalibrationReport.h"
 #include "runtime/launcher/LocalLauncher.h"
 #include "runtime/tcp/TcpTransport.h"
@@ -32,6 +33,8 @@ struct CalibrateOptions {
   uint32_t Ranks = 2;
   std::string Output;
   std::string Evaluate;
+  std::vector<std::string> Fit;
+  std::string Timings;
   std::string Type = "float";
   std::string Op = "sum";
   double TimeoutSeconds = 30;
@@ -49,6 +52,7 @@ int runCalibrate(const CalibrateOptions &O) {
   }
   S.Type = *T;
   S.Op = *R;
+  S.Keys = O.Fit;
   if (!O.Evaluate.empty()) {
     if (!O.Output.empty()) {
       printError(
@@ -59,6 +63,26 @@ int runCalibrate(const CalibrateOptions &O) {
     if (llvm::Error E = readCostParamsFile(O.Evaluate, Given, nullptr))
       return reportError(std::move(E), ErrorKind::Usage);
     S.Evaluate = Given;
+  }
+  if (!O.Timings.empty()) {
+    llvm::Expected<std::string> Text =
+        readBoundedFile(O.Timings, 64 << 20, "timings file", PipeInput::Allow);
+    llvm::Expected<Calibration> C =
+        Text ? readCalibrationTimings(*Text, O.Timings, calibrationPlans)
+             : Text.takeError();
+    if (!C)
+      return reportError(C.takeError(), ErrorKind::Usage);
+    C->Type = S.Type;
+    C->Op = S.Op;
+    fitCalibration(*C, S);
+    if (!O.Output.empty())
+      if (llvm::Error E = writeCalibration(O.Output, *C))
+        return reportError(std::move(E), ErrorKind::Io);
+    if (O.Format == OutputFormat::Json)
+      printCalibrationJson(llvm::outs(), *C, O.Output);
+    else
+      printCalibrationTable(llvm::outs(), *C);
+    return ExitSuccess;
   }
   S.Progress = [](const std::string &Line) {
     std::cerr << "collplan: calibrate: " << Line << std::endl;
@@ -132,6 +156,17 @@ void addCalibrateCommand(CLI::App &App, int &Exit) {
       ->check(CLI::Range(2u, 1024u));
   Cmd->add_option("-o,--output", O->Output,
                   "write the parameters file (YAML), whole or not at all");
+  Cmd->add_option("--fit", O->Fit,
+                  "the parameters to fit, comma-separated (default alpha, "
+                  "beta, gamma, overhead, overhead_per_byte, and alpha_intra, "
+                  "beta_intra across nodes); the others keep their defaults")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"alpha", "beta", "gamma", "alpha_intra",
+                             "beta_intra", "overhead", "overhead_per_byte"}));
+  Cmd->add_option("--timings", O->Timings,
+                  "fit (or --evaluate) the timings saved by an earlier "
+                  "calibrate --format json on one node instead of running "
+                  "plans");
   Cmd->add_option("--evaluate", O->Evaluate,
                   "time the plans and compare with this parameters file's "
                   "predictions instead of fitting");

@@ -2,7 +2,7 @@
 # The cost model's fidelity on this machine: calibrate over TCP (collplan
 # calibrate) and over MPI (collplan_calibrate_mpi, when built), then time the
 # same plans again REPS times, the transports interleaved, and print per
-# (transport, plan, P, size) the median measured time, its spread (max/min
+# (transport, plan, P, size) at P = 2 and P (default 4) the median measured time, its spread (max/min
 # over the repetitions) and the predictions of two parameter sets fitted to
 # the calibration's timings: "basic" (alpha, beta, gamma only: the model
 # before the rank overhead term) and "full" (every term calibrate fits).
@@ -10,6 +10,7 @@
 # median and worst |predicted/measured - 1|, and how often the plan the model
 # ranks fastest (per collective, P and size) is within 10 % of the measured
 # fastest. The load average is printed before and after.
+# Each P runs in a job of its own (calibrate --min-ranks).
 # Usage: tools/bench-calibrate.sh [--reps N] [--ranks P] BUILD_DIR
 set -eu
 REPS=3
@@ -30,24 +31,43 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 TRANSPORTS=tcp
 [ -x "$MPI_CAL" ] && command -v mpirun >/dev/null && TRANSPORTS="tcp mpi"
 
-# timings TRANSPORT ARGS...: calibrate's JSON on stdout.
-timings() {
-  local t=$1
-  shift
+# job TRANSPORT P ARGS...: calibrate's JSON for plans of P ranks, in a job
+# of P ranks (waiting ranks of a bigger job would spin on the cores).
+job() {
+  local t=$1 p=$2
+  shift 2
   if [ "$t" = tcp ]; then
-    "$COLLPLAN" calibrate -n "$RANKS" --format json "$@" 2>/dev/null
+    "$COLLPLAN" calibrate -n "$p" --min-ranks "$p" --format json "$@" 2>/dev/null
   else
-    mpirun --oversubscribe -n "$RANKS" "$MPI_CAL" --format json "$@" 2>/dev/null
+    mpirun --oversubscribe -n "$p" "$MPI_CAL" --min-ranks "$p" --format json \
+      "$@" 2>/dev/null
   fi
+}
+# sweep TRANSPORT OUT ARGS...: P = 2 and RANKS, their samples in one file.
+sweep() {
+  local t=$1 out=$2
+  shift 2
+  job "$t" 2 "$@" >"$out.2"
+  job "$t" "$RANKS" "$@" >"$out.$RANKS"
+  python3 - "$out" "$out.2" "$out.$RANKS" <<'PY'
+import json, sys
+parts = [json.load(open(f)) for f in sys.argv[2:]]
+merged = dict(parts[-1])
+merged["samples"] = [s for p in parts for s in p["samples"]]
+json.dump(merged, open(sys.argv[1], "w"))
+PY
 }
 
 echo "== load: $(uptime)"
 for t in $TRANSPORTS; do
-  echo "== calibrate over $t on P = 2 .. $RANKS"
-  timings "$t" -o "$WORK/$t-full.yaml" >"$WORK/$t-fit.json"
-  # The same timings, fitted without the rank overhead terms.
+  echo "== calibrate over $t on P = 2 and $RANKS"
+  sweep "$t" "$WORK/$t-fit.json"
+  # The same timings fitted twice: without the rank overhead terms (the
+  # model before them) and with every term.
   "$COLLPLAN" calibrate --timings "$WORK/$t-fit.json" \
     --fit alpha,beta,gamma -o "$WORK/$t-basic.yaml" >/dev/null
+  "$COLLPLAN" calibrate --timings "$WORK/$t-fit.json" \
+    -o "$WORK/$t-full.yaml" >/dev/null
   for m in basic full; do
     echo "   $m: $(grep -v '^#' "$WORK/$t-$m.yaml" | tr '\n' ' ')"
   done
@@ -55,7 +75,7 @@ done
 for r in $(seq "$REPS"); do
   for t in $TRANSPORTS; do
     echo "== held-out timing $r/$REPS over $t"
-    timings "$t" --evaluate "$WORK/$t-full.yaml" >"$WORK/$t-eval-$r.json"
+    sweep "$t" "$WORK/$t-eval-$r.json" --evaluate "$WORK/$t-full.yaml"
   done
 done
 echo "== load: $(uptime)"
@@ -112,6 +132,12 @@ for t in transports:
             hits += chosen["measured"] <= 1.10 * min(p["measured"] for p in g)
         summary.append((t, model, statistics.median(err), max(err),
                         hits, len(groups), statistics.median(spread)))
+        for P in (2, int(merged["ranks"])):
+            sub = [abs(p[model] / p["measured"] - 1) for p in points
+                   if p["ranks"] == P]
+            if sub:
+                print(f"{t} {model} P={P}: median {100 * statistics.median(sub):.1f}%"
+                      f" worst {100 * max(sub):.1f}%")
 print("\n== summary over P = 2 and 4, 1 KiB .. 16 MiB "
       "(targets: median <= 15 %, worst <= 40 %, best plan >= 90 %)")
 print("%-4s %-6s %8s %8s %14s %14s" % ("", "model", "median", "worst",

@@ -27,11 +27,6 @@ double secondsSince(Clock::time_point T0) {
   return std::chrono::duration<double>(Clock::now() - T0).count();
 }
 
-double median(std::vector<double> V) {
-  std::nth_element(V.begin(), V.begin() + V.size() / 2, V.end());
-  return V[V.size() / 2];
-}
-
 Message messageTo(uint32_t Peer, std::vector<char> &Buf, size_t Bytes) {
   Message M;
   M.Peer = Peer;
@@ -99,37 +94,42 @@ llvm::Expected<double> timePlan(Transport &T, const Plan &P, uint64_t Bytes,
   Args.Count = Count;
   Args.Type = Type;
   Args.Op = Operator::predefined(Op);
-  // The same on every rank (a rank's own clock could disagree): enough
-  // calls per batch that the closing barrier is small beside them.
-  unsigned Calls = unsigned(std::clamp<uint64_t>(
-      (uint64_t(256) << 10) / std::max<uint64_t>(Bytes, 1), 1, 32));
-  const unsigned Batches = 5;
+  // One call at a time, each rank timing itself from the barrier before
+  // it to its own end; the call took the slowest rank's time. The model
+  // prices one call from a common start to its last rank's end. Calls back
+  // to back would overlap where sends are eager (an MPI broadcast of 8 B
+  // "took" 0.1 us a call that way), and closing each call with a barrier
+  // would hide a broadcast's eager message under the barrier's own. More
+  // repetitions for small calls, the same on every rank.
+  unsigned Reps = unsigned(std::clamp<uint64_t>(
+      (uint64_t(4) << 20) / std::max<uint64_t>(Bytes, 1), 5, 30));
   if (Error E = Ex.run(T, Args)) // warm-up: connections, page faults
     return E;
-  std::vector<double> Batch, BarrierOnly;
-  for (unsigned B = 0; B < Batches; ++B) {
+  // Each rank's fastest: on a machine shared with other work, the others'
+  // load only ever adds time, so the minimum is the plan's own time and the
+  // estimate that repeats (medians moved by 2x here under load).
+  double Mine = INFINITY;
+  for (unsigned R = 0; R < Reps; ++R) {
     if (Error E = checkSameHash(T, 0))
       return E;
     Clock::time_point T0 = Clock::now();
-    if (Error E = checkSameHash(T, 0))
+    if (Error E = Ex.run(T, Args))
       return E;
-    BarrierOnly.push_back(secondsSince(T0));
-    if (Error E = checkSameHash(T, 0))
-      return E;
-    T0 = Clock::now();
-    for (unsigned I = 0; I < Calls; ++I)
-      if (Error E = Ex.run(T, Args))
-        return E;
-    if (Error E = checkSameHash(T, 0))
-      return E;
-    Batch.push_back(secondsSince(T0));
+    Mine = std::min(Mine, secondsSince(T0));
   }
-  // The fastest batch: on a machine shared with other work, the others'
-  // load only ever adds time, so the minimum is the plan's own time and
-  // the estimate that repeats (medians moved by 2x here under load).
-  double Fastest = *std::min_element(Batch.begin(), Batch.end());
-  double PerCall = (Fastest - median(BarrierOnly)) / Calls;
-  return std::max(PerCall, 1e-9);
+  // Rank 0 gathers every rank's time.
+  std::vector<double> All(T.size(), Mine);
+  llvm::SmallVector<Message, 8> Sends, Receives;
+  if (Me == 0) {
+    for (uint32_t Q = 1; Q < T.size(); ++Q)
+      Receives.push_back(
+          {Q, {{reinterpret_cast<char *>(&All[Q]), sizeof(double)}}});
+  } else {
+    Sends.push_back({0, {{reinterpret_cast<char *>(&Mine), sizeof(double)}}});
+  }
+  if (Error E = T.exchange(Sends, Receives))
+    return E;
+  return *std::max_element(All.begin(), All.end());
 }
 
 double measureGamma(Datatype T, ReduceOp Op, uint64_t Bytes) {
@@ -170,7 +170,7 @@ llvm::Expected<Calibration> calibrate(Transport &T, llvm::StringRef Name,
     return Hosts.takeError();
   std::vector<uint32_t> NodeOf = nodeNumbers(*Hosts);
   C.Nodes = *std::max_element(NodeOf.begin(), NodeOf.end()) + 1;
-  for (uint32_t P = 2; P <= T.size(); ++P) {
+  for (uint32_t P = std::max(S.MinRanks, 2u); P <= T.size(); ++P) {
     // One node: every message is between two ranks of it, priced by alpha
     // and beta (a flat topology). Several: the job's own map, so messages
     // within a node take alpha_intra and beta_intra.

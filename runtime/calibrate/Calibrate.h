@@ -66,6 +66,12 @@ struct CalibrateSettings {
                                  1 << 20, 4 << 20,  16 << 20};
   Datatype Type = Datatype::Float;
   ReduceOp Op = ReduceOp::Sum;
+  /// Plans are timed on P = MinRanks .. the job's ranks. The ranks past P
+  /// wait meanwhile, and an MPI library's waiting ranks spin: on a machine
+  /// of few cores they slow the P they are not part of (an MPI ring of 1 KiB
+  /// on P = 2 took 2.4 us alone, 14 us beside two waiting ranks), so a
+  /// benchmark there times each P in a job of its own.
+  uint32_t MinRanks = 2;
   /// The keys to fit (costParamField's); empty: alpha, beta, gamma,
   /// overhead and overhead_per_byte, with alpha_intra and beta_intra when
   /// the job spans nodes.
@@ -87,11 +93,11 @@ llvm::Expected<Calibration> calibrate(Transport &T, llvm::StringRef Name,
 /// reduction kernel for comparison. Also what re-fits saved timings.
 void fitCalibration(Calibration &C, const CalibrateSettings &S);
 
-/// Seconds per call of P, run back to back on a vector of Bytes bytes of
-/// Type (reduced with Op), on T's ranks (of P's size): the fastest of a few
-/// batches, each closed by a barrier whose own (median) time is taken off.
-/// Collective over T; every rank returns its own view (rank 0's is the one
-/// reported).
+/// Seconds for one call of P on a vector of Bytes bytes of Type (reduced
+/// with Op), on T's ranks (of P's size): each rank times itself from a
+/// barrier to its own end, keeps its fastest of several repetitions, and
+/// rank 0 returns the slowest rank's. Collective over T; the other ranks
+/// return their own time.
 llvm::Expected<double> timePlan(Transport &T, const Plan &P, uint64_t Bytes,
                                 Datatype Type, ReduceOp Op);
 

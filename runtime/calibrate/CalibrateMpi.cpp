@@ -32,6 +32,7 @@ int main(int Argc, char **Argv) {
                "up to the job's ranks; start with mpirun -n P (across nodes "
                "too)");
   std::vector<std::string> Fit;
+  uint32_t MinRanks = 2;
   std::string Output, Evaluate, Format = "text", Type = "float", Op = "sum";
   App.add_option("-o,--output", Output, "write the parameters file (YAML)");
   App.add_option("--fit", Fit,
@@ -41,6 +42,9 @@ int main(int Argc, char **Argv) {
       ->delimiter(',')
       ->check(CLI::IsMember({"alpha", "beta", "gamma", "alpha_intra",
                              "beta_intra", "overhead", "overhead_per_byte"}));
+  App.add_option("--min-ranks", MinRanks,
+                 "time plans on P = this .. the job's ranks only")
+      ->check(CLI::Range(2u, 1u << 20));
   App.add_option("--evaluate", Evaluate,
                  "compare this parameters file's predictions with the times "
                  "instead of fitting");
@@ -71,6 +75,7 @@ int main(int Argc, char **Argv) {
   S.Type = *T;
   S.Op = *R;
   S.Keys = Fit;
+  S.MinRanks = MinRanks;
   if (!Evaluate.empty()) {
     CostParams Given;
     llvm::Error E = Output.empty()

@@ -31,6 +31,7 @@ using namespace runtime;
 
 struct CalibrateOptions {
   uint32_t Ranks = 2;
+  uint32_t MinRanks = 2;
   std::string Output;
   std::string Evaluate;
   std::vector<std::string> Fit;
@@ -53,6 +54,7 @@ int runCalibrate(const CalibrateOptions &O) {
   S.Type = *T;
   S.Op = *R;
   S.Keys = O.Fit;
+  S.MinRanks = O.MinRanks;
   if (!O.Evaluate.empty()) {
     if (!O.Output.empty()) {
       printError(
@@ -152,6 +154,11 @@ void addCalibrateCommand(CLI::App &App, int &Exit) {
       "--params FILE; --evaluate FILE compares FILE's predictions with the "
       "times instead of fitting. Progress goes to stderr.");
   Cmd->add_option("-n,--ranks", O->Ranks, "processes to start (at least 2)")
+      ->capture_default_str()
+      ->check(CLI::Range(2u, 1024u));
+  Cmd->add_option("--min-ranks", O->MinRanks,
+                  "time plans on P = this .. -n only (each P in a job of its "
+                  "own keeps waiting ranks off a small machine's cores)")
       ->capture_default_str()
       ->check(CLI::Range(2u, 1024u));
   Cmd->add_option("-o,--output", O->Output,

@@ -154,3 +154,45 @@ TEST_CASE("the plan fit on P = 4 recovers the parameters the model was "
   CHECK(F.Params.Beta == doctest::Approx(Truth.Beta).epsilon(1e-6));
   CHECK(F.Params.Gamma == doctest::Approx(Truth.Gamma).epsilon(1e-6));
 }
+
+TEST_CASE("the plan fit finds a rank overhead the wire terms cannot "
+          "express") {
+  // Timings made by the model with a rank overhead that binds on exchange
+  // rounds and not on one-way ones: a fit that starts without the overhead
+  // (no slope there) must still find it, from its other starts.
+  std::vector<Plan> Plans;
+  for (uint32_t P : {2u, 4u}) {
+    llvm::Expected<std::vector<Plan>> Some =
+        calibrationPlans(Topology::flat(P));
+    REQUIRE(bool(Some));
+    for (Plan &Pl : *Some)
+      Plans.push_back(std::move(Pl));
+  }
+  CostParams Truth;
+  Truth.Alpha = 4e-6;
+  Truth.Beta = 2e-10;
+  Truth.Gamma = 5e-11;
+  Truth.Overhead = 3e-6; // 2 o > alpha: binds where a rank sends and receives
+  Truth.OverheadPerByte = 1.5e-10;
+  Truth.ElementBytes = 4;
+  std::vector<PlanTiming> Timings;
+  for (uint32_t P = 0; P < Plans.size(); ++P)
+    for (uint64_t Bytes : {8u, 1024u, 65536u, 1u << 20, 16u << 20})
+      Timings.push_back({P, Bytes, 0});
+  std::vector<double> Times = predictTimings(Plans, Timings, Truth);
+  for (size_t I = 0; I < Timings.size(); ++I)
+    Timings[I].Seconds = Times[I];
+  CostParams Start;
+  Start.ElementBytes = 4;
+  PlanFitResult F = fitPlanTimings(
+      Plans, Timings, Start,
+      {"alpha", "beta", "gamma", "overhead", "overhead_per_byte"});
+  CHECK(F.MaxRelativeResidual < 1e-3);
+  CHECK(F.Params.Overhead == doctest::Approx(Truth.Overhead).epsilon(1e-3));
+  CHECK(F.Params.OverheadPerByte ==
+        doctest::Approx(Truth.OverheadPerByte).epsilon(1e-3));
+  // Without the overhead the same timings cannot be met.
+  PlanFitResult Wire =
+      fitPlanTimings(Plans, Timings, Start, {"alpha", "beta", "gamma"});
+  CHECK(Wire.MaxRelativeResidual > 0.1);
+}

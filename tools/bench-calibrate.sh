@@ -1,35 +1,148 @@
 #!/usr/bin/env bash
-# Calibrates over TCP (and MPI when collplan_calibrate_mpi is built), then
-# prints predicted (cost --params) against measured (collplan run over TCP)
-# time per call of ring and recursive-doubling allreduce at P = 2 and 4,
-# 1 KiB .. 16 MiB. Usage: tools/bench-calibrate.sh BUILD_DIR
+# The cost model's fidelity on this machine: calibrate over TCP (collplan
+# calibrate) and over MPI (collplan_calibrate_mpi, when built), then time the
+# same plans again REPS times, the transports interleaved, and print per
+# (transport, plan, P, size) at P = 2 and P (default 4) the median measured time, its spread (max/min
+# over the repetitions) and the predictions of two parameter sets fitted to
+# the calibration's timings: "basic" (alpha, beta, gamma only: the model
+# before the rank overhead term) and "full" (every term calibrate fits).
+# Then, per transport and model, over P = 2 and 4 at 1 KiB .. 16 MiB: the
+# median and worst |predicted/measured - 1|, and how often the plan the model
+# ranks fastest (per collective, P and size) is within 10 % of the measured
+# fastest. The load average is printed before and after.
+# Each P runs in a job of its own (calibrate --min-ranks).
+# Usage: tools/bench-calibrate.sh [--reps N] [--ranks P] BUILD_DIR
 set -eu
+REPS=3
+RANKS=4
+while [ $# -gt 1 ]; do
+  case $1 in
+  --reps) REPS=$2; shift 2 ;;
+  --ranks) RANKS=$2; shift 2 ;;
+  *) break ;;
+  esac
+done
 BUILD=${1:-build}
 COLLPLAN=$BUILD/tools/collplan/collplan
 MPI_CAL=$BUILD/runtime/calibrate/collplan_calibrate_mpi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+TRANSPORTS=tcp
+[ -x "$MPI_CAL" ] && command -v mpirun >/dev/null && TRANSPORTS="tcp mpi"
 
-echo "== calibrate over TCP (collplan calibrate -n 2)"
-"$COLLPLAN" calibrate -n 2 -o "$WORK/tcp.yaml" 2>/dev/null
-if [ -x "$MPI_CAL" ]; then
-  echo "== calibrate over MPI (mpirun -n 2 collplan_calibrate_mpi)"
-  mpirun --oversubscribe -n 2 "$MPI_CAL" -o "$WORK/mpi.yaml" 2>/dev/null
-fi
-echo "== predicted (TCP parameters) vs measured (collplan run, TCP, mean of 10 calls)"
-printf '%-20s %2s %9s %12s %12s %7s\n' algorithm P bytes predicted measured ratio
-for A in ring recursive-doubling; do
-  for P in 2 4; do
-    "$COLLPLAN" compile -c allreduce -a $A -P $P -q -o "$WORK/$A$P.cplan"
-    for B in 1KiB 16KiB 256KiB 1MiB 4MiB 16MiB; do
-      pred=$("$COLLPLAN" cost "$WORK/$A$P.cplan" --bytes $B --params "$WORK/tcp.yaml" \
-        --format json | python3 -c "import json,sys; print(json.load(sys.stdin)['predicted_time'])")
-      meas=$("$COLLPLAN" run -n $P "$WORK/$A$P.cplan" --bytes $B --iterations 10 \
-        --format json | python3 -c "import json,sys; print(json.load(sys.stdin)['seconds_per_call']['mean'])")
-      python3 -c "
-p, m = $pred, $meas
-print(f'%-20s %2d %9s %9.1f us %9.1f us %6.2fx' % ('$A', $P, '$B', p*1e6, m*1e6, m/p))"
-    done
+# job TRANSPORT P ARGS...: calibrate's JSON for plans of P ranks, in a job
+# of P ranks (waiting ranks of a bigger job would spin on the cores).
+job() {
+  local t=$1 p=$2
+  shift 2
+  if [ "$t" = tcp ]; then
+    "$COLLPLAN" calibrate -n "$p" --min-ranks "$p" --format json "$@" 2>/dev/null
+  else
+    mpirun --oversubscribe -n "$p" "$MPI_CAL" --min-ranks "$p" --format json \
+      "$@" 2>/dev/null
+  fi
+}
+# sweep TRANSPORT OUT ARGS...: P = 2 and RANKS, their samples in one file.
+sweep() {
+  local t=$1 out=$2
+  shift 2
+  job "$t" 2 "$@" >"$out.2"
+  job "$t" "$RANKS" "$@" >"$out.$RANKS"
+  python3 - "$out" "$out.2" "$out.$RANKS" <<'PY'
+import json, sys
+parts = [json.load(open(f)) for f in sys.argv[2:]]
+merged = dict(parts[-1])
+merged["samples"] = [s for p in parts for s in p["samples"]]
+json.dump(merged, open(sys.argv[1], "w"))
+PY
+}
+
+echo "== load: $(uptime)"
+for t in $TRANSPORTS; do
+  echo "== calibrate over $t on P = 2 and $RANKS"
+  sweep "$t" "$WORK/$t-fit.json"
+  # The same timings fitted twice: without the rank overhead terms (the
+  # model before them) and with every term.
+  "$COLLPLAN" calibrate --timings "$WORK/$t-fit.json" \
+    --fit alpha,beta,gamma -o "$WORK/$t-basic.yaml" >/dev/null
+  "$COLLPLAN" calibrate --timings "$WORK/$t-fit.json" \
+    -o "$WORK/$t-full.yaml" >/dev/null
+  for m in basic full; do
+    echo "   $m: $(grep -v '^#' "$WORK/$t-$m.yaml" | tr '\n' ' ')"
   done
 done
+for r in $(seq "$REPS"); do
+  for t in $TRANSPORTS; do
+    echo "== held-out timing $r/$REPS over $t"
+    sweep "$t" "$WORK/$t-eval-$r.json" --evaluate "$WORK/$t-full.yaml"
+  done
+done
+echo "== load: $(uptime)"
+
+python3 - "$WORK" "$COLLPLAN" "$REPS" $TRANSPORTS <<'PY'
+import json, statistics, subprocess, sys
+work, collplan, reps, transports = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+KIB, MIB = 1024, 1024 * 1024
+summary = []
+for t in transports:
+    runs = [json.load(open(f"{work}/{t}-eval-{r}.json")) for r in range(1, reps + 1)]
+    base = runs[0]
+    merged = dict(base)
+    merged["samples"] = []
+    spread = []
+    for i, s in enumerate(base["samples"]):
+        times = [run["samples"][i]["measured"] for run in runs]
+        m = dict(s)
+        m["measured"] = statistics.median(times)
+        merged["samples"].append(m)
+        spread.append(max(times) / min(times))
+    json.dump(merged, open(f"{work}/{t}-median.json", "w"))
+    pred = {}
+    for model in ("basic", "full"):
+        out = subprocess.run(
+            [collplan, "calibrate", "--timings", f"{work}/{t}-median.json",
+             "--evaluate", f"{work}/{t}-{model}.yaml", "--format", "json"],
+            check=True, capture_output=True, text=True).stdout
+        pred[model] = [s["predicted"] for s in json.loads(out)["samples"]]
+    print(f"\n== {t}: predicted/measured (median of {reps} held-out timings; "
+          f"spread = max/min)")
+    print("%-20s %-9s %2s %9s %12s %6s %12s %6s %12s %6s" % (
+        "algorithm", "coll", "P", "bytes", "measured", "spread",
+        "basic", "ratio", "full", "ratio"))
+    points = []
+    for i, s in enumerate(merged["samples"]):
+        if s["ranks"] not in (2, 4) or not KIB <= s["bytes"] <= 16 * MIB:
+            continue
+        meas = s["measured"]
+        row = dict(s, spread=spread[i], basic=pred["basic"][i], full=pred["full"][i])
+        points.append(row)
+        print("%-20s %-9s %2d %9d %9.1f us %6.2f %9.1f us %6.2f %9.1f us %6.2f" % (
+            s["algorithm"], s["collective"], s["ranks"], s["bytes"], meas * 1e6,
+            spread[i], row["basic"] * 1e6, row["basic"] / meas,
+            row["full"] * 1e6, row["full"] / meas))
+    for model in ("basic", "full"):
+        err = [abs(p[model] / p["measured"] - 1) for p in points]
+        groups = {}
+        for p in points:
+            groups.setdefault((p["collective"], p["ranks"], p["bytes"]), []).append(p)
+        hits = 0
+        for g in groups.values():
+            chosen = min(g, key=lambda p: p[model])
+            hits += chosen["measured"] <= 1.10 * min(p["measured"] for p in g)
+        summary.append((t, model, statistics.median(err), max(err),
+                        hits, len(groups), statistics.median(spread)))
+        for P in (2, int(merged["ranks"])):
+            sub = [abs(p[model] / p["measured"] - 1) for p in points
+                   if p["ranks"] == P]
+            if sub:
+                print(f"{t} {model} P={P}: median {100 * statistics.median(sub):.1f}%"
+                      f" worst {100 * max(sub):.1f}%")
+print("\n== summary over P = 2 and 4, 1 KiB .. 16 MiB "
+      "(targets: median <= 15 %, worst <= 40 %, best plan >= 90 %)")
+print("%-4s %-6s %8s %8s %14s %14s" % ("", "model", "median", "worst",
+                                        "best plan", "median spread"))
+for t, model, med, worst, hits, n, spr in summary:
+    print("%-4s %-6s %7.1f%% %7.1f%% %6d/%d %4.0f%% %13.2f" % (
+        t, model, 100 * med, 100 * worst, hits, n, 100 * hits / n, spr))
+PY

@@ -144,9 +144,16 @@ private:
     double LargestMessage = 0, LargestLoad = 0;
     for (const RankRound &RR : Round) {
       uint32_t R = RR.Rank;
-      double Done = Start[R], Reduced = 0, SentNow = 0;
+      double Done = Start[R], Reduced = 0, SentNow = 0, Busy = 0;
+      uint32_t Messages = 0;
       for (const Op &O : RR.Ops->Ops) {
         double B = Size.of(O.Blocks);
+        // The rank's own share of every message it takes part in, its
+        // messages one after another (CostParams::Overhead).
+        if (O.Kind != OpKind::Local && B > 0) {
+          Busy += C.Overhead + C.OverheadPerByte * B;
+          ++Messages;
+        }
         if (O.Kind == OpKind::Send) {
           SentNow += B;
           continue;
@@ -169,12 +176,16 @@ private:
         LargestMessage = std::max(LargestMessage, B);
         LargestLoad = std::max(LargestLoad, Effective);
       }
+      Done = std::max(Done, Start[R] + Busy);
       Clock[R] = std::max(Clock[R], Done + C.Gamma * Reduced);
+      RC.MaxRankMessages = std::max(RC.MaxRankMessages, Messages);
       Sent[R] += SentNow;
       RC.MaxBytesSent = std::max(RC.MaxBytesSent, SentNow);
     }
     for (const RankRound &RR : Round)
       RC.Finish = std::max(RC.Finish, Clock[RR.Rank]);
+    Report.MaxRankMessages =
+        std::max(Report.MaxRankMessages, RC.MaxRankMessages);
     if (RC.InterNodeMessages + RC.IntraNodeMessages) {
       ++CommRounds;
       RC.MaxMessageBytes = LargestMessage;

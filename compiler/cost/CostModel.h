@@ -34,6 +34,13 @@
 //         NIC is the bottleneck and Beta*B (no penalty) when a*R_b <= R_N; 0
 //         means off.
 //
+// A rank is also busy with its own part of every message it sends or
+// receives (CostParams::Overhead, OverheadPerByte: LogGP's o and a per-byte
+// cost, one core and one memory bus per rank): a round ends at a rank no
+// earlier than its start plus the sum over its non-empty messages of
+// Overhead + OverheadPerByte * B, whatever their arrivals. Both 0 by default:
+// messages of a round then overlap fully, as on full-duplex links.
+//
 // Deficiencies (Swing, De Sensi et al., NSDI'24, §2.2 and Table 2), measured
 // on the plan rather than taken from a table, for p ranks, n bytes and D
 // torus dimensions of size > 1 (D = 1 off a torus):
@@ -91,6 +98,9 @@ struct RoundCost {
   /// The largest number of ranks of one node sending to other nodes (the a
   /// of the node-aware max-rate model).
   uint32_t MaxInterNodeSenders = 0;
+  /// The most non-empty messages (sent plus received) one rank takes part
+  /// in this round: what the rank overhead term multiplies.
+  uint32_t MaxRankMessages = 0;
 };
 
 struct CostReport {
@@ -107,6 +117,8 @@ struct CostReport {
   /// round.
   uint64_t InterNodeMessages = 0, IntraNodeMessages = 0;
   uint64_t MaxInterNodePerRank = 0, MaxInterNodePerNodeRound = 0;
+  /// The most non-empty messages one rank sends and receives in one round.
+  uint32_t MaxRankMessages = 0;
 };
 
 /// Evaluates P for a vector of Bytes bytes.

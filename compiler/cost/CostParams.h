@@ -36,6 +36,15 @@ struct CostParams {
   /// Bienz, Olson and Gropp, §IV, Eq. 3, after Gropp, Olson and Samfass's
   /// max-rate model, EuroMPI'16). 0 turns the limit off.
   double InjectionBandwidth = 0;
+  /// A rank's own time per message it sends or receives (LogGP's o) and per
+  /// byte of those messages, its messages of a round one after another: one
+  /// core and one memory bus serve a rank's sends and receives alike. A
+  /// round costs a rank at least the sum over its messages of
+  /// Overhead + OverheadPerByte * bytes (docs/cost-model.md, "Rank
+  /// overhead"). 0 and 0 (the defaults) leave the messages of a round fully
+  /// overlapped, as on a simulated machine with full-duplex links.
+  double Overhead = 0;
+  double OverheadPerByte = 0;
   /// Torus topologies only: how a tied route is taken (TorusRouting.h).
   TorusTies Ties = TorusTies::Split;
   /// Bytes per element of the call (4 for MPI_FLOAT): blocks hold whole

@@ -26,7 +26,9 @@ const std::vector<std::string> &costParamKeys() {
                                                 "alpha_intra",
                                                 "beta_intra",
                                                 "alpha_hop",
-                                                "injection_bandwidth"};
+                                                "injection_bandwidth",
+                                                "overhead",
+                                                "overhead_per_byte"};
   return Keys;
 }
 
@@ -45,6 +47,10 @@ double *costParamField(CostParams &P, StringRef Key) {
     return &P.AlphaHop;
   if (Key == "injection_bandwidth")
     return &P.InjectionBandwidth;
+  if (Key == "overhead")
+    return &P.Overhead;
+  if (Key == "overhead_per_byte")
+    return &P.OverheadPerByte;
   return nullptr;
 }
 
@@ -111,19 +117,22 @@ Error parseCostParams(StringRef Text, StringRef Name, CostParams &Into,
       return Fail("unknown key '" + Key.str() +
                   "' (known: alpha, beta, "
                   "gamma, alpha_intra, beta_intra, alpha_hop, "
-                  "injection_bandwidth)");
+                  "injection_bandwidth, overhead, overhead_per_byte)");
     if (std::find(Seen.begin(), Seen.end(), Key.str()) != Seen.end())
       return Fail("key '" + Key.str() + "' given twice");
     std::optional<double> D = parseCostNumber(Value);
-    // A sign is not part of a number here: "-1e-6" is not positive.
+    // A sign is not part of a number here: "-1e-6" is not non-negative.
     if (!D && !parseCostNumber(Value.drop_front(Value.startswith("-"))))
       return Fail("key '" + Key.str() +
                   "': expected a number (plain decimal such as 2e-6 or 0.5, "
                   "at most 1e30), got '" +
                   Value.str() + "'");
-    if (!D || *D <= 0)
-      return Fail("key '" + Key.str() + "': expected a positive number, got '" +
-                  Value.str() + "'");
+    // What the flags take: 0 too (a fit can find a cost negligible, and
+    // its file must say so rather than fall back to the default).
+    if (!D)
+      return Fail("key '" + Key.str() +
+                  "': expected a non-negative number, got '" + Value.str() +
+                  "'");
     *Field = *D;
     Seen.push_back(Key.str());
   }
@@ -155,10 +164,11 @@ Error writeCostParamsFile(StringRef Path, const CostParams &P,
   CostParams Copy = P;
   for (const std::string &Key : Keys) {
     double V = *costParamField(Copy, Key);
-    if (V <= 0) // unset (intra = -1) or off (injection bandwidth 0)
+    if (V < 0) // unset (intra = -1)
       continue;
+    // Enough digits that reading the file gives the same double back.
     char Buf[64];
-    std::snprintf(Buf, sizeof(Buf), "%.6g", V);
+    std::snprintf(Buf, sizeof(Buf), "%.17g", V);
     OS << Key << ": " << Buf << "\n";
   }
   OS.flush();

@@ -3,9 +3,11 @@
 // `collplan calibrate` writes the parameters it measured; `--params FILE`
 // reads them back. The file is a flat YAML mapping of the CostParams fields
 // (alpha, beta, gamma, alpha_intra, beta_intra, alpha_hop,
-// injection_bandwidth), one "key: number" a line, '#' starts a comment.
-// Keys that are absent keep their value; an unknown key, a repeated key, or a
-// value that is not a positive finite number is an error naming the line.
+// injection_bandwidth, overhead, overhead_per_byte), one "key: number" a
+// line, '#' starts a comment. Keys that are absent keep their value; an
+// unknown key, a repeated key, or a value the flags would refuse (anything
+// but a plain non-negative decimal of at most 1e30) is an error naming the
+// line.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,8 +55,8 @@ llvm::Error readCostParamsFile(llvm::StringRef Path, CostParams &Into,
                                std::vector<std::string> *Set);
 
 /// Writes the fields Keys names of P (with Comment lines first, each
-/// prefixed "# ") to Path whole or not at all. Non-positive (unset) fields
-/// are left out.
+/// prefixed "# ") to Path whole or not at all, each with the digits that
+/// read back as the same double. Negative (unset) fields are left out.
 llvm::Error writeCostParamsFile(llvm::StringRef Path, const CostParams &P,
                                 const std::vector<std::string> &Keys,
                                 llvm::StringRef Comment);

@@ -1,6 +1,9 @@
-//===- Calibrate.cpp - Measuring the cost model's alpha, beta, gamma ------===//
+//===- Calibrate.cpp - Fitting alpha, beta and gamma to real plans --------===//
 
 #include "runtime/calibrate/Calibrate.h"
+
+#include "runtime/Executor.h"
+#include "runtime/calibrate/SubsetTransport.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -31,43 +34,6 @@ Message messageTo(uint32_t Peer, std::vector<char> &Buf, size_t Bytes) {
   return M;
 }
 
-/// Repetitions for one size: enough to take a median of small messages,
-/// few enough that the megabyte sizes take a fraction of a second.
-unsigned repetitionsFor(uint64_t Bytes) {
-  uint64_t R = (uint64_t(32) << 20) / std::max<uint64_t>(Bytes, 1);
-  return unsigned(std::clamp<uint64_t>(R, 8, 200));
-}
-
-/// Rank A times Reps round trips with rank B; returns half the median.
-llvm::Expected<double> pingPong(Transport &T, uint32_t A, uint32_t B,
-                                uint64_t Bytes, unsigned Reps) {
-  std::vector<char> Buf(Bytes, 1);
-  uint32_t Me = T.rank();
-  uint32_t Peer = Me == A ? B : A;
-  Message M = messageTo(Peer, Buf, Bytes);
-  std::vector<double> Times;
-  const unsigned Warmup = 2;
-  for (unsigned I = 0; I < Warmup + Reps; ++I) {
-    Clock::time_point T0 = Clock::now();
-    if (Me == A) {
-      if (Error E = T.exchange({M}, {}))
-        return E;
-      if (Error E = T.exchange({}, {M}))
-        return E;
-    } else {
-      if (Error E = T.exchange({}, {M}))
-        return E;
-      if (Error E = T.exchange({M}, {}))
-        return E;
-    }
-    if (I >= Warmup)
-      Times.push_back(secondsSince(T0) / 2);
-  }
-  std::nth_element(Times.begin(), Times.begin() + Times.size() / 2,
-                   Times.end());
-  return Times[Times.size() / 2];
-}
-
 /// Every rank learns every rank's host name (an all-to-all of fixed-size
 /// buffers, one round).
 llvm::Expected<std::vector<std::string>> exchangeHostNames(Transport &T) {
@@ -95,6 +61,19 @@ llvm::Expected<std::vector<std::string>> exchangeHostNames(Transport &T) {
   return Names;
 }
 
+/// Node numbers in order of first appearance, from host names.
+std::vector<uint32_t> nodeNumbers(const std::vector<std::string> &Hosts) {
+  std::vector<std::string> Seen;
+  std::vector<uint32_t> Node;
+  for (const std::string &H : Hosts) {
+    auto It = std::find(Seen.begin(), Seen.end(), H);
+    Node.push_back(uint32_t(It - Seen.begin()));
+    if (It == Seen.end())
+      Seen.push_back(H);
+  }
+  return Node;
+}
+
 std::string formatMicros(double Seconds) {
   std::string S;
   llvm::raw_string_ostream(S) << llvm::format("%.2f us", Seconds * 1e6);
@@ -103,48 +82,54 @@ std::string formatMicros(double Seconds) {
 
 } // namespace
 
-LinkFit fitAlphaBeta(llvm::ArrayRef<PingPongSample> Samples) {
-  LinkFit F;
-  F.Samples.assign(Samples.begin(), Samples.end());
-  double S0 = 0, S1 = 0, S2 = 0, T0 = 0, T1 = 0;
-  for (const PingPongSample &X : Samples) {
-    double W = 1 / (X.Seconds * X.Seconds), M = double(X.Bytes);
-    S0 += W;
-    S1 += W * M;
-    S2 += W * M * M;
-    T0 += W * X.Seconds;
-    T1 += W * M * X.Seconds;
+llvm::Expected<double> timePlan(Transport &T, const Plan &P, uint64_t Bytes,
+                                Datatype Type, ReduceOp Op) {
+  uint32_t Me = T.rank();
+  Executor Ex(P.Header, P.Programs[Me], Me);
+  uint64_t Count = Bytes / sizeOf(Type);
+  std::vector<char> In(Count * sizeOf(Type)), Out(Count * sizeOf(Type));
+  CallArgs Args;
+  Args.Input = In.data();
+  Args.Output = Out.data();
+  Args.Count = Count;
+  Args.Type = Type;
+  Args.Op = Operator::predefined(Op);
+  // One call at a time, each rank timing itself from the barrier before
+  // it to its own end; the call took the slowest rank's time. The model
+  // prices one call from a common start to its last rank's end. Calls back
+  // to back would overlap where sends are eager (an MPI broadcast of 8 B
+  // "took" 0.1 us a call that way), and closing each call with a barrier
+  // would hide a broadcast's eager message under the barrier's own. More
+  // repetitions for small calls, the same on every rank.
+  unsigned Reps = unsigned(std::clamp<uint64_t>(
+      (uint64_t(4) << 20) / std::max<uint64_t>(Bytes, 1), 5, 30));
+  if (Error E = Ex.run(T, Args)) // warm-up: connections, page faults
+    return E;
+  // Each rank's fastest: on a machine shared with other work, the others'
+  // load only ever adds time, so the minimum is the plan's own time and the
+  // estimate that repeats (medians moved by 2x here under load).
+  double Mine = INFINITY;
+  for (unsigned R = 0; R < Reps; ++R) {
+    if (Error E = checkSameHash(T, 0))
+      return E;
+    Clock::time_point T0 = Clock::now();
+    if (Error E = Ex.run(T, Args))
+      return E;
+    Mine = std::min(Mine, secondsSince(T0));
   }
-  double Det = S0 * S2 - S1 * S1;
-  if (Samples.size() < 2 || Det == 0)
-    return F;
-  F.Alpha = (S2 * T0 - S1 * T1) / Det;
-  F.Beta = (S0 * T1 - S1 * T0) / Det;
-  // Noise (a loaded machine delaying small messages more than large ones)
-  // can tilt the line below zero at one end. Neither cost can be negative:
-  // the constrained optimum then lies on that boundary, where the other
-  // coefficient has a closed form.
-  if (F.Beta < 0) {
-    F.Beta = 0;
-    F.Alpha = T0 / S0;
-  } else if (F.Alpha < 0) {
-    F.Alpha = 0;
-    F.Beta = T1 / S2;
+  // Rank 0 gathers every rank's time.
+  std::vector<double> All(T.size(), Mine);
+  llvm::SmallVector<Message, 8> Sends, Receives;
+  if (Me == 0) {
+    for (uint32_t Q = 1; Q < T.size(); ++Q)
+      Receives.push_back(
+          {Q, {{reinterpret_cast<char *>(&All[Q]), sizeof(double)}}});
+  } else {
+    Sends.push_back({0, {{reinterpret_cast<char *>(&Mine), sizeof(double)}}});
   }
-  double Mean = 0;
-  for (const PingPongSample &X : Samples)
-    Mean += X.Seconds / double(Samples.size());
-  double SsRes = 0, SsTot = 0, Rel = 0;
-  for (const PingPongSample &X : Samples) {
-    double Fit = F.Alpha + F.Beta * double(X.Bytes);
-    SsRes += (Fit - X.Seconds) * (Fit - X.Seconds);
-    SsTot += (X.Seconds - Mean) * (X.Seconds - Mean);
-    Rel += (Fit - X.Seconds) * (Fit - X.Seconds) / (X.Seconds * X.Seconds);
-  }
-  F.R2 = SsTot > 0 ? 1 - SsRes / SsTot : 1;
-  F.RmsRelativeResidual = std::sqrt(Rel / double(Samples.size()));
-  F.Measured = true;
-  return F;
+  if (Error E = T.exchange(Sends, Receives))
+    return E;
+  return *std::max_element(All.begin(), All.end());
 }
 
 double measureGamma(Datatype T, ReduceOp Op, uint64_t Bytes) {
@@ -168,66 +153,89 @@ double measureGamma(Datatype T, ReduceOp Op, uint64_t Bytes) {
 }
 
 llvm::Expected<Calibration> calibrate(Transport &T, llvm::StringRef Name,
+                                      const PlanSource &Source,
                                       const CalibrateSettings &S) {
   Calibration C;
   C.TransportName = Name.str();
   C.Ranks = T.size();
   C.Type = S.Type;
   C.Op = S.Op;
+  uint32_t Me = T.rank();
   auto Progress = [&](const std::string &Line) {
-    if (T.rank() == 0 && S.Progress)
+    if (Me == 0 && S.Progress)
       S.Progress(Line);
   };
   llvm::Expected<std::vector<std::string>> Hosts = exchangeHostNames(T);
   if (!Hosts)
     return Hosts.takeError();
-  std::vector<std::string> Distinct = *Hosts;
-  std::sort(Distinct.begin(), Distinct.end());
-  C.Nodes = uint32_t(std::unique(Distinct.begin(), Distinct.end()) -
-                     Distinct.begin());
-  // Rank 0 and the first rank on its node; rank 0 and the first rank on
-  // another node. Every rank computes the same pairs from the same names.
-  uint32_t IntraPeer = 0, InterPeer = 0;
-  for (uint32_t Q = T.size(); Q-- > 1;) {
-    if ((*Hosts)[Q] == (*Hosts)[0])
-      IntraPeer = Q;
-    else
-      InterPeer = Q;
-  }
-  for (auto [Fit, Peer, What] :
-       {std::make_tuple(&C.Intra, IntraPeer, "intra-node"),
-        std::make_tuple(&C.Inter, InterPeer, "inter-node")}) {
-    if (Peer == 0)
-      continue;
-    std::vector<PingPongSample> Samples;
-    for (uint64_t Bytes : S.Sizes) {
-      double Seconds = 0;
-      if (T.rank() == 0 || T.rank() == Peer) {
-        llvm::Expected<double> R =
-            pingPong(T, 0, Peer, Bytes, repetitionsFor(Bytes));
-        if (!R)
-          return R.takeError();
-        Seconds = *R;
+  std::vector<uint32_t> NodeOf = nodeNumbers(*Hosts);
+  C.Nodes = *std::max_element(NodeOf.begin(), NodeOf.end()) + 1;
+  for (uint32_t P = std::max(S.MinRanks, 2u); P <= T.size(); ++P) {
+    // One node: every message is between two ranks of it, priced by alpha
+    // and beta (a flat topology). Several: the job's own map, so messages
+    // within a node take alpha_intra and beta_intra.
+    Topology Topo = C.Nodes == 1
+                        ? Topology::flat(P)
+                        : Topology::explicitNodes(std::vector<uint32_t>(
+                              NodeOf.begin(), NodeOf.begin() + P));
+    llvm::Expected<std::vector<Plan>> Plans = Source(Topo);
+    if (!Plans)
+      return Plans.takeError();
+    for (Plan &Pl : *Plans) {
+      uint32_t Index = uint32_t(C.Plans.size());
+      std::string What = Pl.Header.Algorithm + " " +
+                         collectiveName(Pl.Header.Kind).str() +
+                         " P=" + std::to_string(P);
+      C.Plans.push_back(std::move(Pl));
+      for (uint64_t Bytes : S.Sizes) {
+        double Seconds = 0;
+        if (Me < P) {
+          SubsetTransport Sub(T, P);
+          llvm::Expected<double> R =
+              timePlan(Sub, C.Plans.back(), Bytes, S.Type, S.Op);
+          if (!R)
+            return R.takeError();
+          Seconds = *R;
+        }
+        // The ranks past P wait here, a point at a time, never long
+        // enough for the transport to call them stalled.
+        if (Error E = checkSameHash(T, 0))
+          return E;
+        C.Timings.push_back({Index, Bytes, Seconds});
+        Progress(What + " " + std::to_string(Bytes) +
+                 " B: " + formatMicros(Seconds));
       }
-      Samples.push_back({Bytes, Seconds});
-      Progress(std::string("ping-pong ") + What + " " + std::to_string(Bytes) +
-               " B: " + formatMicros(Seconds));
     }
-    if (T.rank() == 0) {
-      *Fit = fitAlphaBeta(Samples);
-    }
-    Fit->Measured = Fit->Measured || T.rank() == Peer;
-    Fit->RankA = 0;
-    Fit->RankB = Peer;
   }
-  if (T.rank() == 0) {
-    C.GammaBytes = 4 << 20;
-    C.Gamma = measureGamma(S.Type, S.Op, C.GammaBytes);
-    Progress("reduction " + datatypeName(S.Type).str() + " " +
-             reduceOpName(S.Op).str() + ": " + formatMicros(C.Gamma * 1e6) +
-             " per MB");
-  }
+  if (Me != 0)
+    return C;
+  fitCalibration(C, S);
   return C;
+}
+
+void fitCalibration(Calibration &C, const CalibrateSettings &S) {
+  C.KernelGammaBytes = 4 << 20;
+  C.KernelGamma = measureGamma(C.Type, C.Op, C.KernelGammaBytes);
+  C.Keys = {"alpha", "beta", "gamma", "overhead", "overhead_per_byte"};
+  if (C.Nodes > 1)
+    C.Keys.insert(C.Keys.begin() + 3, {"alpha_intra", "beta_intra"});
+  if (!S.Keys.empty())
+    C.Keys = S.Keys;
+  if (S.Evaluate) {
+    C.Fitted = false;
+    C.Params = *S.Evaluate;
+    C.Params.ElementBytes = uint32_t(sizeOf(C.Type));
+    C.Fit.Params = C.Params;
+    C.Fit.Predicted = predictTimings(C.Plans, C.Timings, C.Params);
+    relativeResiduals(C.Timings, C.Fit.Predicted, C.Fit.RmsRelativeResidual,
+                      C.Fit.MaxRelativeResidual);
+    return;
+  }
+  CostParams Start;
+  Start.Gamma = C.KernelGamma;
+  Start.ElementBytes = uint32_t(sizeOf(C.Type));
+  C.Fit = fitPlanTimings(C.Plans, C.Timings, Start, C.Keys);
+  C.Params = C.Fit.Params;
 }
 
 } // namespace collplan::runtime

@@ -1,17 +1,19 @@
 //===- CalibrateMpi.cpp - collplan calibrate over MPI ---------------------===//
 //
-//   mpirun -n 2 collplan_calibrate_mpi [-o params.yaml] [--format json]
-//                                      [--datatype float] [--op sum]
+//   mpirun -n P collplan_calibrate_mpi [-o params.yaml | --evaluate FILE]
+//                          [--format json] [--datatype float] [--op sum]
 //
-// The same measurement as `collplan calibrate -n 2`, on the MPI library's
-// point-to-point path (runtime/mpi/MpiTransport) instead of collplan's TCP
-// transport. A separate program rather than `collplan calibrate --transport
-// mpi`: collplan itself does not link MPI, and mpirun is how users start MPI
-// jobs across nodes anyway. Rank 0 prints and writes; exit codes as collplan's
-// (2 bad usage, 4 cannot write, 5 runtime).
+// The same fit as `collplan calibrate -n P`, the plans run by the executor
+// on the MPI library's point-to-point path (runtime/mpi/MpiTransport)
+// instead of collplan's TCP transport. A separate program rather than `collplan
+// calibrate --transport mpi`: collplan itself does not link MPI, and mpirun is
+// how users start MPI jobs across nodes anyway. Rank 0 prints and writes; exit
+// codes as collplan's (2 bad usage, 4 cannot write, 5 runtime).
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/cost/CostParamsFile.h"
+#include "compiler/select/CalibrationPlans.h"
 #include "runtime/calibrate/CalibrationReport.h"
 #include "runtime/mpi/MpiTransport.h"
 
@@ -26,10 +28,26 @@ using namespace collplan;
 using namespace collplan::runtime;
 
 int main(int Argc, char **Argv) {
-  CLI::App App("Measure alpha, beta (ping-pong) and gamma (reduction) over "
-               "MPI; start with mpirun -n 2 (or more, across nodes)");
-  std::string Output, Format = "text", Type = "float", Op = "sum";
+  CLI::App App("Fit alpha, beta and gamma to plans timed over MPI on P = 2 "
+               "up to the job's ranks; start with mpirun -n P (across nodes "
+               "too)");
+  std::vector<std::string> Fit;
+  uint32_t MinRanks = 2;
+  std::string Output, Evaluate, Format = "text", Type = "float", Op = "sum";
   App.add_option("-o,--output", Output, "write the parameters file (YAML)");
+  App.add_option("--fit", Fit,
+                 "the parameters to fit, comma-separated (default: alpha, "
+                 "beta, gamma, overhead, overhead_per_byte; alpha_intra, "
+                 "beta_intra across nodes)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"alpha", "beta", "gamma", "alpha_intra",
+                             "beta_intra", "overhead", "overhead_per_byte"}));
+  App.add_option("--min-ranks", MinRanks,
+                 "time plans on P = this .. the job's ranks only")
+      ->check(CLI::Range(2u, 1u << 20));
+  App.add_option("--evaluate", Evaluate,
+                 "compare this parameters file's predictions with the times "
+                 "instead of fitting");
   App.add_option("--format", Format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   App.add_option("--datatype", Type, "datatype gamma is measured for");
@@ -56,6 +74,23 @@ int main(int Argc, char **Argv) {
   }
   S.Type = *T;
   S.Op = *R;
+  S.Keys = Fit;
+  S.MinRanks = MinRanks;
+  if (!Evaluate.empty()) {
+    CostParams Given;
+    llvm::Error E = Output.empty()
+                        ? readCostParamsFile(Evaluate, Given, nullptr)
+                        : makeError(ErrorKind::Usage,
+                                    "--evaluate writes no parameters (no -o)");
+    if (E) {
+      ErrorReport Er = takeErrorReport(std::move(E), ErrorKind::Usage);
+      if (Rank == 0)
+        std::cerr << "collplan_calibrate_mpi: " << Er.Message << "\n";
+      MPI_Finalize();
+      return 2;
+    }
+    S.Evaluate = Given;
+  }
   S.Progress = [](const std::string &Line) {
     std::cerr << "collplan_calibrate_mpi: " << Line << "\n";
   };
@@ -72,7 +107,7 @@ int main(int Argc, char **Argv) {
       Exit = 2;
     } else {
       MpiTransport Tr(Comm);
-      llvm::Expected<Calibration> C = calibrate(Tr, "mpi", S);
+      llvm::Expected<Calibration> C = calibrate(Tr, "mpi", calibrationPlans, S);
       if (!C) {
         ErrorReport E = takeErrorReport(C.takeError(), ErrorKind::Runtime);
         std::cerr << "collplan_calibrate_mpi: " << E.Message << "\n";

@@ -16,16 +16,24 @@
 
 namespace collplan::runtime {
 
-/// alpha and beta from the inter-node pair when there is one, else from the
-/// intra-node pair; alpha_intra and beta_intra only when both were measured.
-/// Fields that were not measured keep their defaults.
+/// The fitted (or evaluated) parameters; alpha_intra and beta_intra only
+/// when the job spanned nodes.
 CostParams toCostParams(const Calibration &C);
 
+/// Every timing with its prediction, each plan's residuals, the parameters.
 void printCalibrationTable(llvm::raw_ostream &OS, const Calibration &C);
 void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
                           llvm::StringRef ParamsFile);
 
-/// Writes the parameters file whole or not at all (Io error otherwise).
+/// The timings of a calibration printed as JSON (printCalibrationJson) on
+/// one node, their plans built again by Plans on flat topologies: fitting
+/// them anew (fitCalibration) compares models on the same measurements.
+llvm::Expected<Calibration> readCalibrationTimings(llvm::StringRef Json,
+                                                   llvm::StringRef Name,
+                                                   const PlanSource &Plans);
+
+/// Writes the fitted keys to the parameters file whole or not at all (Io
+/// error otherwise).
 llvm::Error writeCalibration(llvm::StringRef Path, const Calibration &C);
 
 } // namespace collplan::runtime

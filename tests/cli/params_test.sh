@@ -32,6 +32,13 @@ near "$(predicted --params "$WORK/p.yaml")" 6e-3 "file over default"
 near "$(predicted --params "$WORK/p.yaml" --alpha 2e-3)" 12e-3 "flag over file"
 near "$(predicted --alpha 2e-3 --params "$WORK/p.yaml")" 12e-3 \
   "flag over file, flag first"
+# A rank's overhead: every ring round sends one message and receives one,
+# so o = 1e-3 makes each of the 6 rounds 2e-3; a flag of 0 turns it off, and
+# a file may say 0 as the flags may.
+printf 'overhead: 1e-3\ngamma: 0\n' >"$WORK/o.yaml"
+near "$(predicted --params "$WORK/o.yaml")" 12e-3 "overhead from the file"
+near "$(predicted --params "$WORK/o.yaml" --overhead 0)" 12e-6 \
+  "--overhead 0 over the file"
 # compile accepts it too (it prices --algorithm auto).
 "$COLLPLAN" compile -c allreduce -a ring -P 4 -q --params "$WORK/p.yaml" \
   -o "$WORK/r2.cplan" || fail "compile --params"
@@ -47,8 +54,7 @@ bad() {
 }
 bad 'alpha: 1e-6\nlatency: 3\n' "bad.yaml:2: unknown key 'latency'"
 bad 'beta: fast\n' "bad.yaml:1: key 'beta': expected a number"
-bad 'gamma: 0\n' "bad.yaml:1: key 'gamma': expected a positive number"
-bad 'alpha: -1e-6\n' "bad.yaml:1: key 'alpha': expected a positive number"
+bad 'alpha: -1e-6\n' "bad.yaml:1: key 'alpha': expected a non-negative number"
 bad 'alpha: nan\n' "bad.yaml:1: key 'alpha'"
 bad 'alpha 1e-6\n' "bad.yaml:1: expected 'key: number'"
 bad 'alpha: 1e-6\nalpha: 2e-6\n' "bad.yaml:2: key 'alpha' given twice"

@@ -1,58 +1,198 @@
-//===- CalibrateFitTest.cpp - The alpha-beta fit of collplan calibrate ----===//
+//===- CalibrateFitTest.cpp - The fits of collplan calibrate --------------===//
 //
-// Oracles: a noiseless line is recovered exactly; where noise tilts the
-// unconstrained fit below zero, the result is the minimiser of the weighted
-// objective on the boundary, computed here from its closed form.
+// Oracles: the non-negative least squares recovers a noiseless system
+// exactly, and where noise tilts the unconstrained fit below zero it returns
+// the boundary minimiser, computed here from its closed form. The plan fit
+// recovers known alpha, beta and gamma from timings written by hand from the
+// plans' textbook times (not from the cost model): on P = 2, ring allreduce
+// of m bytes takes 2 alpha + beta m + gamma m / 2 (two rounds of m/2 bytes,
+// one of them reducing), recursive doubling alpha + beta m + gamma m, and a
+// binomial broadcast alpha + beta m.
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/calibrate/Calibrate.h"
+#include "compiler/select/CalibrationPlans.h"
+#include "runtime/calibrate/NonNegativeFit.h"
+#include "runtime/calibrate/PlanFit.h"
 
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 using namespace collplan;
 using namespace collplan::runtime;
 
-TEST_CASE("a noiseless line is recovered") {
-  std::vector<PingPongSample> S;
-  for (uint64_t M : {8u, 512u, 65536u, 4194304u})
-    S.push_back({M, 2e-6 + 1e-9 * double(M)});
-  LinkFit F = fitAlphaBeta(S);
-  CHECK(F.Measured);
-  CHECK(F.Alpha == doctest::Approx(2e-6).epsilon(1e-9));
-  CHECK(F.Beta == doctest::Approx(1e-9).epsilon(1e-9));
-  CHECK(F.R2 == doctest::Approx(1.0));
+namespace {
+
+/// t = alpha + beta m, weighted by 1/t^2 (relative error), as samples.
+std::vector<LinearSample>
+lineSamples(std::initializer_list<std::pair<double, double>> BytesAndSeconds) {
+  std::vector<LinearSample> Out;
+  for (auto [M, T] : BytesAndSeconds)
+    Out.push_back({{1.0, M}, T, 1 / (T * T)});
+  return Out;
 }
 
-TEST_CASE("noise never makes alpha or beta negative") {
+} // namespace
+
+TEST_CASE("a noiseless line is recovered") {
+  std::vector<LinearSample> S;
+  for (double M : {8.0, 512.0, 65536.0, 4194304.0}) {
+    double T = 2e-6 + 1e-9 * M;
+    S.push_back({{1.0, M}, T, 1 / (T * T)});
+  }
+  std::vector<double> X = fitNonNegative(S);
+  REQUIRE(X.size() == 2);
+  CHECK(X[0] == doctest::Approx(2e-6).epsilon(1e-9));
+  CHECK(X[1] == doctest::Approx(1e-9).epsilon(1e-9));
+}
+
+TEST_CASE("three unknowns of different scales are recovered") {
+  // Columns 1, m and m/2 scaled apart by ten orders of magnitude.
+  std::vector<LinearSample> S;
+  for (double M : {8.0, 4096.0, 1048576.0})
+    for (double Rounds : {1.0, 2.0}) {
+      double T = Rounds * 3e-6 + 2e-10 * M + 5e-11 * M / Rounds;
+      S.push_back({{Rounds, M, M / Rounds}, T, 1 / (T * T)});
+    }
+  std::vector<double> X = fitNonNegative(S);
+  CHECK(X[0] == doctest::Approx(3e-6).epsilon(1e-7));
+  CHECK(X[1] == doctest::Approx(2e-10).epsilon(1e-7));
+  CHECK(X[2] == doctest::Approx(5e-11).epsilon(1e-7));
+}
+
+TEST_CASE("noise never makes a parameter negative") {
   // Small messages delayed more than large ones (a loaded machine): the
   // unconstrained line falls with size. Beta = 0, alpha = the weighted mean
   // sum(1/t) / sum(1/t^2).
-  std::vector<PingPongSample> Falling = {
-      {8, 1e-3}, {4096, 5e-4}, {1 << 20, 4e-4}};
-  LinkFit F = fitAlphaBeta(Falling);
-  CHECK(F.Beta == 0);
+  std::vector<LinearSample> Falling =
+      lineSamples({{8, 1e-3}, {4096, 5e-4}, {1 << 20, 4e-4}});
+  std::vector<double> X = fitNonNegative(Falling);
+  CHECK(X[1] == 0);
   double Num = 0, Den = 0;
-  for (const PingPongSample &X : Falling) {
-    Num += 1 / X.Seconds;
-    Den += 1 / (X.Seconds * X.Seconds);
+  for (const LinearSample &S : Falling) {
+    Num += 1 / S.Target;
+    Den += 1 / (S.Target * S.Target);
   }
-  CHECK(F.Alpha == doctest::Approx(Num / Den));
+  CHECK(X[0] == doctest::Approx(Num / Den));
 
   // A line through a negative intercept: alpha = 0, beta = sum(m/t) /
   // sum(m^2/t^2).
-  std::vector<PingPongSample> Below = {{1000000, 1e-3 - 1e-7},
-                                       {4000000, 4e-3 - 1e-7}};
-  F = fitAlphaBeta(Below);
-  CHECK(F.Alpha == 0);
+  std::vector<LinearSample> Below =
+      lineSamples({{1000000, 1e-3 - 1e-7}, {4000000, 4e-3 - 1e-7}});
+  X = fitNonNegative(Below);
+  CHECK(X[0] == 0);
   Num = Den = 0;
-  for (const PingPongSample &X : Below) {
-    double M = double(X.Bytes);
-    Num += M / X.Seconds;
-    Den += M * M / (X.Seconds * X.Seconds);
+  for (const LinearSample &S : Below) {
+    double M = S.Coefficients[1];
+    Num += M / S.Target;
+    Den += M * M / (S.Target * S.Target);
   }
-  CHECK(F.Beta == doctest::Approx(Num / Den));
-  CHECK(F.Beta > 0);
+  CHECK(X[1] == doctest::Approx(Num / Den));
+  CHECK(X[1] > 0);
+}
+
+TEST_CASE("the plan fit recovers alpha, beta and gamma from hand-computed "
+          "timings") {
+  llvm::Expected<std::vector<Plan>> Plans = calibrationPlans(Topology::flat(2));
+  REQUIRE(bool(Plans));
+  auto IndexOf = [&](llvm::StringRef Family) {
+    for (uint32_t I = 0; I < Plans->size(); ++I)
+      if ((*Plans)[I].Header.Algorithm == Family)
+        return I;
+    FAIL("no plan of " << Family.str());
+    return 0u;
+  };
+  const double Alpha = 4e-6, Beta = 3e-10, Gamma = 6e-11;
+  std::vector<PlanTiming> Timings;
+  for (double M : {8.0, 1024.0, 65536.0, 1048576.0, 16777216.0}) {
+    uint64_t Bytes = uint64_t(M);
+    Timings.push_back(
+        {IndexOf("ring"), Bytes, 2 * Alpha + Beta * M + Gamma * M / 2});
+    Timings.push_back(
+        {IndexOf("recursive-doubling"), Bytes, Alpha + Beta * M + Gamma * M});
+    Timings.push_back({IndexOf("binomial"), Bytes, Alpha + Beta * M});
+  }
+  CostParams Start; // the defaults: alpha 2e-6, beta 1e-10, gamma 2e-11
+  PlanFitResult F =
+      fitPlanTimings(*Plans, Timings, Start, {"alpha", "beta", "gamma"});
+  CHECK(F.Params.Alpha == doctest::Approx(Alpha).epsilon(1e-6));
+  CHECK(F.Params.Beta == doctest::Approx(Beta).epsilon(1e-6));
+  CHECK(F.Params.Gamma == doctest::Approx(Gamma).epsilon(1e-6));
+  CHECK(F.MaxRelativeResidual < 1e-6);
+  REQUIRE(F.Predicted.size() == Timings.size());
+  CHECK(F.Predicted[0] == doctest::Approx(Timings[0].Seconds));
+  // Fields not fitted keep the start's values.
+  CHECK(F.Params.AlphaIntra == Start.AlphaIntra);
+  CHECK(F.Params.AlphaHop == Start.AlphaHop);
+}
+
+TEST_CASE("the plan fit on P = 4 recovers the parameters the model was "
+          "given") {
+  // Every calibration plan on 4 ranks, timed by the model itself under
+  // known parameters: the fit must find them again from the defaults.
+  llvm::Expected<std::vector<Plan>> Plans = calibrationPlans(Topology::flat(4));
+  REQUIRE(bool(Plans));
+  CostParams Truth;
+  Truth.Alpha = 7e-6;
+  Truth.Beta = 5e-10;
+  Truth.Gamma = 1e-10;
+  Truth.ElementBytes = 4;
+  std::vector<PlanTiming> Timings;
+  for (uint32_t P = 0; P < Plans->size(); ++P)
+    for (uint64_t Bytes : {8u, 4096u, 1u << 20, 16u << 20})
+      Timings.push_back({P, Bytes, 0});
+  std::vector<double> Times = predictTimings(*Plans, Timings, Truth);
+  for (size_t I = 0; I < Timings.size(); ++I)
+    Timings[I].Seconds = Times[I];
+  CostParams Start;
+  Start.ElementBytes = 4;
+  PlanFitResult F =
+      fitPlanTimings(*Plans, Timings, Start, {"alpha", "beta", "gamma"});
+  CHECK(F.Params.Alpha == doctest::Approx(Truth.Alpha).epsilon(1e-6));
+  CHECK(F.Params.Beta == doctest::Approx(Truth.Beta).epsilon(1e-6));
+  CHECK(F.Params.Gamma == doctest::Approx(Truth.Gamma).epsilon(1e-6));
+}
+
+TEST_CASE("the plan fit finds a rank overhead the wire terms cannot "
+          "express") {
+  // Timings made by the model with a rank overhead that binds on exchange
+  // rounds and not on one-way ones: a fit that starts without the overhead
+  // (no slope there) must still find it, from its other starts.
+  std::vector<Plan> Plans;
+  for (uint32_t P : {2u, 4u}) {
+    llvm::Expected<std::vector<Plan>> Some =
+        calibrationPlans(Topology::flat(P));
+    REQUIRE(bool(Some));
+    for (Plan &Pl : *Some)
+      Plans.push_back(std::move(Pl));
+  }
+  CostParams Truth;
+  Truth.Alpha = 4e-6;
+  Truth.Beta = 2e-10;
+  Truth.Gamma = 5e-11;
+  Truth.Overhead = 3e-6; // 2 o > alpha: binds where a rank sends and receives
+  Truth.OverheadPerByte = 1.5e-10;
+  Truth.ElementBytes = 4;
+  std::vector<PlanTiming> Timings;
+  for (uint32_t P = 0; P < Plans.size(); ++P)
+    for (uint64_t Bytes : {8u, 1024u, 65536u, 1u << 20, 16u << 20})
+      Timings.push_back({P, Bytes, 0});
+  std::vector<double> Times = predictTimings(Plans, Timings, Truth);
+  for (size_t I = 0; I < Timings.size(); ++I)
+    Timings[I].Seconds = Times[I];
+  CostParams Start;
+  Start.ElementBytes = 4;
+  PlanFitResult F = fitPlanTimings(
+      Plans, Timings, Start,
+      {"alpha", "beta", "gamma", "overhead", "overhead_per_byte"});
+  CHECK(F.MaxRelativeResidual < 1e-3);
+  CHECK(F.Params.Overhead == doctest::Approx(Truth.Overhead).epsilon(1e-3));
+  CHECK(F.Params.OverheadPerByte ==
+        doctest::Approx(Truth.OverheadPerByte).epsilon(1e-3));
+  // Without the overhead the same timings cannot be met.
+  PlanFitResult Wire =
+      fitPlanTimings(Plans, Timings, Start, {"alpha", "beta", "gamma"});
+  CHECK(Wire.MaxRelativeResidual > 0.1);
 }

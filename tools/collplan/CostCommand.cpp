@@ -57,6 +57,7 @@ void printJson(const CostOptions &O, const Plan &P, const CostReport &R) {
                 int64_t(R.MaxInterNodePerRank));
     J.attribute("max_inter_node_messages_per_node_round",
                 int64_t(R.MaxInterNodePerNodeRound));
+    J.attribute("max_messages_per_rank_round", int64_t(R.MaxRankMessages));
     if (O.PerRound)
       J.attributeArray("per_round", [&] {
         for (const RoundCost &RC : R.Rounds)
@@ -71,6 +72,7 @@ void printJson(const CostOptions &O, const Plan &P, const CostReport &R) {
             J.attribute("intra_node_messages", int64_t(RC.IntraNodeMessages));
             J.attribute("max_inter_node_senders",
                         int64_t(RC.MaxInterNodeSenders));
+            J.attribute("max_rank_messages", int64_t(RC.MaxRankMessages));
           });
       });
   });

@@ -143,6 +143,18 @@ void addCostOptions(CLI::App &Cmd, CostParams &Params) {
              "by its ranks sending between nodes (0 = unlimited)")
           ->capture_default_str()
           ->check(FiniteNonNegative);
+  CLI::Option *Overhead =
+      Cmd.add_option("--overhead", Params.Overhead,
+                     "a rank's own time per message it sends or receives, "
+                     "its messages of a round one after another, seconds "
+                     "(0 = messages overlap)")
+          ->capture_default_str()
+          ->check(FiniteNonNegative);
+  CLI::Option *OverheadPerByte =
+      Cmd.add_option("--overhead-per-byte", Params.OverheadPerByte,
+                     "the same per byte sent or received, seconds")
+          ->capture_default_str()
+          ->check(FiniteNonNegative);
   Cmd.add_option("--element-size", Params.ElementBytes,
                  "bytes per element of the call (4 for float): a vector of "
                  "few elements leaves blocks empty, and empty transfers cost "
@@ -170,7 +182,9 @@ void addCostOptions(CLI::App &Cmd, CostParams &Params) {
       {"alpha_intra", AlphaIntra},
       {"beta_intra", BetaIntra},
       {"alpha_hop", AlphaHop},
-      {"injection_bandwidth", Injection}};
+      {"injection_bandwidth", Injection},
+      {"overhead", Overhead},
+      {"overhead_per_byte", OverheadPerByte}};
   Cmd.parse_complete_callback([File, ByKey, &Params] {
     if (File->empty())
       return;

@@ -42,7 +42,7 @@ CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
                             const std::string &Help);
 
 /// --alpha, --beta, --gamma, --alpha-intra, --beta-intra, --alpha-hop,
-/// --injection-bandwidth.
+/// --injection-bandwidth, --overhead, --overhead-per-byte.
 void addCostOptions(CLI::App &Cmd, CostParams &Params);
 
 /// --format text|json.

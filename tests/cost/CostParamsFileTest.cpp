@@ -1,0 +1,73 @@
+//===- CostParamsFileTest.cpp - The --params file, written and read -------===//
+//
+// What calibrate writes reads back as the same doubles, zeros included (a
+// fit may find a term negligible, and the file must say 0 rather than let
+// the default stand in); the file refuses exactly what the cost flags
+// refuse (parseCostNumber): a sign, hex, inf, nan, past 1e30.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/cost/CostParamsFile.h"
+
+#include <doctest/doctest.h>
+
+#include "llvm/Support/FileSystem.h"
+
+#include <string>
+
+using namespace collplan;
+
+TEST_CASE("the parameters file round-trips every key, zeros included") {
+  CostParams P;
+  P.Alpha = 5.374112233445566e-06;
+  P.Beta = 2.1146512345678e-10;
+  P.Gamma = 0; // fitted negligible
+  P.AlphaIntra = 1.25e-6;
+  P.BetaIntra = 3e-11;
+  P.AlphaHop = 4e-7;
+  P.InjectionBandwidth = 2.5e10;
+  P.Overhead = 3.3333333333333335e-06;
+  P.OverheadPerByte = 1.7e-10;
+  llvm::SmallString<128> Path;
+  REQUIRE(!llvm::sys::fs::createTemporaryFile("params", "yaml", Path));
+  REQUIRE(!writeCostParamsFile(Path, P, costParamKeys(), "a comment\nline 2"));
+  CostParams Q;
+  std::vector<std::string> Set;
+  REQUIRE(!readCostParamsFile(Path, Q, &Set));
+  llvm::sys::fs::remove(Path);
+  CHECK(Set == costParamKeys());
+  for (const std::string &Key : costParamKeys())
+    CHECK_MESSAGE(*costParamField(Q, Key) == *costParamField(P, Key), Key);
+}
+
+TEST_CASE("an unset intra-node field is left out, and stays unset") {
+  CostParams P; // AlphaIntra = BetaIntra = -1: unset
+  llvm::SmallString<128> Path;
+  REQUIRE(!llvm::sys::fs::createTemporaryFile("params", "yaml", Path));
+  REQUIRE(!writeCostParamsFile(Path, P, costParamKeys(), ""));
+  CostParams Q;
+  std::vector<std::string> Set;
+  REQUIRE(!readCostParamsFile(Path, Q, &Set));
+  llvm::sys::fs::remove(Path);
+  CHECK(Q.AlphaIntra < 0);
+  CHECK(Q.BetaIntra < 0);
+  CHECK(std::find(Set.begin(), Set.end(), "alpha_intra") == Set.end());
+}
+
+TEST_CASE("the file takes what the flags take, and refuses what they refuse") {
+  for (const char *Value : {"0", "0.0", "2e-6", "1e30", "5", "1E-9"}) {
+    CostParams Q;
+    std::string Text = std::string("overhead: ") + Value + "\n";
+    CHECK_MESSAGE(!parseCostParams(Text, "t", Q, nullptr), Value);
+    CHECK(parseCostNumber(Value).has_value());
+  }
+  for (const char *Value :
+       {"-1e-6", "0x10", "inf", "nan", "1e308", "1e-6s", "", "+1"}) {
+    CostParams Q;
+    std::string Text = std::string("overhead_per_byte: ") + Value + "\n";
+    llvm::Error E = parseCostParams(Text, "t", Q, nullptr);
+    CHECK_MESSAGE(bool(E), Value);
+    llvm::consumeError(std::move(E));
+    CHECK_MESSAGE(!parseCostNumber(Value).has_value(), Value);
+  }
+}

@@ -4,9 +4,11 @@
 # started here as the Slurm test does (tests/runtime/slurm/slurm_cluster.sh:
 # two slurmd on this host; needs root and Slurm).
 #  1. srun --mpi=pmix -N 2 -n 4 of TunedSizesApp at 8 bytes, without the
-#     plugin, with --collplan from the cache and with --collplan on an empty
-#     cache (tuned each time): N interleaved rounds, median, min and max of
-#     srun's wall time.
+#     plugin, with the interposer and the cached plans given by hand
+#     (--export: what the plugin sets, without the plugin), with --collplan
+#     from the cache and with --collplan on an empty cache (tuned each
+#     time): N interleaved rounds, median, min and max of srun's wall time.
+#     The plugin's own cost is --collplan against "by hand".
 #  2. `collplan slurm` alone, what the plugin runs, for steps of 16 tasks
 #     per node up to P = 1024: cold (tuned) once, then from the cache
 #     (median of 5).
@@ -45,9 +47,12 @@ timed() { # srun arguments: prints the wall time in seconds
 
 echo "== srun --mpi=pmix -N 2 -n 4, $REPS interleaved rounds"
 timed --collplan >/dev/null # the cache's first fill, not counted
-: >"$W/plain" && : >"$W/cached" && : >"$W/cold"
+DIR=$(ls -d "$W"/cache/*/)
+HAND="--export=ALL,LD_PRELOAD=$B/runtime/interposer/libcollplan_mpi.so,COLLPLAN_PLANS=$DIR"
+: >"$W/plain" && : >"$W/hand" && : >"$W/cached" && : >"$W/cold"
 for I in $(seq "$REPS"); do
   timed >>"$W/plain"
+  timed "$HAND" >>"$W/hand"
   timed --collplan >>"$W/cached"
   printf 'required %s collplan=%s cache=%s bytes=8:1MiB\n' "$PLUGIN" "$C" "$W/cold$I" \
     >"$W/cluster/plugstack.conf"
@@ -56,6 +61,7 @@ for I in $(seq "$REPS"); do
     >"$W/cluster/plugstack.conf"
 done
 stats "without the plugin" <"$W/plain"
+stats "interposer and plans by hand" <"$W/hand"
 stats "--collplan, from the cache" <"$W/cached"
 stats "--collplan, empty cache (tuned)" <"$W/cold"
 

@@ -1,11 +1,13 @@
 //===- LaunchCommand.cpp - collplan launch -- mpirun ... ------------------===//
 //
-// Starts an MPI job on plans made for its own shape, for jobs without Slurm:
+// Starts an MPI job on plans made for its own shape, for jobs started by a
+// launcher (srun's steps have the SPANK plugin, runtime/slurm):
 //
 //   collplan launch [options] -- mpirun -n 16 --map-by ppr:4:node ./app
 //
 // It reads the job's shape from the launcher's command line (the ranks, and
-// the nodes from --map-by ppr:K:node, -ppn K or a hostfile), takes the plan
+// the nodes from --map-by ppr:K:node, -ppn K or a hostfile; in a Slurm
+// batch script without -n, from the allocation), takes the plan
 // directory `collplan tune` makes for that shape from a cache (making it,
 // whole or not at all, when it is missing), and runs the launcher with the
 // interposer built for that launcher's MPI preloaded and COLLPLAN_PLANS set
@@ -18,6 +20,7 @@
 
 #include "tools/collplan/Commands.h"
 #include "tools/collplan/PlanCache.h"
+#include "tools/collplan/SlurmShape.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -80,7 +83,8 @@ std::optional<LauncherKind> launcherKind(const std::string &Launcher) {
 /// The ranks and nodes from the launcher's options; an error names what
 /// could not be read. Options collplan does not know are the launcher's
 /// business and left alone.
-llvm::Expected<JobShape> shapeOf(llvm::ArrayRef<std::string> Command) {
+llvm::Expected<JobShape> shapeOf(llvm::ArrayRef<std::string> Command,
+                                 SlurmShape &Slurm) {
   JobShape S;
   auto Number = [&](size_t I, uint64_t &Out) -> llvm::Error {
     if (I + 1 >= Command.size() ||
@@ -117,6 +121,15 @@ llvm::Expected<JobShape> shapeOf(llvm::ArrayRef<std::string> Command) {
     } else if (!A.startswith("-")) {
       break; // The program: the rest are its arguments.
     }
+  }
+  // Without a count, a launcher in a Slurm batch script starts a rank per
+  // task of the allocation, laid out as Slurm lays them out.
+  if (S.Ranks == 0 && S.Hostfile.empty() && !S.PerNode && inSlurmJob()) {
+    if (llvm::Error E = readSlurmShape(Slurm))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "no -n, and the Slurm allocation: %s",
+                                     llvm::toString(std::move(E)).c_str());
+    return Slurm.Job;
   }
   if (S.Ranks == 0)
     return llvm::createStringError(
@@ -175,16 +188,19 @@ int runLaunch(const LaunchOptions &O) {
   if (!Kind)
     return Plain("'" + Command[0] +
                  "' is neither Open MPI's mpirun nor a Hydra mpiexec");
-  llvm::Expected<JobShape> Shape = shapeOf(Command);
-  if (!Shape)
-    return Plain(llvm::toString(Shape.takeError()));
   std::string Library = interposerFor(O, *Kind);
   if (Library.empty() || !llvm::sys::fs::exists(Library))
     return Plain(
         "no interposer for " +
         llvm::Twine(*Kind == LauncherKind::OpenMpi ? "Open MPI" : "MPICH") +
         " (build it, or give --interposer)");
-  llvm::Expected<std::string> Dir = cachedPlanDirectory(O.Plans, *Shape);
+  llvm::Expected<std::string> Dir = [&]() -> llvm::Expected<std::string> {
+    SlurmShape Slurm; // Its hostfile, if any, is removed once tune read it.
+    llvm::Expected<JobShape> Shape = shapeOf(Command, Slurm);
+    if (!Shape)
+      return Shape.takeError();
+    return cachedPlanDirectory(O.Plans, *Shape);
+  }();
   if (!Dir)
     return Plain(llvm::toString(Dir.takeError()));
   // The ranks' environment, in the launcher's syntax, right after its name.

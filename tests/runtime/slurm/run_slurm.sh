@@ -3,7 +3,9 @@
 # A real Slurm started here (slurm_cluster.sh: munged, slurmctld, two slurmd
 # for nodes n1 and n2 on this host) runs TunedSizesApp, an unmodified MPI
 # program that checks its own results, on 4 ranks over both nodes: with
-# `srun --mpi=pmix` and as a batch job whose script calls Open MPI's mpirun.
+# `srun --mpi=pmix`, as a batch job whose script calls Open MPI's mpirun,
+# and as one whose script calls `collplan launch -- mpirun` (plans for the
+# allocation's shape).
 # With SPANK_PLUGIN (collplan's SPANK plugin) it then runs the program with
 # `srun --collplan`: plans tuned into the cache for the step's shape on the
 # first start, taken from it on the second, a directory given by the user
@@ -47,14 +49,29 @@ timeout -k 5 120 sbatch --wait -N 2 -n 4 -o "$W/batch.out" "$W/job.sh" \
 grep -q "^ok: 2 sizes" "$W/batch.out" || { cat "$W/batch.out"; fail "sbatch + mpirun: no result"; }
 grep -q "Data for node: n2" "$W/batch.out" || { cat "$W/batch.out"; fail "mpirun did not use node n2"; }
 echo "Slurm: srun --mpi=pmix and sbatch + mpirun ran the program on n1 and n2"
+
+# collplan launch -- mpirun in a batch script: without -n, the shape is the
+# allocation's (two nodes of two).
+export COLLPLAN_VERBOSE=1
+CACHE=$W/cache
+cat >"$W/job-launch.sh" <<JOB
+#!/bin/sh
+"$C" launch --cache "$CACHE" -- mpirun "$APP" 64 65536
+JOB
+timeout -k 5 120 sbatch --wait -N 2 -n 4 -o "$W/err" "$W/job-launch.sh" \
+  >"$W/out" 2>&1 || fail "sbatch + collplan launch -- mpirun failed"
+grep -q "^ok: 2 sizes" "$W/err" || fail "sbatch + collplan launch: no result"
+grep -q "collplan: launch: tuning plans for this job: collplan tune .*--topology nodes:2x2" "$W/err" ||
+  fail "collplan launch did not take the allocation's shape"
+served 4 "$CACHE"
+rm -rf "$CACHE"
+echo "Slurm: collplan launch -- mpirun in a batch script served the program from plans"
 [ -z "$PLUGIN" ] && exit 0
 
 # srun --collplan: the plugin tunes plans for the step's shape into the cache
 # (two nodes of two: nodes:2x2) and every rank's calls run from them.
-export COLLPLAN_VERBOSE=1
-CACHE=$W/cache
-served() { # RANKS DIR: every rank ran its 65536-byte allreduce from DIR
-  N=$(grep -c "rank [0-9]*: MPI_Allreduce of 65536 bytes on $1 ranks: plan $2/" "$W/err" || true)
+served() { # RANKS DIR [LOG]: every rank ran its 65536-byte allreduce from DIR
+  N=$(grep -c "rank [0-9]*: MPI_Allreduce of 65536 bytes on $1 ranks: plan $2/" "${3:-$W/err}" || true)
   [ "$N" -eq "$1" ] || fail "$N of $1 ranks ran the allreduce from plans in $2"
 }
 step --mpi=pmix --collplan -N 2 -n 4 "$APP" 64 65536 || fail "srun --collplan failed"

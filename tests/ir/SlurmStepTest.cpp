@@ -1,7 +1,7 @@
 //===- SlurmStepTest.cpp - Rank -> node maps of Slurm job steps -----------===//
 //
-// Expected maps are srun's own: the task ids `srun -l hostname` prints under
-// -m block, cyclic and plane=2 for the same tasks per node.
+// Expected maps follow srun(1)'s -m; the {3, 2} cases are what Slurm 22.05's
+// `srun -O -N 2 -n 5 -m M -l printenv SLURMD_NODENAME` printed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +55,12 @@ TEST_CASE("tasks per node") {
   for (const char *Bad : {"", "0", "2(x0)", "2(3)", "2(x3", "x", "2,,1", "-1"})
     CHECK(failure(parseSlurmTasksPerNode(Bad)).find("tasks per node") !=
           std::string::npos);
+}
+
+TEST_CASE("srun's own layouts of 3 + 2 tasks") {
+  CHECK(ok(slurmNodeOfRank({3, 2}, "block")) == Nodes{0, 0, 0, 1, 1});
+  CHECK(ok(slurmNodeOfRank({3, 2}, "cyclic")) == Nodes{0, 1, 0, 1, 0});
+  CHECK(ok(slurmNodeOfRank({3, 2}, "plane", 2)) == Nodes{0, 0, 1, 1, 0});
 }
 
 TEST_CASE("block, cyclic and plane distributions") {

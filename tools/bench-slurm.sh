@@ -40,7 +40,7 @@ print(f"{sys.argv[1]:<34} median {statistics.median(x):.3f} s  min {x[0]:.3f}  m
 timed() { # srun arguments: prints the wall time in seconds
   S=$EPOCHREALTIME
   timeout -k 5 300 srun --mpi=pmix -N 2 -n 4 "$@" "$APP" 8 >/dev/null 2>"$W/err" ||
-    { cat "$W/err"; echo "srun failed"; exit 1; }
+    { cat "$W/err" >&2; echo "srun failed" >&2; exit 1; }
   E=$EPOCHREALTIME
   awk "BEGIN { print $E - $S }"
 }

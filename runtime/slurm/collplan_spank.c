@@ -248,6 +248,11 @@ int slurm_spank_local_user_init(spank_t Spank, int Argc, char **Argv) {
   struct Config C;
   if (readConfig(Argc, Argv, &C) != 0)
     return 0;
+  if (!C.Interposer[0] || access(C.Interposer, R_OK) != 0) {
+    plain("no interposer library: ",
+          C.Interposer[0] ? C.Interposer : "(give interposer=PATH)");
+    return 0;
+  }
   char Dir[PATH_MAX];
   struct stat St;
   if (Value[0] == '\0' || !strcmp(Value, "tune") || !strcmp(Value, "measure")) {
@@ -258,21 +263,17 @@ int slurm_spank_local_user_init(spank_t Spank, int Argc, char **Argv) {
     if (tunedDirectory(&C, Dir, sizeof Dir) != 0)
       return 0;
   } else if (strchr(Value, '/') || !strcmp(Value, ".")) {
-    if (stat(Value, &St) != 0 || !S_ISDIR(St.st_mode)) {
+    /* Absolute, so that a task that changes directory still finds it. */
+    if (stat(Value, &St) != 0 || !S_ISDIR(St.st_mode) ||
+        !realpath(Value, Dir)) {
       plain("--collplan: not a directory: ", Value);
       return 0;
     }
-    snprintf(Dir, sizeof Dir, "%s", Value);
   } else {
     slurm_spank_log("collplan: unknown --collplan value '%s' (expected tune, "
                     "measure or a directory, a path with '/'); running the "
                     "step without plans",
                     Value);
-    return 0;
-  }
-  if (!C.Interposer[0] || access(C.Interposer, R_OK) != 0) {
-    plain("no interposer library: ",
-          C.Interposer[0] ? C.Interposer : "(give interposer=PATH)");
     return 0;
   }
   /* srun passes its environment to the tasks: set here, seen there. */

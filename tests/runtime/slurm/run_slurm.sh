@@ -96,6 +96,10 @@ served 3 "$CACHE"
 "$C" tune -c allreduce -P 4 --bytes 8:1MiB -q -o "$W/mine" || fail "collplan tune failed"
 step --mpi=pmix --collplan="$W/mine" -N 2 -n 4 "$APP" 65536 || fail "srun --collplan=DIR failed"
 served 4 "$W/mine"
+# Relative to srun's directory: the tasks get it absolute.
+(cd "$W" && step --mpi=pmix --collplan=./mine --chdir=/ -N 2 -n 4 "$APP" 65536) ||
+  fail "srun --collplan=./DIR failed"
+served 4 "$W/mine"
 grep -q "collplan: slurm" "$W/err" && fail "--collplan=DIR ran collplan slurm"
 
 # measure: one line, then the cost model's plans.

@@ -101,16 +101,17 @@ cluster_down() {
   # Jobs first, while slurmd can still end their steps (slurmstepd leaves
   # with its step), then the daemons.
   if [ -n "${CW:-}" ] && [ -f "$CW/slurm.conf" ]; then
-    scancel --quiet --user=root 2>/dev/null
+    scancel --quiet --user=root 2>/dev/null || true
     for I in $(seq 50); do
       [ -z "$(squeue -h 2>/dev/null)" ] && break
       sleep 0.2
     done
   fi
-  for P in $CLUSTER_PIDS; do kill "$P" 2>/dev/null; done
+  for P in $CLUSTER_PIDS; do kill "$P" 2>/dev/null || true; done
   for P in $CLUSTER_PIDS; do
     for I in $(seq 50); do kill -0 "$P" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$P" 2>/dev/null
+    kill -9 "$P" 2>/dev/null || true
   done
   CLUSTER_PIDS=
+  return 0
 }

@@ -46,8 +46,11 @@ grep -q "not in a Slurm job step" "$W/err" || fail "no step not reported"
 run 2 SLURM_NODELIST='n[1-2' SLURM_TASKS_PER_NODE='2(x2)' -- --dry-run
 grep -q "host list 'n\[1-2': a '\[' without its '\]'" "$W/err" || fail "bad host list not reported"
 run 2 SLURM_NODELIST='n[1-2]' SLURM_TASKS_PER_NODE='2(x2' -- --dry-run
-run 2 SLURM_NODELIST='n[1-3]' SLURM_TASKS_PER_NODE='2(x2)' -- --dry-run
-grep -q "has 3 nodes" "$W/err" || fail "node count mismatch not reported"
+# A step on two of an allocation's three nodes (srun in salloc).
+run 0 SLURM_NODELIST='n[1-3]' SLURM_TASKS_PER_NODE='2(x2)' -- --dry-run
+grep -q "tune .*--topology nodes:2x2" "$W/out" || fail "a step on part of the allocation"
+run 2 SLURM_NODELIST='n1' SLURM_TASKS_PER_NODE='2(x2)' -- --dry-run
+grep -q "has 1 nodes" "$W/err" || fail "too few nodes not reported"
 run 2 SLURM_NODELIST='n[1-2]' SLURM_TASKS_PER_NODE='2(x2)' SLURM_DISTRIBUTION=arbitrary -- --dry-run
 run 2 SLURM_NODELIST='n[1-2]' SLURM_TASKS_PER_NODE='2(x2)' SLURM_NTASKS=5 -- --dry-run
 touch "$W/file"

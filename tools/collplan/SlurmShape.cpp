@@ -37,7 +37,9 @@ llvm::Expected<std::vector<uint32_t>> stepNodeOfRank() {
   llvm::Expected<std::vector<std::string>> Names = expandSlurmHostlist(Hosts);
   if (!Names)
     return Names.takeError();
-  if (Names->size() != PerNode->size())
+  // A step on some of the allocation's nodes sees the allocation's list
+  // (srun in salloc or sbatch): the names do not matter, only the count.
+  if (Names->size() < PerNode->size())
     return makeError(ErrorKind::Usage,
                      "the node list '%s' has %zu nodes, the tasks per node "
                      "'%s' %zu",

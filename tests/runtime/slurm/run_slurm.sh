@@ -92,6 +92,13 @@ step --mpi=pmix --collplan -N 2 -n 3 -m cyclic "$APP" 65536 || fail "the cyclic 
 grep -q "collplan tune .*--hostfile" "$W/err" || fail "the cyclic step was not tuned from its node map"
 served 3 "$CACHE"
 
+# A step on one node of a two-node allocation (srun sees the allocation's
+# node list): one node of two.
+timeout -k 5 90 salloc -N 2 -n 4 srun --mpi=pmix --collplan -N 1 -n 2 "$APP" 65536 \
+  >"$W/out" 2>"$W/err" || fail "srun --collplan in salloc failed"
+grep -q "collplan tune .*--ranks 2:2" "$W/err" || fail "the step in salloc was not one node of two ranks"
+served 2 "$CACHE"
+
 # A directory of the user's own, taken as it is.
 "$C" tune -c allreduce -P 4 --bytes 8:1MiB -q -o "$W/mine" || fail "collplan tune failed"
 step --mpi=pmix --collplan="$W/mine" -N 2 -n 4 "$APP" 65536 || fail "srun --collplan=DIR failed"

@@ -5,8 +5,10 @@
 # munged, slurmctld and two slurmd started in Slurm's multiple-slurmd mode
 # (nodes n1 and n2 of two CPUs each, one host, each slurmd on its own port)
 # from files written under WORKDIR: a fresh munge key and socket, free ports,
-# state and spool directories, and PMIx's temporary directory per node (two
-# slurmd on one host would otherwise share it). No cgroups: processes are
+# state and spool directories, PMIx's temporary directory per node (two
+# slurmd on one host would otherwise share it), and the tasks' TMPDIR with
+# job ids from a random start (Open MPI names its session directories by
+# them: another cluster on this machine must not meet them). No cgroups: processes are
 # tracked through /proc (proctrack/linuxproc) and tasks are not bound.
 # Every daemon runs in the foreground under this shell, so cluster_down (set
 # as a trap by the caller) stops exactly what cluster_up started. The caller
@@ -72,6 +74,7 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
 ReturnToService=2
+FirstJobId=$((RANDOM * 8 + 1))
 SlurmdParameters=config_overrides
 KillWait=2
 NodeName=n1 NodeHostname=$H NodeAddr=127.0.0.1 Port=$D1 CPUs=2
@@ -79,6 +82,8 @@ NodeName=n2 NodeHostname=$H NodeAddr=127.0.0.1 Port=$D2 CPUs=2
 PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=5 State=UP
 CONF
   export SLURM_CONF="$CW/slurm.conf"
+  mkdir -p "$CW/tasktmp"
+  export TMPDIR="$CW/tasktmp"
   for I in $(seq 50); do [ -S "$CW/munge/sock" ] && break; sleep 0.1; done
   slurmctld -D -i -f "$SLURM_CONF" >"$CW/log/slurmctld.out" 2>&1 &
   CLUSTER_PIDS="$CLUSTER_PIDS $!"

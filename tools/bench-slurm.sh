@@ -28,7 +28,7 @@ done
 cluster_check || exit $?
 W=$(mktemp -d /tmp/collplan-bench-slurm.XXXXXX)
 trap 'cluster_down; rm -rf "$W"' EXIT
-export OMPI_MCA_btl=self,tcp OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cluster_up "$W/cluster" "required $PLUGIN collplan=$C cache=$W/cache bytes=8:1MiB"
 
 stats() { # label, then seconds on stdin

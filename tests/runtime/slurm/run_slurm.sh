@@ -19,8 +19,9 @@ cluster_check || exit $?
 rm -rf "$W" && mkdir -p "$W"
 trap cluster_down EXIT
 # Two slurmd on one host: Open MPI's shared-memory transport would take ranks
-# of "different nodes" for neighbours with colliding segment names. TCP only.
-export OMPI_MCA_btl=self,tcp OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# of "different nodes" for neighbours with colliding segment names. TCP only,
+# over loopback (the host's other interfaces are no use between its "nodes").
+export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 LINE=
 [ -n "$PLUGIN" ] && LINE="required $PLUGIN collplan=$C cache=$W/cache bytes=8:1MiB"
 cluster_up "$W/cluster" "$LINE" || exit 1
@@ -29,6 +30,10 @@ fail() {
   cat "$W/out" "$W/err" 2>/dev/null
   echo "FAIL: $1"
   exit 1
+}
+served() { # RANKS DIR: every rank ran its 65536-byte allreduce from DIR
+  N=$(grep -c "rank [0-9]*: MPI_Allreduce of 65536 bytes on $1 ranks: plan $2/" "$W/err")
+  [ "$N" -eq "$1" ] || fail "$N of $1 ranks ran the allreduce from plans in $2"
 }
 step() { # srun's arguments: the step, bounded in time.
   timeout -k 5 90 srun "$@" >"$W/out" 2>"$W/err"
@@ -70,10 +75,6 @@ echo "Slurm: collplan launch -- mpirun in a batch script served the program from
 
 # srun --collplan: the plugin tunes plans for the step's shape into the cache
 # (two nodes of two: nodes:2x2) and every rank's calls run from them.
-served() { # RANKS DIR [LOG]: every rank ran its 65536-byte allreduce from DIR
-  N=$(grep -c "rank [0-9]*: MPI_Allreduce of 65536 bytes on $1 ranks: plan $2/" "${3:-$W/err}" || true)
-  [ "$N" -eq "$1" ] || fail "$N of $1 ranks ran the allreduce from plans in $2"
-}
 step --mpi=pmix --collplan -N 2 -n 4 "$APP" 64 65536 || fail "srun --collplan failed"
 grep -q "^ok: 2 sizes" "$W/out" || fail "srun --collplan: no result"
 grep -q "collplan: slurm: tuning plans for this job: collplan tune .*--topology nodes:2x2" "$W/err" ||

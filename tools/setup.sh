@@ -6,7 +6,10 @@
 # alternatives): the interposer is built a second time against it
 # (libcollplan_mpich.so), and the MPI tests run under it too. xz-utils and
 # the archive keyring let the MPICH coll-suite test fetch and unpack Debian's
-# mpich source package.
+# mpich source package. Slurm (slurmctld, slurmd, srun/sbatch, munge and
+# spank.h) lets the Slurm test start a private cluster on this machine and
+# builds collplan's SPANK plugin (srun --collplan); its PMIx plugin serves
+# `srun --mpi=pmix`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +23,7 @@ PACKAGES=(
   libsimgrid-dev python3-matplotlib
   libtinyxml2-dev
   xz-utils debian-archive-keyring
+  slurmctld slurmd slurm-client libslurm-dev munge libpmix-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -50,6 +50,7 @@ void addImportCommand(CLI::App &App, int &Exit);
 void addExportCommand(CLI::App &App, int &Exit);
 void addIndexCommand(CLI::App &App, int &Exit);
 void addLaunchCommand(CLI::App &App, int &Exit);
+void addSlurmCommand(CLI::App &App, int &Exit);
 
 } // namespace collplan::cli
 

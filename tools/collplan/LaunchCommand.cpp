@@ -1,11 +1,13 @@
 //===- LaunchCommand.cpp - collplan launch -- mpirun ... ------------------===//
 //
-// Starts an MPI job on plans made for its own shape, for jobs without Slurm:
+// Starts an MPI job on plans made for its own shape, for jobs started by a
+// launcher (srun's steps have the SPANK plugin, runtime/slurm):
 //
 //   collplan launch [options] -- mpirun -n 16 --map-by ppr:4:node ./app
 //
 // It reads the job's shape from the launcher's command line (the ranks, and
-// the nodes from --map-by ppr:K:node, -ppn K or a hostfile), takes the plan
+// the nodes from --map-by ppr:K:node, -ppn K or a hostfile; in a Slurm
+// batch script without -n, from the allocation), takes the plan
 // directory `collplan tune` makes for that shape from a cache (making it,
 // whole or not at all, when it is missing), and runs the launcher with the
 // interposer built for that launcher's MPI preloaded and COLLPLAN_PLANS set
@@ -17,58 +19,36 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/collplan/Commands.h"
+#include "tools/collplan/PlanCache.h"
+#include "tools/collplan/SlurmShape.h"
 
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/xxhash.h"
 
 #include <unistd.h>
 
 #include <cerrno>
-#include <optional>
-#include <chrono>
 #include <cstring>
+#include <optional>
 
 namespace collplan::cli {
 namespace {
 
 struct LaunchOptions {
   std::vector<std::string> Command;
-  std::string Cache;
-  std::string Collectives =
-      "allreduce,reduce-scatter,allgather,allgatherv,broadcast,reduce";
-  std::string Bytes = "8:1GiB";
-  std::string Params;
+  PlanRequest Plans;
   std::string Interposer;
-  bool Quiet = false;
 };
 
 /// Which MPI a launcher starts, so that the right interposer is preloaded
 /// and the ranks' environment is passed in that launcher's syntax.
 enum class LauncherKind { OpenMpi, Hydra };
-
-/// The job as the launcher's command line describes it.
-struct JobShape {
-  LauncherKind Kind = LauncherKind::OpenMpi;
-  uint64_t Ranks = 0;
-  uint64_t PerNode = 0; ///< 0: not given.
-  std::string Hostfile;
-};
-
-/// One line on stderr: what collplan does about the job.
-void note(const LaunchOptions &O, const llvm::Twine &Line) {
-  if (!O.Quiet)
-    llvm::errs() << "collplan: launch: " << Line << "\n";
-}
 
 /// Open MPI's mpirun, or MPICH's Hydra (mpiexec.hydra, mpiexec.mpich and
 /// the Intel MPI and MVAPICH launchers built on it): by the launcher's own
@@ -104,9 +84,8 @@ std::optional<LauncherKind> launcherKind(const std::string &Launcher) {
 /// could not be read. Options collplan does not know are the launcher's
 /// business and left alone.
 llvm::Expected<JobShape> shapeOf(llvm::ArrayRef<std::string> Command,
-                                 LauncherKind Kind) {
+                                 SlurmShape &Slurm) {
   JobShape S;
-  S.Kind = Kind;
   auto Number = [&](size_t I, uint64_t &Out) -> llvm::Error {
     if (I + 1 >= Command.size() ||
         llvm::StringRef(Command[I + 1]).getAsInteger(10, Out) || Out == 0)
@@ -143,6 +122,15 @@ llvm::Expected<JobShape> shapeOf(llvm::ArrayRef<std::string> Command,
       break; // The program: the rest are its arguments.
     }
   }
+  // Without a count, a launcher in a Slurm batch script starts a rank per
+  // task of the allocation, laid out as Slurm lays them out.
+  if (S.Ranks == 0 && S.Hostfile.empty() && !S.PerNode && inSlurmJob()) {
+    if (llvm::Error E = readSlurmShape(Slurm))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "no -n, and the Slurm allocation: %s",
+                                     llvm::toString(std::move(E)).c_str());
+    return Slurm.Job;
+  }
   if (S.Ranks == 0)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -152,114 +140,6 @@ llvm::Expected<JobShape> shapeOf(llvm::ArrayRef<std::string> Command,
         llvm::inconvertibleErrorCode(), "%llu ranks do not fill nodes of %llu",
         (unsigned long long)S.Ranks, (unsigned long long)S.PerNode);
   return S;
-}
-
-/// collplan tune's arguments for the shape (without the output directory).
-std::vector<std::string> tuneArguments(const LaunchOptions &O,
-                                       const JobShape &S) {
-  std::vector<std::string> Args = {"tune",    "--collectives", O.Collectives,
-                                   "--bytes", O.Bytes,         "-q"};
-  constexpr uint64_t MaxEveryRoot = 256, MaxEverySize = 64;
-  if (S.Ranks <= MaxEveryRoot)
-    Args.insert(Args.end(), {"--roots", "all"});
-  if (!S.Hostfile.empty()) {
-    Args.insert(Args.end(), {"--hostfile", S.Hostfile});
-  } else if (S.PerNode && S.PerNode < S.Ranks) {
-    Args.insert(Args.end(),
-                {"--topology", "nodes:" + std::to_string(S.Ranks / S.PerNode) +
-                                   "x" + std::to_string(S.PerNode)});
-  } else {
-    // A flat job: its sub-communicators' sizes too, while that is cheap.
-    Args.insert(Args.end(), {"--ranks", S.Ranks <= MaxEverySize
-                                            ? "2:" + std::to_string(S.Ranks)
-                                            : std::to_string(S.Ranks)});
-  }
-  if (!O.Params.empty())
-    Args.insert(Args.end(), {"--params", O.Params});
-  return Args;
-}
-
-/// What the directory's content depends on: tune's arguments, the files
-/// they name, and this collplan.
-std::string cacheKey(const std::vector<std::string> &Args, const JobShape &S,
-                     const LaunchOptions &O) {
-  std::string Key = "collplan " COLLPLAN_VERSION "\n" + llvm::join(Args, "\n");
-  for (const std::string *File : {&S.Hostfile, &O.Params})
-    if (!File->empty())
-      if (auto Text = llvm::MemoryBuffer::getFile(*File))
-        Key += "\n" + (*Text)->getBuffer().str();
-  return llvm::utohexstr(llvm::xxHash64(Key), /*LowerCase=*/true);
-}
-
-std::string defaultCache() {
-  llvm::SmallString<256> Dir;
-  if (llvm::Optional<std::string> Env =
-          llvm::sys::Process::GetEnv("COLLPLAN_CACHE"))
-    return *Env;
-  if (llvm::Optional<std::string> Xdg =
-          llvm::sys::Process::GetEnv("XDG_CACHE_HOME"))
-    Dir = *Xdg;
-  else if (!llvm::sys::path::home_directory(Dir))
-    return "";
-  else
-    llvm::sys::path::append(Dir, ".cache");
-  llvm::sys::path::append(Dir, "collplan");
-  return Dir.str().str();
-}
-
-/// The plan directory for Args, from the cache or made now: tune writes a
-/// private directory, renamed into place once complete, so a directory in
-/// the cache is always whole (a concurrent launch that loses the race
-/// uses the winner's).
-llvm::Expected<std::string> planDirectory(const LaunchOptions &O,
-                                          const std::vector<std::string> &Args,
-                                          const JobShape &S) {
-  std::string Cache = O.Cache.empty() ? defaultCache() : O.Cache;
-  if (Cache.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "no cache directory (set COLLPLAN_CACHE)");
-  llvm::SmallString<256> Dir(Cache);
-  llvm::sys::path::append(Dir, cacheKey(Args, S, O));
-  llvm::SmallString<256> Index(Dir);
-  llvm::sys::path::append(Index, "plans.index");
-  if (llvm::sys::fs::exists(Index)) {
-    note(O, "plans for this job from " + Dir.str());
-    return Dir.str().str();
-  }
-  if (std::error_code EC = llvm::sys::fs::create_directories(Cache))
-    return llvm::createStringError(EC, "cannot create the cache '%s': %s",
-                                   Cache.c_str(), EC.message().c_str());
-  llvm::SmallString<256> Private(Dir);
-  Private += ".tmp-" + std::to_string(::getpid());
-  std::string Self =
-      llvm::sys::fs::getMainExecutable("collplan", (void *)&defaultCache);
-  std::vector<llvm::StringRef> Argv = {Self};
-  for (const std::string &A : Args)
-    Argv.push_back(A);
-  Argv.insert(Argv.end(), {"-o", Private});
-  note(O, "tuning plans for this job: collplan " + llvm::join(Args, " "));
-  auto Start = std::chrono::steady_clock::now();
-  std::string Message;
-  int Code =
-      llvm::sys::ExecuteAndWait(Self, Argv, llvm::None, {}, 0, 0, &Message);
-  if (Code != 0) {
-    llvm::sys::fs::remove_directories(Private);
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(), "collplan tune failed (exit %d)%s%s",
-        Code, Message.empty() ? "" : ": ", Message.c_str());
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(Private, Dir)) {
-    llvm::sys::fs::remove_directories(Private);
-    if (!llvm::sys::fs::exists(Index))
-      return llvm::createStringError(EC, "cannot store the plans in '%s': %s",
-                                     Dir.c_str(), EC.message().c_str());
-  }
-  note(O, llvm::formatv("plans tuned in {0:f2} s into {1}",
-                        std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - Start)
-                            .count(),
-                        Dir));
-  return Dir.str().str();
 }
 
 /// The interposer for Kind: --interposer, COLLPLAN_INTERPOSER, or the one
@@ -272,8 +152,7 @@ std::string interposerFor(const LaunchOptions &O, LauncherKind Kind) {
     return *Env;
   const char *Name = Kind == LauncherKind::OpenMpi ? "libcollplan_mpi.so"
                                                    : "libcollplan_mpich.so";
-  std::string Self =
-      llvm::sys::fs::getMainExecutable("collplan", (void *)&defaultCache);
+  std::string Self = collplanExecutable();
   llvm::StringRef Bin = llvm::sys::path::parent_path(Self);
   for (const char *Relative :
        {"../../runtime/interposer", "../lib", "../lib/collplan"}) {
@@ -302,24 +181,26 @@ int exec(const std::vector<std::string> &Command) {
 int runLaunch(const LaunchOptions &O) {
   std::vector<std::string> Command = O.Command;
   auto Plain = [&](const llvm::Twine &Why) {
-    note(O, Why + "; running the job without plans");
+    note(O.Plans, Why + "; running the job without plans");
     return exec(Command);
   };
   std::optional<LauncherKind> Kind = launcherKind(Command[0]);
   if (!Kind)
     return Plain("'" + Command[0] +
                  "' is neither Open MPI's mpirun nor a Hydra mpiexec");
-  llvm::Expected<JobShape> Shape = shapeOf(Command, *Kind);
-  if (!Shape)
-    return Plain(llvm::toString(Shape.takeError()));
   std::string Library = interposerFor(O, *Kind);
   if (Library.empty() || !llvm::sys::fs::exists(Library))
     return Plain(
         "no interposer for " +
         llvm::Twine(*Kind == LauncherKind::OpenMpi ? "Open MPI" : "MPICH") +
         " (build it, or give --interposer)");
-  llvm::Expected<std::string> Dir =
-      planDirectory(O, tuneArguments(O, *Shape), *Shape);
+  llvm::Expected<std::string> Dir = [&]() -> llvm::Expected<std::string> {
+    SlurmShape Slurm; // Its hostfile, if any, is removed once tune read it.
+    llvm::Expected<JobShape> Shape = shapeOf(Command, Slurm);
+    if (!Shape)
+      return Shape.takeError();
+    return cachedPlanDirectory(O.Plans, *Shape);
+  }();
   if (!Dir)
     return Plain(llvm::toString(Dir.takeError()));
   // The ranks' environment, in the launcher's syntax, right after its name.
@@ -345,21 +226,21 @@ void addLaunchCommand(CLI::App &App, int &Exit) {
       "(tuned when missing); the interposer for the launcher's MPI is "
       "preloaded. Anything collplan cannot do leaves the job running "
       "without plans, with one line on stderr.");
-  Cmd->add_option("--cache", O->Cache,
+  Cmd->add_option("--cache", O->Plans.Cache,
                   "directory of cached plan directories (default "
                   "$COLLPLAN_CACHE, else $XDG_CACHE_HOME/collplan or "
                   "~/.cache/collplan)");
-  Cmd->add_option("--collectives", O->Collectives,
+  Cmd->add_option("--collectives", O->Plans.Collectives,
                   "collectives to tune, comma separated")
       ->capture_default_str();
-  Cmd->add_option("--bytes", O->Bytes, "sizes MIN:MAX to tune")
+  Cmd->add_option("--bytes", O->Plans.Bytes, "sizes MIN:MAX to tune")
       ->capture_default_str();
-  Cmd->add_option("--params", O->Params,
+  Cmd->add_option("--params", O->Plans.Params,
                   "cost parameters file (collplan calibrate)");
   Cmd->add_option("--interposer", O->Interposer,
                   "the interposer library to preload (default: the one "
                   "built for the launcher's MPI beside collplan)");
-  Cmd->add_flag("--quiet,-q", O->Quiet, "no lines on stderr");
+  Cmd->add_flag("--quiet,-q", O->Plans.Quiet, "no lines on stderr");
   Cmd->add_option("command", O->Command,
                   "the launcher and its arguments, after --")
       ->required();

@@ -71,6 +71,7 @@ int main(int Argc, char **Argv) {
   addExportCommand(App, Exit);
   addIndexCommand(App, Exit);
   addLaunchCommand(App, Exit);
+  addSlurmCommand(App, Exit);
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::CallForHelp &E) {

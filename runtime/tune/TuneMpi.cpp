@@ -243,7 +243,9 @@ llvm::Expected<std::vector<double>> measure(const Options &O, Call &C,
 }
 
 /// The measurements file: a row per (table, size, contender), the seconds
-/// per call, and whether the contender was chosen.
+/// per call (17 digits: --resume reads back the very numbers, and so makes
+/// the same choices and writes the same index), and whether the contender
+/// was chosen.
 constexpr const char *CsvHeader =
     "collective,root,ranks,bytes,contender,seconds,chosen\n";
 
@@ -254,12 +256,12 @@ std::string csvRows(Collective Kind, std::optional<uint32_t> Root, int Size,
                     Root ? std::to_string(*Root) : "", Size, M.Bytes)
           .str();
   std::string Out =
-      Prefix + llvm::formatv("library,{0:e},{1}\n", M.LibrarySeconds,
+      Prefix + llvm::formatv("library,{0:e16},{1}\n", M.LibrarySeconds,
                              int(Chosen.Library))
                    .str();
   for (const auto &[Rule, Seconds] : M.Plans)
     Out +=
-        Prefix + llvm::formatv("{0},{1:e},{2}\n", Rule.File, Seconds,
+        Prefix + llvm::formatv("{0},{1:e16},{2}\n", Rule.File, Seconds,
                                int(!Chosen.Library && Chosen.File == Rule.File))
                      .str();
   return Out;

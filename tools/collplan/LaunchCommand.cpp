@@ -226,17 +226,7 @@ void addLaunchCommand(CLI::App &App, int &Exit) {
       "(tuned when missing); the interposer for the launcher's MPI is "
       "preloaded. Anything collplan cannot do leaves the job running "
       "without plans, with one line on stderr.");
-  Cmd->add_option("--cache", O->Plans.Cache,
-                  "directory of cached plan directories (default "
-                  "$COLLPLAN_CACHE, else $XDG_CACHE_HOME/collplan or "
-                  "~/.cache/collplan)");
-  Cmd->add_option("--collectives", O->Plans.Collectives,
-                  "collectives to tune, comma separated")
-      ->capture_default_str();
-  Cmd->add_option("--bytes", O->Plans.Bytes, "sizes MIN:MAX to tune")
-      ->capture_default_str();
-  Cmd->add_option("--params", O->Plans.Params,
-                  "cost parameters file (collplan calibrate)");
+  addPlanRequestOptions(*Cmd, O->Plans);
   Cmd->add_option("--interposer", O->Interposer,
                   "the interposer library to preload (default: the one "
                   "built for the launcher's MPI beside collplan)");

@@ -19,6 +19,20 @@
 
 namespace collplan::cli {
 
+void addPlanRequestOptions(CLI::App &Cmd, PlanRequest &R) {
+  Cmd.add_option("--cache", R.Cache,
+                 "directory of cached plan directories (default "
+                 "$COLLPLAN_CACHE, else $XDG_CACHE_HOME/collplan or "
+                 "~/.cache/collplan)");
+  Cmd.add_option("--collectives", R.Collectives,
+                 "collectives to tune, comma separated")
+      ->capture_default_str();
+  Cmd.add_option("--bytes", R.Bytes, "sizes MIN:MAX to tune")
+      ->capture_default_str();
+  Cmd.add_option("--params", R.Params,
+                 "cost parameters file (collplan calibrate)");
+}
+
 void note(const PlanRequest &R, const llvm::Twine &Line) {
   if (!R.Quiet)
     llvm::errs() << "collplan: " << R.Who << ": " << Line << "\n";

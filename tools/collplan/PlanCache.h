@@ -15,6 +15,8 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,6 +52,10 @@ std::vector<std::string> tuneArguments(const PlanRequest &R, const JobShape &S);
 /// says why there is none (no cache directory, tune failed).
 llvm::Expected<std::string> cachedPlanDirectory(const PlanRequest &R,
                                                 const JobShape &S);
+
+/// The options of a PlanRequest (--cache, --collectives, --bytes,
+/// --params), for the subcommands that take one.
+void addPlanRequestOptions(CLI::App &Cmd, PlanRequest &R);
 
 /// This collplan's own executable.
 std::string collplanExecutable();

@@ -59,17 +59,7 @@ void addSlurmCommand(CLI::App &App, int &Exit) {
       "(SLURM_NODELIST, SLURM_TASKS_PER_NODE, SLURM_DISTRIBUTION), from the "
       "cache or tuned now, as collplan launch does. Run by collplan's SPANK "
       "plugin inside srun.");
-  Cmd->add_option("--cache", O->Plans.Cache,
-                  "directory of cached plan directories (default "
-                  "$COLLPLAN_CACHE, else $XDG_CACHE_HOME/collplan or "
-                  "~/.cache/collplan)");
-  Cmd->add_option("--collectives", O->Plans.Collectives,
-                  "collectives to tune, comma separated")
-      ->capture_default_str();
-  Cmd->add_option("--bytes", O->Plans.Bytes, "sizes MIN:MAX to tune")
-      ->capture_default_str();
-  Cmd->add_option("--params", O->Plans.Params,
-                  "cost parameters file (collplan calibrate)");
+  addPlanRequestOptions(*Cmd, O->Plans);
   Cmd->add_flag("--dry-run", O->DryRun,
                 "print the step's shape and tune's arguments, tune nothing");
   Cmd->add_flag("--quiet,-q", O->Plans.Quiet, "no lines on stderr");

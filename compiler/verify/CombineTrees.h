@@ -40,7 +40,10 @@ public:
     std::fill_n(Tree.begin() + Slot, N, leaf(Rank));
   }
   void copy(uint64_t Dst, uint64_t Src, uint64_t N) {
-    std::copy_n(Tree.begin() + Src, N, Tree.begin() + Dst);
+    if (N == 1)
+      Tree[Dst] = Tree[Src];
+    else
+      std::copy_n(Tree.begin() + Src, N, Tree.begin() + Dst);
   }
   /// Empty operands are the contribution store's to diagnose: the other side
   /// is kept.
@@ -51,6 +54,10 @@ public:
       if (S != Empty)
         D = D == Empty ? S : join(D, S);
     }
+  }
+  bool allEqual(uint64_t Slot, uint64_t N) const {
+    return std::all_of(Tree.begin() + Slot, Tree.begin() + Slot + N,
+                       [&](uint32_t T) { return T == Tree[Slot]; });
   }
   /// The first of N slots from A whose tree differs from B's, or N.
   uint64_t firstDifferent(uint64_t A, uint64_t B, uint64_t N) const {

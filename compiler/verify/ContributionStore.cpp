@@ -92,6 +92,14 @@ void ExactStore::copy(uint64_t Dst, uint64_t Src, uint64_t N) {
                N * sizeof(uint32_t));
 }
 
+bool ExactStore::allEqual(uint64_t Slot, uint64_t N) const {
+  for (uint64_t I = 1; I < N; ++I)
+    if (Doubled[Slot + I] != Doubled[Slot] ||
+        !std::equal(set(Slot + I), set(Slot + I) + Words, set(Slot)))
+      return false;
+  return true;
+}
+
 void ExactStore::reduce(uint64_t Dst, uint64_t Src, uint64_t N, uint32_t Tag) {
   for (uint64_t I = 0; I < N; ++I) {
     uint64_t *D = set(Dst + I);

@@ -99,6 +99,8 @@ public:
   /// or a contribution on both sides), or N.
   uint64_t firstBadReduce(uint64_t Dst, uint64_t Src, uint64_t N) const;
   void copy(uint64_t Dst, uint64_t Src, uint64_t N);
+  /// Whether the N sets from Slot are equal (and doubled alike).
+  bool allEqual(uint64_t Slot, uint64_t N) const;
   /// Combines N sets; a result that holds a contribution twice keeps the tag
   /// of the reduce that first doubled it, or takes Tag (non-zero).
   void reduce(uint64_t Dst, uint64_t Src, uint64_t N, uint32_t Tag);
@@ -162,7 +164,15 @@ public:
         N, [=](uint64_t I) { return (count(D[I]) == 0) | (count(S[I]) == 0); });
   }
   void copy(uint64_t Dst, uint64_t Src, uint64_t N) {
-    std::copy_n(Word.begin() + Src, N, Word.begin() + Dst);
+    // Uniform runs (SymbolicExecution.cpp) copy one slot: no call.
+    if (N == 1)
+      Word[Dst] = Word[Src];
+    else
+      std::copy_n(Word.begin() + Src, N, Word.begin() + Dst);
+  }
+  bool allEqual(uint64_t Slot, uint64_t N) const {
+    const uint64_t *W = Word.data() + Slot;
+    return detail::firstWhere(N, [=](uint64_t I) { return W[I] != W[0]; }) == N;
   }
   void reduce(uint64_t Dst, uint64_t Src, uint64_t N, uint32_t /*Tag*/) {
     uint64_t *D = Word.data() + Dst;

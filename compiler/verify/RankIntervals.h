@@ -43,8 +43,22 @@ public:
     std::fill_n(Hi.begin() + Slot, N, Rank);
   }
   void copy(uint64_t Dst, uint64_t Src, uint64_t N) {
+    if (N == 1) {
+      Lo[Dst] = Lo[Src];
+      Hi[Dst] = Hi[Src];
+      return;
+    }
     std::copy_n(Lo.begin() + Src, N, Lo.begin() + Dst);
     std::copy_n(Hi.begin() + Src, N, Hi.begin() + Dst);
+  }
+
+  /// Whether the N sets from Slot are equal (Hi of empty sets included: a
+  /// false "no" only costs time).
+  bool allEqual(uint64_t Slot, uint64_t N) const {
+    for (uint64_t I = 1; I < N; ++I)
+      if (Lo[Slot + I] != Lo[Slot] || Hi[Slot + I] != Hi[Slot])
+        return false;
+    return true;
   }
 
   /// The first of N slot pairs where both sides are runs of ranks and the

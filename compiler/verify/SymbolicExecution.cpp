@@ -7,8 +7,9 @@
 //      round writes what any Send of the round reads, so the sender's state
 //      is still the state at the start of the round;
 //   2. then every rank's Local operations in listed order.
-// Only the receive side of a message does work, so the cost is one pass per
-// block transfer.
+// Only the receive side of a message does work, so the cost is at most one
+// pass per block transfer; a transfer of a whole chunk between uniform runs
+// (every block in the same state, Replay::Uniform) costs one slot.
 //
 //===----------------------------------------------------------------------===//
 
@@ -197,7 +198,8 @@ public:
       : H(H), X(X), MaxErrors(MaxErrors), S(S), CB(X.ChunkBlocks),
         NumBuffers(H.Buffers.size()), Errors(Errors),
         DifferentTrees(DifferentTrees),
-        Touched(uint64_t(H.Ranks) * NumBuffers, 0) {
+        Touched(uint64_t(H.Ranks) * NumBuffers, 0),
+        Uniform(uint64_t(H.Ranks) * NumBuffers, 0) {
     if (claimsRankOrder(H))
       Order.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
     if (comparesTrees(H))
@@ -272,6 +274,13 @@ private:
   uint64_t C0 = 0, N = 0; ///< The chunk: atoms [C0, C0 + N).
   /// Per (rank, buffer): the chunk's Generation once touch() set it up.
   std::vector<uint32_t> Touched;
+  /// Per (rank, buffer) touched: whether every slot of its run in the chunk
+  /// holds the same state, which is then kept in the run's first slot only.
+  /// Most runs are: a step that moves a whole chunk moves every block of it
+  /// alike, and blocks start alike unless an input ends inside the chunk.
+  /// An operation on such runs costs one slot rather than a chunk's worth;
+  /// spread() writes the other slots before anything reads them apart.
+  std::vector<uint8_t> Uniform;
   uint32_t Generation = 0;
   size_t ChunkErrors = 0;
 
@@ -308,33 +317,77 @@ private:
   /// ring: one per member of the odd rank's largest group, about P / 2),
   /// and setting them all up for every chunk took most of the replay.
   void touch(uint32_t Rank, uint16_t Buf) {
-    uint32_t &Seen = Touched[uint64_t(Rank) * NumBuffers + Buf];
+    uint64_t Run = uint64_t(Rank) * NumBuffers + Buf;
+    uint32_t &Seen = Touched[Run];
     if (Seen == Generation)
       return;
     Seen = Generation;
-    llvm::ArrayRef<BlockRange> In = X.Inputs.of(Rank);
-    // An input covering the chunk is set below: one write, not two (every
-    // block of an allreduce).
-    if (Buf != DataBuffer ||
-        !(In.size() == 1 && In[0].Begin <= C0 && In[0].End >= C0 + N)) {
-      S.clearRun(slot(Rank, Buf, C0), N);
-      if (Order)
-        Order->clearRun(slot(Rank, Buf, C0), N);
-      if (Trees)
-        Trees->clearRun(slot(Rank, Buf, C0), N);
-    }
-    if (Buf != DataBuffer)
+    llvm::ArrayRef<BlockRange> In;
+    if (Buf == DataBuffer)
+      In = X.Inputs.of(Rank);
+    uint64_t Covered = 0;
+    for (const BlockRange &Rg : In)
+      Covered += std::min(Rg.End, C0 + N) -
+                 std::min(std::max(Rg.Begin, C0), std::min(Rg.End, C0 + N));
+    // Every block alike (the usual case): one slot.
+    if (Covered == 0 || Covered == N) {
+      Uniform[Run] = 1;
+      uint64_t First = slot(Rank, Buf, C0);
+      if (Covered)
+        setSingleRun(First, 1, Rank);
+      else
+        clearRun(First, 1);
       return;
+    }
+    Uniform[Run] = 0;
+    clearRun(slot(Rank, Buf, C0), N);
     for (const BlockRange &Rg : In) {
       uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
-      if (Lo >= Hi)
-        continue;
-      S.setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
-      if (Order)
-        Order->setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
-      if (Trees)
-        Trees->setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
+      if (Lo < Hi)
+        setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
     }
+  }
+
+  void clearRun(uint64_t Slot, uint64_t Count) {
+    S.clearRun(Slot, Count);
+    if (Order)
+      Order->clearRun(Slot, Count);
+    if (Trees)
+      Trees->clearRun(Slot, Count);
+  }
+  void setSingleRun(uint64_t Slot, uint64_t Count, uint32_t Rank) {
+    S.setSingleRun(Slot, Count, Rank);
+    if (Order)
+      Order->setSingleRun(Slot, Count, Rank);
+    if (Trees)
+      Trees->setSingleRun(Slot, Count, Rank);
+  }
+  void copyRun(uint64_t Dst, uint64_t Src, uint64_t Count) {
+    S.copy(Dst, Src, Count);
+    if (Order)
+      Order->copy(Dst, Src, Count);
+    if (Trees)
+      Trees->copy(Dst, Src, Count);
+  }
+  bool allEqual(uint64_t Slot, uint64_t Count) const {
+    return S.allEqual(Slot, Count) &&
+           (!Order || Order->allEqual(Slot, Count)) &&
+           (!Trees || Trees->allEqual(Slot, Count));
+  }
+
+  bool isUniform(uint32_t Rank, uint16_t Buf) const {
+    return Uniform[uint64_t(Rank) * NumBuffers + Buf];
+  }
+
+  /// Writes a uniform run's state into each of its slots.
+  void spread(uint32_t Rank, uint16_t Buf) {
+    uint8_t &U = Uniform[uint64_t(Rank) * NumBuffers + Buf];
+    if (!U)
+      return;
+    U = 0;
+    uint64_t First = slot(Rank, Buf, C0);
+    for (uint64_t Done = 1; Done < N; Done *= 2)
+      copyRun(First + Done, First, std::min(Done, N - Done));
   }
 
   void step(const Step &St) {
@@ -356,6 +409,27 @@ private:
   void apply(const Step &St, uint64_t Lo, uint64_t Count, bool &Reported) {
     touch(St.Rank, St.Buffer);
     touch(St.From, St.Source);
+    uint8_t &DstUniform = Uniform[uint64_t(St.Rank) * NumBuffers + St.Buffer];
+    bool SrcUniform = Uniform[uint64_t(St.From) * NumBuffers + St.Source];
+    bool Whole = Count == N;
+    if (Whole && SrcUniform && (DstUniform || St.Mode == Combine::Replace)) {
+      // Every slot alike on both sides: the first stands for all, and so
+      // does its first bad block.
+      combine(St, Lo, 1, Reported);
+      DstUniform = 1;
+      return;
+    }
+    spread(St.From, St.Source);
+    spread(St.Rank, St.Buffer);
+    combine(St, Lo, Count, Reported);
+    // Copies of a whole run often make it uniform again (a gather's late
+    // rounds): one pass over it saves one per later step.
+    if (Whole)
+      DstUniform = allEqual(slot(St.Rank, St.Buffer, C0), N);
+  }
+
+  /// apply() on Count slots from Lo, each its own state.
+  void combine(const Step &St, uint64_t Lo, uint64_t Count, bool &Reported) {
     uint64_t Dst = slot(St.Rank, St.Buffer, Lo);
     uint64_t Src = slot(St.From, St.Source, Lo);
     uint64_t K = Count, OutOfOrder = Count;
@@ -445,8 +519,18 @@ private:
       return;
     // Rank by rank, so each comparison is one run of consecutive slots.
     for (uint32_t R = 1; R < H.Ranks; ++R) {
-      uint64_t K = Trees->firstDifferent(slot(R, DataBuffer, C0),
-                                         slot(0, DataBuffer, C0), N);
+      uint64_t K;
+      if (isUniform(R, DataBuffer) && isUniform(0, DataBuffer)) {
+        K = Trees->firstDifferent(slot(R, DataBuffer, C0),
+                                  slot(0, DataBuffer, C0), 1) == 0
+                ? 0
+                : N;
+      } else {
+        spread(R, DataBuffer);
+        spread(0, DataBuffer);
+        K = Trees->firstDifferent(slot(R, DataBuffer, C0),
+                                  slot(0, DataBuffer, C0), N);
+      }
       if (K < N) {
         DifferentTrees = "ranks 0 and " + std::to_string(R) + " combine " +
                          blockOf(C0 + K, DataBuffer) + " in different orders";
@@ -468,7 +552,14 @@ private:
       if (Lo >= Hi)
         return true;
       uint64_t Slot = slot(Rank, DataBuffer, Lo);
-      uint64_t K = S.firstNotHolding(Slot, Hi - Lo, E);
+      uint64_t K;
+      if (isUniform(Rank, DataBuffer)) {
+        // The first slot stands for every block: Slot + K below names it.
+        Slot = slot(Rank, DataBuffer, C0);
+        K = S.firstNotHolding(Slot, 1, E) == 0 ? 0 : Hi - Lo;
+      } else {
+        K = S.firstNotHolding(Slot, Hi - Lo, E);
+      }
       if (K == Hi - Lo)
         return true;
       // A double count reaching a promised block is diagnosed where it
@@ -562,10 +653,14 @@ void replayWith(const PlanHeader &H, ReplayIndex &X,
       DifferentTrees = std::move(T);
 }
 
-/// Chunks aim at this much state so it stays in a last-level cache while
-/// every round of the plan passes over it: the replay is then bound by the
-/// cache rather than by DRAM bandwidth.
-constexpr uint64_t CacheTarget = uint64_t(8) << 20;
+/// Chunks aim at this much state per thread. What a chunk's steps touch is
+/// much less: most runs are uniform and live in one slot (Replay::Uniform),
+/// so that stays in a last-level cache while every round passes over it.
+/// Larger chunks spread each step's fixed cost per chunk over more blocks,
+/// until the runs that short ranges split (written whole) outgrow the cache:
+/// Rabenseifner at P = 16384 verifies fastest near this size, and took 1.8
+/// times as long with the 8 MiB that suited runs kept whole.
+constexpr uint64_t ChunkStateTarget = uint64_t(64) << 20;
 
 } // namespace
 
@@ -594,7 +689,7 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
   uint64_t Atoms = std::max<uint64_t>(X.Atoms.size(), 1);
   uint64_t MaxCB =
       std::min(Atoms, chunkBlocks(H, Mode, Options.MemoryBudget / Threads));
-  uint64_t CB = std::min(MaxCB, chunkBlocks(H, Mode, CacheTarget));
+  uint64_t CB = std::min(MaxCB, chunkBlocks(H, Mode, ChunkStateTarget));
   std::vector<uint64_t> Touches = X.touchesPerChunk(CB);
   Threads = unsigned(
       std::clamp<uint64_t>(Threads, 1, std::max<uint64_t>(X.Chunks, 1)));

@@ -1,8 +1,10 @@
 //===- plan_bench.cpp - Time and memory to compile + verify plans ---------===//
 //
 // Prints, for each algorithm and P, the wall time to compile and to verify a
-// plan and the peak resident memory of doing both. Every case runs in a child
-// process so its peak memory is its own (wait4's ru_maxrss).
+// plan, and the CPU time (user + system, every thread) and peak resident
+// memory of doing both. Every case runs in a child process so its CPU time
+// and peak memory are its own (wait4's rusage). On a machine shared with
+// other work the CPU time is the steadier figure.
 //
 //   plan_bench [--collective allreduce] [--algorithms ring,rabenseifner]
 //              [--ranks 1024,4096 | --topology torus:64x64,nodes:2048x16]
@@ -46,6 +48,7 @@ struct CaseResult {
   uint64_t Rounds = 0, Messages = 0, BlockTransfers = 0;
   bool Valid = false;
   VerifyMode Mode = VerifyMode::Auto;
+  double CpuSeconds = 0;
   double PeakMiB = 0;
 };
 
@@ -112,6 +115,8 @@ CaseResult runIsolated(const Algorithm &A, const CompileRequest &Req,
   struct rusage Usage {};
   wait4(Child, &Status, 0, &Usage);
   R.PeakMiB = Usage.ru_maxrss / 1024.0;
+  auto Seconds = [](const timeval &T) { return T.tv_sec + T.tv_usec / 1e6; };
+  R.CpuSeconds = Seconds(Usage.ru_utime) + Seconds(Usage.ru_stime);
   llvm::SmallVector<llvm::StringRef, 9> F;
   llvm::StringRef(Text).split(F, '\t', 8);
   if (!WIFEXITED(Status) || WEXITSTATUS(Status) != 0 || F.size() < 9) {
@@ -189,7 +194,7 @@ int main(int Argc, char **Argv) {
   bool Json = Format == "json";
   if (!Json)
     llvm::outs() << "algorithm                  P  rounds  compile_s   "
-                    "verify_s    mode   peak_MiB  result\n";
+                    "verify_s    cpu_s    mode   peak_MiB  result\n";
   llvm::json::Array Rows;
   for (const std::string &Name : Algorithms) {
     const Algorithm *A = findAlgorithm(Name);
@@ -224,14 +229,16 @@ int main(int Argc, char **Argv) {
                                {"rounds", int64_t(R.Rounds)},
                                {"compile_seconds", R.CompileSeconds},
                                {"verify_seconds", R.VerifySeconds},
+                               {"cpu_seconds", R.CpuSeconds},
                                {"verify_mode", verifyModeName(R.Mode)},
                                {"peak_mib", R.PeakMiB},
                                {"block_transfers", int64_t(R.BlockTransfers)},
                                {"note", R.Skipped}});
       } else {
         llvm::outs() << llvm::format(
-            "%-20s %7u %7llu %10.3f %10.3f %7s %10.1f  %s%s\n", Name.c_str(), P,
-            (unsigned long long)R.Rounds, R.CompileSeconds, R.VerifySeconds,
+            "%-20s %7u %7llu %10.3f %10.3f %8.2f %7s %10.1f  %s%s\n",
+            Name.c_str(), P, (unsigned long long)R.Rounds, R.CompileSeconds,
+            R.VerifySeconds, R.CpuSeconds,
             R.Ran ? verifyModeName(R.Mode).str().c_str() : "-", R.PeakMiB,
             Result.c_str(),
             Topo.kind() == TopologyKind::Torus ? (" " + Topo.str()).c_str()

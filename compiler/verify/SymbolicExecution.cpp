@@ -348,26 +348,23 @@ private:
     }
   }
 
-  void clearRun(uint64_t Slot, uint64_t Count) {
-    S.clearRun(Slot, Count);
+  /// Fn on each store kept per slot: the contributions, and the order runs
+  /// and combine trees when the plan's verdicts need them.
+  template <typename Fn> void eachStore(Fn F) {
+    F(S);
     if (Order)
-      Order->clearRun(Slot, Count);
+      F(*Order);
     if (Trees)
-      Trees->clearRun(Slot, Count);
+      F(*Trees);
+  }
+  void clearRun(uint64_t Slot, uint64_t Count) {
+    eachStore([&](auto &Slots) { Slots.clearRun(Slot, Count); });
   }
   void setSingleRun(uint64_t Slot, uint64_t Count, uint32_t Rank) {
-    S.setSingleRun(Slot, Count, Rank);
-    if (Order)
-      Order->setSingleRun(Slot, Count, Rank);
-    if (Trees)
-      Trees->setSingleRun(Slot, Count, Rank);
+    eachStore([&](auto &Slots) { Slots.setSingleRun(Slot, Count, Rank); });
   }
   void copyRun(uint64_t Dst, uint64_t Src, uint64_t Count) {
-    S.copy(Dst, Src, Count);
-    if (Order)
-      Order->copy(Dst, Src, Count);
-    if (Trees)
-      Trees->copy(Dst, Src, Count);
+    eachStore([&](auto &Slots) { Slots.copy(Dst, Src, Count); });
   }
   bool allEqual(uint64_t Slot, uint64_t Count) const {
     return S.allEqual(Slot, Count) &&

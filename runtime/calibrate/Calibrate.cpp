@@ -152,6 +152,17 @@ double measureGamma(Datatype T, ReduceOp Op, uint64_t Bytes) {
   return Best / double(Count * sizeOf(T));
 }
 
+const std::vector<std::string> &fittableKeys() {
+  static const std::vector<std::string> Keys = {"alpha",
+                                                "beta",
+                                                "gamma",
+                                                "alpha_intra",
+                                                "beta_intra",
+                                                "overhead",
+                                                "overhead_per_byte"};
+  return Keys;
+}
+
 llvm::Expected<Calibration> calibrate(Transport &T, llvm::StringRef Name,
                                       const PlanSource &Source,
                                       const CalibrateSettings &S) {

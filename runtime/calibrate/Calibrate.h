@@ -82,6 +82,10 @@ struct CalibrateSettings {
   std::function<void(const std::string &)> Progress;
 };
 
+/// Every key CalibrateSettings::Keys may name, for the options that take
+/// them.
+const std::vector<std::string> &fittableKeys();
+
 /// Collective: every rank of T calls it. The result is complete on rank 0;
 /// other ranks get only the job's shape.
 llvm::Expected<Calibration> calibrate(Transport &T, llvm::StringRef Name,

@@ -40,8 +40,7 @@ int main(int Argc, char **Argv) {
                  "beta, gamma, overhead, overhead_per_byte; alpha_intra, "
                  "beta_intra across nodes)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"alpha", "beta", "gamma", "alpha_intra",
-                             "beta_intra", "overhead", "overhead_per_byte"}));
+      ->check(CLI::IsMember(fittableKeys()));
   App.add_option("--min-ranks", MinRanks,
                  "time plans on P = this .. the job's ranks only")
       ->check(CLI::Range(2u, 1u << 20));

@@ -168,8 +168,7 @@ void addCalibrateCommand(CLI::App &App, int &Exit) {
                   "beta, gamma, overhead, overhead_per_byte, and alpha_intra, "
                   "beta_intra across nodes); the others keep their defaults")
       ->delimiter(',')
-      ->check(CLI::IsMember({"alpha", "beta", "gamma", "alpha_intra",
-                             "beta_intra", "overhead", "overhead_per_byte"}));
+      ->check(CLI::IsMember(fittableKeys()));
   Cmd->add_option("--timings", O->Timings,
                   "fit (or --evaluate) the timings saved by an earlier "
                   "calibrate --format json on one node instead of running "

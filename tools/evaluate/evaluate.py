@@ -247,12 +247,7 @@ def main():
     for spec in specs:
         platform = platforms.make(spec)
         work = tempfile.mkdtemp(prefix="collplan-eval-")
-        files = (os.path.join(work, "platform.xml"),
-                 os.path.join(work, "hostfile"))
-        with open(files[0], "w") as f:
-            f.write(platform.xml)
-        with open(files[1], "w") as f:
-            f.write(platform.hostfile())
+        files = platform.write_files(work)
         algos = args.algorithms.split(",") if args.algorithms else \
             [a for a in allreduce_algorithms(collplan)
              if platform.ppn > 1 or a not in NODE_AWARE] + ["auto"]

@@ -172,12 +172,7 @@ def main():
         platform = platforms.make(spec)
         sizes = sizes_for(platform, max_bytes)
         work = tempfile.mkdtemp(prefix="collplan-measured-")
-        files = (os.path.join(work, "platform.xml"),
-                 os.path.join(work, "hostfile"))
-        with open(files[0], "w") as f:
-            f.write(platform.xml)
-        with open(files[1], "w") as f:
-            f.write(platform.hostfile())
+        files = platform.write_files(work)
         tuned = os.path.join(work, "tuned")
         cmd = [collplan, "tune", "-c", "allreduce", "--topology",
                platform.topology, "--ranks", str(platform.ranks),

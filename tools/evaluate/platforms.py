@@ -23,6 +23,7 @@ overheads, smpi/os and smpi/or, are left at 0: they are charged in ways that
 depend on its eager/rendezvous protocol switch, which no schedule model sees.)
 """
 
+import os
 from dataclasses import dataclass, field
 
 # Link and host figures; the README's evaluation section repeats them.
@@ -51,6 +52,16 @@ class Platform:
 
     def hostfile(self):
         return "".join(h + "\n" for h in self.hosts)
+
+    def write_files(self, work):
+        """smpirun's -platform and -hostfile files, written into work."""
+        files = (os.path.join(work, "platform.xml"),
+                 os.path.join(work, "hostfile"))
+        with open(files[0], "w") as f:
+            f.write(self.xml)
+        with open(files[1], "w") as f:
+            f.write(self.hostfile())
+        return files
 
 
 def _xml(body):

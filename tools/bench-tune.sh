@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-tune.sh [--mpi openmpi|mpich] [--reps N] [--collectives LIST]
 #               [--sizes LIST] [--measured SECONDS] [--candidates K]
-#               [BUILD_DIR] [P]
+#               [--reproducible] [BUILD_DIR] [P]
 #   — tune's choice against the MPI library's own selection.
 #
 # Tunes the collectives (default allreduce; LIST of allreduce, allgather,
@@ -11,7 +11,9 @@
 # only) tune also writes the model's runners-up (the K best at each size,
 # --candidates, default 3) and collplan_tune_mpi measures them all and the
 # library on the P ranks for that many seconds, each size going to the
-# fastest (measured rules). Then times
+# fastest (measured rules). With --reproducible tune takes only plans that
+# give the same bits at every size (docs/reproducibility.md), which the
+# interposer then asks of floating-point sums. Then times
 # collplan_bench_calls (IMB-style, time per call) at each size (default
 # 1 KiB, 64 KiB, 1 MiB, 16 MiB; --sizes "16 256 ..."): plain MPI with its
 # default selection, and the same program through the interposer built for
@@ -29,6 +31,7 @@ COLLS=allreduce
 SIZES="1024 65536 1048576 16777216"
 MEASURE=""
 CANDIDATES=3
+REPRODUCIBLE=""
 while [ $# -gt 0 ]; do
   case $1 in
   --mpi) MPI=$2; shift 2 ;;
@@ -37,7 +40,8 @@ while [ $# -gt 0 ]; do
   --sizes) SIZES=$2; shift 2 ;;
   --measured) MEASURE=$2; shift 2 ;;
   --candidates) CANDIDATES=$2; shift 2 ;;
-  -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --reproducible) REPRODUCIBLE=--reproducible; shift ;;
+  -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) break ;;
   esac
 done
@@ -69,7 +73,8 @@ PARAMS=()
 [ -n "${COLLPLAN_PARAMS:-}" ] && PARAMS=(--params "$COLLPLAN_PARAMS")
 TUNED=$(echo "$COLLS" | sed 's/bcast/broadcast/; s/reduce_scatter/reduce-scatter/')
 "$COLLPLAN" tune --collectives "$TUNED" --ranks "$P" --bytes 8:16MiB \
-  ${MEASURE:+--candidates "$CANDIDATES"} "${PARAMS[@]}" -o "$WORK/plans" -q
+  ${MEASURE:+--candidates "$CANDIDATES"} $REPRODUCIBLE "${PARAMS[@]}" \
+  -o "$WORK/plans" -q
 if [ -n "$MEASURE" ]; then
   echo "bench-tune: measuring the directory for $MEASURE s" >&2
   launch "$BUILD/runtime/tune/collplan_tune_mpi" "$WORK/plans" \
@@ -84,7 +89,7 @@ for C in ${COLLS//,/ }; do
 done
 # What served each size, in the interposer's own order of the rules.
 "$COLLPLAN" index --show "$WORK/plans" --format json >"$WORK/rules.json"
-echo "# $MPI, P = $P, $REPS interleaved pairs${MEASURE:+, measured ${MEASURE} s}; us per call, medians"
+echo "# $MPI, P = $P, $REPS interleaved pairs${MEASURE:+, measured ${MEASURE} s}${REPRODUCIBLE:+, reproducible}; us per call, medians"
 printf '%-14s %9s %12s %12s %6s %13s  %s\n' collective bytes library_us \
   tuned_us ratio pair_q1-q3 served_by
 /usr/bin/python3 - "$WORK" "$REPS" "$COLLS" <<'PY'

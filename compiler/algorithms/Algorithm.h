@@ -49,6 +49,11 @@ struct CompileRequest {
   /// the verifier finds combining a block in different orders (floating-point
   /// results could then differ in their last bits from rank to rank).
   bool IdenticalResults = true;
+  /// Whether every element must be combined in the canonical tree for P, so
+  /// that results are the same bits at every message size (--reproducible;
+  /// docs/reproducibility.md): when choosing, the tuner passes over plans
+  /// of reducing collectives the verifier finds leaving that tree.
+  bool Reproducible = false;
 
   uint32_t ranks() const { return Topo.ranks(); }
 };

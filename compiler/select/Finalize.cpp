@@ -66,8 +66,9 @@ llvm::Expected<FinalizedPlan> finalizePlan(Plan &P,
   EncodedPlan E = encodeCanonical(P);
   Out.Hash = E.Hash;
   if (Out.Verdict)
-    P.Header.Stamp = VerificationStamp{E.Hash, Out.Verdict->IdenticalResults,
-                                       Options.Verifier};
+    P.Header.Stamp =
+        VerificationStamp{E.Hash, Out.Verdict->IdenticalResults,
+                          Out.Verdict->Reproducible, Options.Verifier};
   if (Options.Format == PlanFormat::Binary)
     Out.Bytes = stampedBinary(E, P.Header.Stamp);
   else if (Options.Format)

@@ -139,24 +139,36 @@ llvm::Error settingsOf(
   return llvm::Error::success();
 }
 
-/// Why a built plan may not be chosen although it is valid: its ranks end
-/// with different bits when the request asks for identical results. Verdict
-/// receives the verifier's result when it ran to the end (a valid plan with
-/// identical results), so the plan need not be verified again.
-std::string rankDependence(const Plan &P, const CompileRequest &Req,
-                           std::optional<VerifyResult> &Verdict) {
-  if (!Req.IdenticalResults || P.Header.Kind != Collective::Allreduce)
+/// Whether the request asks something of how a plan rounds that only the
+/// verifier can tell: identical bits on every rank of an allreduce, or, with
+/// --reproducible, the canonical tree for every collective that reduces.
+bool asksRounding(const CompileRequest &Req) {
+  return (Req.Reproducible && reduces(Req.Kind)) ||
+         (Req.IdenticalResults && Req.Kind == Collective::Allreduce);
+}
+
+/// Why a built plan may not be chosen although it is valid: it rounds
+/// otherwise than the request asks (asksRounding). Verdict receives the
+/// verifier's result when it ran to the end (a valid plan that rounds as
+/// asked), so the plan need not be verified again.
+std::string roundingMiss(const Plan &P, const CompileRequest &Req,
+                         std::optional<VerifyResult> &Verdict) {
+  if (!asksRounding(Req))
     return "";
   VerifyOptions Options;
-  Options.StopAtDifferentOrders = true;
+  Options.StopAtDifferentOrders = Req.IdenticalResults;
+  Options.StopAtNonCanonicalTree = Req.Reproducible;
   VerifyResult V = verifyPlan(P, Options);
-  if (V.IdenticalResults) {
-    if (V.Valid)
-      Verdict = std::move(V);
-    return "";
-  }
-  return "results may differ in the last bits between ranks (" +
-         V.DifferentOrders + "); --allow-rank-dependent-rounding allows it";
+  if (Req.Reproducible && !V.Reproducible)
+    return "not reproducible across message sizes (" + V.NonCanonical +
+           "); --reproducible takes only plans that follow the canonical "
+           "tree";
+  if (Req.IdenticalResults && !V.IdenticalResults)
+    return "results may differ in the last bits between ranks (" +
+           V.DifferentOrders + "); --allow-rank-dependent-rounding allows it";
+  if (V.Valid)
+    Verdict = std::move(V);
+  return "";
 }
 
 /// The plans a session keeps, at most MaxOpsToPrice operations in all: a
@@ -315,18 +327,21 @@ bool Compilation::mayChoose(size_t I, bool CheckUnbuilt) {
     return false;
   if (C.Choosable)
     return *C.Choosable;
-  if (!C.Request.IdenticalResults || C.Request.Kind != Collective::Allreduce)
+  if (!asksRounding(C.Request))
     return *(C.Choosable = true);
   // A plan priced from rank 0 is too large to verify just to draw a table;
-  // the verification before it is written judges it.
+  // the verification before it is written judges it. Its ranks' agreement
+  // shows there; its tree would not (a reproducible directory's plan is
+  // refused by the interposer, not by the writer): unchecked, it is not
+  // taken for a reproducible table.
   if (C.FromRankZero && !CheckUnbuilt)
-    return true;
+    return !C.Request.Reproducible;
   llvm::Expected<Plan *> P = plan(I);
   if (!P) {
     llvm::consumeError(P.takeError());
     return true;
   }
-  C.WhyNotChoosable = rankDependence(**P, C.Request, C.Verdict);
+  C.WhyNotChoosable = roundingMiss(**P, C.Request, C.Verdict);
   return *(C.Choosable = C.WhyNotChoosable.empty());
 }
 

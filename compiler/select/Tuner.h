@@ -27,7 +27,9 @@
 // (exact when the vector splits into equal blocks). Otherwise it is skipped,
 // with the reason. A built allreduce candidate whose ranks the verifier
 // finds combining a block in different orders is skipped too, unless the
-// request allows rank-dependent rounding (CompileRequest::IdenticalResults).
+// request allows rank-dependent rounding (CompileRequest::IdenticalResults);
+// so is a plan of a reducing collective that leaves the canonical tree when
+// the request asks for reproducible results (CompileRequest::Reproducible).
 //
 //===----------------------------------------------------------------------===//
 

@@ -13,6 +13,13 @@
 // rather than 64 because the replay is bound by memory traffic, and these
 // hashes are a third of it.
 //
+// Identical bits on every rank are not yet the same bits at every message
+// size: a family's block boundaries move with the size, and another family
+// may serve another size. A plan whose every reduced block follows one
+// canonical tree for P (canonicalTree) gives every element the same tree
+// whatever the size, block count or family, so calls of any size agree bit
+// for bit (docs/reproducibility.md).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef COLLPLAN_VERIFY_COMBINETREES_H
@@ -65,6 +72,35 @@ public:
                          Tree.begin() + B)
                .first -
            (Tree.begin() + A);
+  }
+
+  /// The canonical tree's hash for Ranks ranks (at least 2): the tree of
+  /// recursive doubling and of recursive halving taken nearest partner
+  /// first, with MPICH's fold onto P' = 2^floor(log2 P) ranks. The first
+  /// 2 * (P - P') ranks combine in pairs (2i, 2i + 1); then the P' partials,
+  /// in rank order, combine with their neighbours level by level: (0, 1),
+  /// (2, 3), ..., then pairs of pairs. Computed here from its definition,
+  /// not from any family (the verifier trusts no generator).
+  static uint32_t canonicalTree(uint32_t Ranks) {
+    uint32_t Virtual = 1;
+    while (Virtual * 2 <= Ranks)
+      Virtual *= 2;
+    uint32_t Folded = Ranks - Virtual;
+    std::vector<uint32_t> Level(Virtual);
+    for (uint32_t V = 0; V < Virtual; ++V)
+      Level[V] =
+          V < Folded ? join(leaf(2 * V), leaf(2 * V + 1)) : leaf(V + Folded);
+    for (; Level.size() > 1; Level.resize(Level.size() / 2))
+      for (size_t I = 0; I < Level.size() / 2; ++I)
+        Level[I] = join(Level[2 * I], Level[2 * I + 1]);
+    return Level[0];
+  }
+  /// The first of N slots from Slot whose tree is not Tree, or N.
+  uint64_t firstOtherThan(uint64_t Slot, uint64_t N, uint32_t Tree) const {
+    return std::find_if(this->Tree.begin() + Slot,
+                        this->Tree.begin() + Slot + N,
+                        [&](uint32_t T) { return T != Tree; }) -
+           (this->Tree.begin() + Slot);
   }
 
 private:

@@ -37,11 +37,15 @@ bool claimsRankOrder(const PlanHeader &H) {
   return reduces(H.Kind) && !H.RequiresCommutative;
 }
 
-/// Whether the replay compares the ranks' combine trees (CombineTrees.h):
+/// Whether the replay keeps each slot's combine tree (CombineTrees.h): for
+/// every collective that reduces, whose promised blocks are then checked
+/// against the canonical tree.
+bool tracksTrees(const PlanHeader &H) { return reduces(H.Kind) && H.Ranks > 1; }
+
+/// Whether the replay compares the ranks' combine trees with each other:
 /// only where several ranks end with the same reduced blocks (allreduce).
 bool comparesTrees(const PlanHeader &H) {
-  const CollectiveContract &C = contractOf(H.Kind);
-  return C.Reduces && C.Output == VectorPart::Whole && H.Ranks > 1;
+  return tracksTrees(H) && contractOf(H.Kind).Output == VectorPart::Whole;
 }
 
 /// One Recv or Local operation, flattened for the replay: what it reads and
@@ -194,16 +198,17 @@ struct ReplayIndex {
 template <class Store> class Replay {
 public:
   Replay(const PlanHeader &H, const ReplayIndex &X, size_t MaxErrors, Store &S,
-         std::vector<Diagnostic> &Errors, std::string &DifferentTrees)
+         std::vector<Diagnostic> &Errors, TreeVerdict &Verdict)
       : H(H), X(X), MaxErrors(MaxErrors), S(S), CB(X.ChunkBlocks),
-        NumBuffers(H.Buffers.size()), Errors(Errors),
-        DifferentTrees(DifferentTrees),
+        NumBuffers(H.Buffers.size()), Errors(Errors), Verdict(Verdict),
         Touched(uint64_t(H.Ranks) * NumBuffers, 0),
         Uniform(uint64_t(H.Ranks) * NumBuffers, 0) {
     if (claimsRankOrder(H))
       Order.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
-    if (comparesTrees(H))
+    if (tracksTrees(H)) {
       Trees.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
+      Canonical = CombineTrees::canonicalTree(H.Ranks);
+    }
   }
 
   /// Replays chunks First, First + Stride, ...: chunks are independent, so
@@ -211,11 +216,11 @@ public:
   /// Progress, if any, is called with it after each chunk.
   void run(uint64_t First, uint64_t Stride, std::atomic<uint64_t> &Done,
            const std::function<void(uint64_t, uint64_t)> *Progress,
-           std::atomic<bool> *StopAtDifferentOrders) {
+           std::atomic<bool> *Stop, const VerifyOptions &Options) {
     uint64_t Total = X.Chunks;
     for (uint64_t Chunk = X.FirstChunk + First; Chunk < X.EndChunk;
          Chunk += Stride) {
-      if (StopAtDifferentOrders && *StopAtDifferentOrders)
+      if (Stop && *Stop)
         break;
       C0 = Chunk * CB;
       N = std::min(CB, X.Atoms.size() - C0);
@@ -238,8 +243,12 @@ public:
       }
       checkEndState();
       compareTrees();
-      if (StopAtDifferentOrders && !DifferentTrees.empty())
-        *StopAtDifferentOrders = true;
+      checkCanonicalTrees();
+      if (Stop &&
+          ((Options.StopAtDifferentOrders &&
+            !Verdict.DifferentOrders.empty()) ||
+           (Options.StopAtNonCanonicalTree && !Verdict.NonCanonical.empty())))
+        *Stop = true;
       uint64_t Finished = ++Done;
       if (Progress)
         (*Progress)(Finished, Total);
@@ -259,9 +268,10 @@ private:
   static constexpr uint64_t PrefetchDistance = 8;
   std::vector<Diagnostic> &Errors;
   std::optional<RankIntervals> Order; ///< Plans that claim rank order only.
-  std::optional<CombineTrees> Trees;  ///< Allreduce only.
-  /// The first block two ranks combined in different trees; empty if none.
-  std::string &DifferentTrees;
+  std::optional<CombineTrees> Trees;  ///< Reducing collectives only.
+  uint32_t Canonical = 0; ///< With Trees: the canonical tree's hash.
+  /// The first blocks found in different or non-canonical trees.
+  TreeVerdict &Verdict;
   /// Reduces of this chunk that counted a contribution twice, diagnosed only
   /// if their result reaches a promised block (ContributionStore.h); a
   /// store's doubling tag is an index into this plus one.
@@ -512,7 +522,7 @@ private:
   /// Records the first block of the chunk that some rank combined in
   /// another tree than rank 0 did (the plan may still be valid).
   void compareTrees() {
-    if (!Trees || !DifferentTrees.empty())
+    if (!comparesTrees(H) || !Verdict.DifferentOrders.empty())
       return;
     // Rank by rank, so each comparison is one run of consecutive slots.
     for (uint32_t R = 1; R < H.Ranks; ++R) {
@@ -529,11 +539,38 @@ private:
                                   slot(0, DataBuffer, C0), N);
       }
       if (K < N) {
-        DifferentTrees = "ranks 0 and " + std::to_string(R) + " combine " +
-                         blockOf(C0 + K, DataBuffer) + " in different orders";
+        Verdict.DifferentOrders = "ranks 0 and " + std::to_string(R) +
+                                  " combine " + blockOf(C0 + K, DataBuffer) +
+                                  " in different orders";
         return;
       }
     }
+  }
+
+  /// Records the first promised block of the chunk, and its rank, whose
+  /// tree is not the canonical one (the plan may still be valid).
+  void checkCanonicalTrees() {
+    if (!Trees || !Verdict.NonCanonical.empty())
+      return;
+    for (uint32_t R = 0; R < H.Ranks; ++R)
+      for (const BlockRange &Rg : X.Outputs.of(R)) {
+        uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
+        if (Lo >= Hi)
+          continue;
+        uint64_t K = isUniform(R, DataBuffer)
+                         ? (Trees->firstOtherThan(slot(R, DataBuffer, C0), 1,
+                                                  Canonical) == 0
+                                ? 0
+                                : Hi - Lo)
+                         : Trees->firstOtherThan(slot(R, DataBuffer, Lo),
+                                                 Hi - Lo, Canonical);
+        if (K < Hi - Lo) {
+          Verdict.NonCanonical = "rank " + std::to_string(R) + " combines " +
+                                 blockOf(Lo + K, DataBuffer) +
+                                 " in another tree than the canonical one";
+          return;
+        }
+      }
   }
 
   /// The contract's promise: every rank's output blocks of `data` hold all
@@ -610,9 +647,9 @@ template <class MakeStoreFn>
 void replayWith(const PlanHeader &H, ReplayIndex &X,
                 llvm::ArrayRef<uint64_t> Touches, const VerifyOptions &Options,
                 unsigned Threads, MakeStoreFn MakeStore,
-                std::vector<Diagnostic> &Errors, std::string &DifferentTrees) {
+                std::vector<Diagnostic> &Errors, TreeVerdict &Verdict) {
   std::vector<std::vector<Diagnostic>> Found(Threads);
-  std::vector<std::string> Trees(Threads);
+  std::vector<TreeVerdict> Trees(Threads);
   std::atomic<uint64_t> Done{0};
   std::atomic<bool> Stop{false};
   uint64_t MaxEntries =
@@ -635,7 +672,10 @@ void replayWith(const PlanHeader &H, ReplayIndex &X,
           T == 0 && Options.Progress ? &Options.Progress : nullptr;
       Replay<decltype(S)>(H, X, Options.MaxErrors, S, Found[T], Trees[T])
           .run(T, Active, Done, Progress,
-               Options.StopAtDifferentOrders ? &Stop : nullptr);
+               Options.StopAtDifferentOrders || Options.StopAtNonCanonicalTree
+                   ? &Stop
+                   : nullptr,
+               Options);
     });
     if (Stop || llvm::any_of(Found, [&](const std::vector<Diagnostic> &F) {
           return F.size() >= Options.MaxErrors;
@@ -645,9 +685,12 @@ void replayWith(const PlanHeader &H, ReplayIndex &X,
   for (std::vector<Diagnostic> &F : Found)
     Errors.insert(Errors.end(), std::make_move_iterator(F.begin()),
                   std::make_move_iterator(F.end()));
-  for (std::string &T : Trees)
-    if (DifferentTrees.empty())
-      DifferentTrees = std::move(T);
+  for (TreeVerdict &T : Trees) {
+    if (Verdict.DifferentOrders.empty())
+      Verdict.DifferentOrders = std::move(T.DifferentOrders);
+    if (Verdict.NonCanonical.empty())
+      Verdict.NonCanonical = std::move(T.NonCanonical);
+  }
 }
 
 /// Chunks aim at this much state per thread. What a chunk's steps touch is
@@ -667,7 +710,7 @@ uint64_t chunkBlocks(const PlanHeader &H, VerifyMode Mode, uint64_t Budget) {
                         : HashedStore::bytesPerSet(H.Ranks);
   if (claimsRankOrder(H))
     PerSet += RankIntervals::bytesPerSet();
-  if (comparesTrees(H))
+  if (tracksTrees(H))
     PerSet += CombineTrees::bytesPerSet();
   uint64_t PerBlock = PerSet * H.Ranks * H.Buffers.size();
   return std::clamp<uint64_t>(Budget / std::max<uint64_t>(PerBlock, 1), 1,
@@ -677,7 +720,7 @@ uint64_t chunkBlocks(const PlanHeader &H, VerifyMode Mode, uint64_t Budget) {
 void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
                          VerifyMode Mode, const VerifyOptions &Options,
                          std::vector<Diagnostic> &Errors,
-                         std::string &DifferentTrees) {
+                         TreeVerdict &Verdict) {
   const PlanHeader &H = P.Header;
   ReplayIndex X(P, Matched);
   // One part per worker thread, each with its own store: the budget is
@@ -694,13 +737,12 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
   if (Mode == VerifyMode::Exact)
     replayWith(
         H, X, Touches, Options, Threads,
-        [&] { return ExactStore(H.Ranks, Buffers, CB); }, Errors,
-        DifferentTrees);
+        [&] { return ExactStore(H.Ranks, Buffers, CB); }, Errors, Verdict);
   else
     replayWith(
         H, X, Touches, Options, Threads,
         [&] { return HashedStore(H.Ranks, Buffers, CB, Options.Seed); }, Errors,
-        DifferentTrees);
+        Verdict);
 }
 
 } // namespace verify

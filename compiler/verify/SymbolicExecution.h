@@ -19,12 +19,19 @@
 namespace collplan {
 namespace verify {
 
+/// What the replay found of the combine trees (CombineTrees.h): the first
+/// block two ranks combine in different trees, and the first promised block
+/// combined in another tree than the canonical one; each empty if none.
+struct TreeVerdict {
+  std::string DifferentOrders;
+  std::string NonCanonical;
+};
+
 /// Appends at most Options.MaxErrors diagnostics to Errors. Mode is Exact or
 /// Hashed (not Auto).
 void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
                          VerifyMode Mode, const VerifyOptions &Options,
-                         std::vector<Diagnostic> &Errors,
-                         std::string &DifferentTrees);
+                         std::vector<Diagnostic> &Errors, TreeVerdict &Verdict);
 
 /// The number of blocks per chunk that keeps Mode's state within Budget
 /// (at least 1, at most the plan's block count).

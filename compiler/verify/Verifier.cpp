@@ -59,12 +59,17 @@ void verifyStages(const Plan &P, const VerifyOptions &Options,
 
   VerifyOptions Effective = Options;
   Effective.MaxErrors = MaxErrors;
+  verify::TreeVerdict Trees;
   verify::executeSymbolically(P, Matched, Stats.ModeUsed, Effective,
-                              Result.Errors, Result.DifferentOrders);
-  Result.IdenticalResults = Result.DifferentOrders.empty();
+                              Result.Errors, Trees);
+  Result.IdenticalResults = Trees.DifferentOrders.empty();
+  Result.DifferentOrders = std::move(Trees.DifferentOrders);
+  Result.Reproducible = Trees.NonCanonical.empty();
+  Result.NonCanonical = std::move(Trees.NonCanonical);
   verify::sortDiagnostics(Result.Errors, MaxErrors);
   // A replay stopped at the first difference checked only part of the plan.
-  bool Stopped = Options.StopAtDifferentOrders && !Result.IdenticalResults;
+  bool Stopped = (Options.StopAtDifferentOrders && !Result.IdenticalResults) ||
+                 (Options.StopAtNonCanonicalTree && !Result.Reproducible);
   Result.Valid = Result.Errors.empty() && !Stopped;
 }
 

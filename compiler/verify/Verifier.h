@@ -43,6 +43,10 @@ struct VerifyOptions {
   /// first chunk of blocks. A stopped run is not Valid: it checked only part
   /// of the plan.
   bool StopAtDifferentOrders = false;
+  /// Stop the replay at the first promised block combined in another tree
+  /// than the canonical one (the tuner's --reproducible). A stopped run is
+  /// not Valid.
+  bool StopAtNonCanonicalTree = false;
 };
 
 struct VerifyStats {
@@ -65,6 +69,15 @@ struct VerifyResult {
   bool IdenticalResults = true;
   /// When not: the first block found and two ranks that differ.
   std::string DifferentOrders;
+  /// Whether every promised block of a reducing collective was combined in
+  /// the canonical tree for P (CombineTrees::canonicalTree), so that every
+  /// element has that tree at any message size: calls of any size, served
+  /// by any such plan, give the same bits (docs/reproducibility.md).
+  /// Decided for valid plans; trivially true for a collective that does not
+  /// reduce, and for P = 1.
+  bool Reproducible = true;
+  /// When not: the first block found and the rank holding it.
+  std::string NonCanonical;
   VerifyStats Stats;
 };
 

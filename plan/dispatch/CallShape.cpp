@@ -21,15 +21,16 @@ static bool givesParts(const PlanHeader &H, const CallShape &C) {
   return true;
 }
 
-Fit fit(const PlanHeader &H, const CallShape &C,
-        bool AllowRankDependentRounding) {
+Fit fit(const PlanHeader &H, const CallShape &C, Rounding R) {
   if (H.Kind != C.Kind || H.Ranks != C.Ranks || H.Root != C.Root)
     return Fit::OtherCall;
   if (hasOwnedBlocks(H.Kind) && !givesParts(H, C))
     return Fit::OtherCall;
-  bool Rounds = C.Type && C.Op && roundsByOrder(*C.Type, *C.Op);
-  if (Rounds && !AllowRankDependentRounding &&
-      !(H.Stamp && H.Stamp->IdenticalResults))
+  if (!(C.Type && C.Op && roundsByOrder(*C.Type, *C.Op)))
+    return Fit::Serves;
+  if (R == Rounding::Reproducible && !(H.Stamp && H.Stamp->Reproducible))
+    return Fit::NotReproducible;
+  if (R >= Rounding::Identical && !(H.Stamp && H.Stamp->IdenticalResults))
     return Fit::RankDependentRounding;
   return Fit::Serves;
 }

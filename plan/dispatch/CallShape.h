@@ -29,8 +29,8 @@ struct CallShape {
   uint64_t Bytes = 0;
   /// Reductions: the operator.
   std::optional<ReduceOp> Op;
-  /// Allreduce: the element type, since a floating-point sum or product
-  /// needs a plan whose ranks all combine in one order (fit()).
+  /// Reductions: the element type, since a floating-point sum or product
+  /// needs a plan that rounds as the directory's Rounding asks (fit()).
   std::optional<Datatype> Type;
   /// Broadcast and reduce.
   std::optional<uint32_t> Root;
@@ -57,12 +57,15 @@ enum class Fit {
   /// floating-point sum or product (its stamp does not promise identical
   /// results), which MPI's own allreduce never gives.
   RankDependentRounding,
+  /// The plan would serve, but Rounding::Reproducible asks for the same bits
+  /// at every message size and its stamp does not promise them.
+  NotReproducible,
 };
 
-/// Whether the plan with header H serves call C. AllowRankDependentRounding
-/// lifts the identical-bits requirement.
+/// Whether the plan with header H serves call C, whose floating-point sums
+/// and products ask for R (Rounding::Identical: MPI's own promise).
 Fit fit(const PlanHeader &H, const CallShape &C,
-        bool AllowRankDependentRounding = false);
+        Rounding R = Rounding::Identical);
 
 inline bool serves(const PlanHeader &H, const CallShape &C) {
   return fit(H, C) == Fit::Serves;

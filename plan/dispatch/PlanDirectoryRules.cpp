@@ -24,6 +24,7 @@ llvm::Expected<PlanDirectoryRules> readPlanDirectoryRules(llvm::StringRef Dir) {
   D.Dir = Dir.str();
   llvm::StringSet<> Listed;
   if (llvm::Expected<PlanIndex> Index = readPlanIndex(Dir)) {
+    D.ChosenRounding = Index->ChosenRounding;
     for (DispatchRule &R : Index->Plans) {
       Listed.insert(R.File);
       if (!R.Library && !llvm::sys::fs::exists(D.pathOf(R))) {

@@ -26,6 +26,9 @@ struct PlanDirectoryRules {
   std::vector<DispatchRule> Rules;
   /// "ignoring PATH: why", one per misnamed file or unusable index entry.
   std::vector<std::string> Problems;
+  /// What the index says the plans were chosen to keep of floating-point
+  /// sums and products (PlanIndex::ChosenRounding).
+  std::optional<Rounding> ChosenRounding;
 
   /// Dir's file path for R.
   std::string pathOf(const DispatchRule &R) const;

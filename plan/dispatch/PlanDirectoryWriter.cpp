@@ -91,6 +91,8 @@ llvm::Expected<PlanIndex> updatePlanDirectory(llvm::StringRef Dir,
   for (const std::string &File : U.Removed)
     llvm::erase_if(Index->Plans,
                    [&](const DispatchRule &R) { return R.File == File; });
+  if (U.ChosenRounding)
+    Index->ChosenRounding = U.ChosenRounding;
   if (llvm::Error E = writePlanIndex(Dir, *Index, U.Preamble))
     return E;
   return std::move(*Index);

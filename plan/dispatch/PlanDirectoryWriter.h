@@ -47,6 +47,9 @@ struct PlanDirectoryUpdate {
   std::vector<std::string> Removed;
   /// Comments at the top of the index: who wrote it.
   std::string Preamble;
+  /// If set, what the directory's plans keep of floating-point sums and
+  /// products from now on (PlanIndex::ChosenRounding); else it stays.
+  std::optional<Rounding> ChosenRounding;
 };
 
 /// Plan files in Dir named for the collective, P and root of one of Plans

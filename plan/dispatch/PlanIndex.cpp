@@ -199,6 +199,15 @@ Expected<PlanIndex> parsePlanIndex(StringRef Text, StringRef Name) {
                      Name + ": expected 'version: 1' (a newer collplan may "
                             "have written it)");
   PlanIndex Index;
+  if (const YAML::Node R = Root["rounding"]) {
+    std::optional<Rounding> Parsed =
+        R.IsScalar() ? parseRounding(R.Scalar()) : std::nullopt;
+    if (!Parsed)
+      return makeError(ErrorKind::Usage,
+                       Name + ": 'rounding' is identical, rank-dependent or "
+                              "reproducible");
+    Index.ChosenRounding = Parsed;
+  }
   llvm::StringSet<> Files;
   Index.Plans.reserve(Root["plans"].size());
   size_t I = 0;
@@ -245,8 +254,11 @@ std::string planIndexText(const PlanIndex &Index, StringRef Preamble) {
   if (!Preamble.empty())
     Comment += "\n" + Preamble.str();
   Out << YAML::Comment(Comment) << YAML::Newline;
-  Out << YAML::BeginMap << YAML::Key << "version" << YAML::Value << 1
-      << YAML::Key << "plans" << YAML::Value << YAML::BeginSeq;
+  Out << YAML::BeginMap << YAML::Key << "version" << YAML::Value << 1;
+  if (Index.ChosenRounding)
+    Out << YAML::Key << "rounding" << YAML::Value
+        << roundingName(*Index.ChosenRounding).str();
+  Out << YAML::Key << "plans" << YAML::Value << YAML::BeginSeq;
   for (const DispatchRule &E : Index.Plans) {
     Out << YAML::BeginMap;
     if (E.Library)

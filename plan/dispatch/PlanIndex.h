@@ -9,6 +9,10 @@
 // the named files.
 //
 //   version: 1
+//   rounding: reproducible  # optional: what tune chose plans to keep of
+//                           #   floating-point sums and products (identical,
+//                           #   rank-dependent or reproducible; CallTypes.h),
+//                           #   and what the interposer then asks of them
 //   plans:
 //     - file: bcast-root3.cplan
 //       collective: broadcast
@@ -72,6 +76,10 @@ constexpr uint64_t MaxPlanIndexBytes = uint64_t(16) << 20;
 
 struct PlanIndex {
   std::vector<DispatchRule> Plans;
+  /// What the directory's plans were chosen to keep of floating-point sums
+  /// and products: the interposer's default (its COLLPLAN_REPRODUCIBLE and
+  /// COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING override it). None: identical.
+  std::optional<Rounding> ChosenRounding;
   /// Adds E, replacing the entry for the same file, or for a library rule
   /// the library rule of the same table starting at the same size.
   void put(DispatchRule E);

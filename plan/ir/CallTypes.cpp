@@ -89,4 +89,18 @@ bool roundsByOrder(Datatype T, ReduceOp Op) {
   return isFloatingPoint(T) && (Op == ReduceOp::Sum || Op == ReduceOp::Prod);
 }
 
+static constexpr const char *RoundingNames[] = {"rank-dependent", "identical",
+                                                "reproducible"};
+
+llvm::StringRef roundingName(Rounding R) {
+  return RoundingNames[static_cast<size_t>(R)];
+}
+
+std::optional<Rounding> parseRounding(llvm::StringRef Name) {
+  for (size_t I = 0; I < std::size(RoundingNames); ++I)
+    if (Name == RoundingNames[I])
+      return Rounding(I);
+  return std::nullopt;
+}
+
 } // namespace collplan

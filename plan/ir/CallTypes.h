@@ -96,6 +96,26 @@ bool supports(Datatype T, ReduceOp Op);
 /// floating-point sums and products round.
 bool roundsByOrder(Datatype T, ReduceOp Op);
 
+/// What a floating-point sum or product asks of the plan that serves it,
+/// weakest first. The verifier's stamp says which a plan keeps
+/// (VerificationStamp); a plan directory's index records which `tune`
+/// chose by (PlanIndex.h), and the interposer serves such calls only from
+/// plans that keep it.
+enum class Rounding : uint8_t {
+  /// Ranks may end with different bits (--allow-rank-dependent-rounding).
+  RankDependent,
+  /// Every rank ends with the same bits, as MPI's own allreduce gives: the
+  /// default.
+  Identical,
+  /// The same bits at every message size too: every element combined in the
+  /// canonical tree for P (--reproducible; docs/reproducibility.md).
+  Reproducible,
+};
+
+/// "rank-dependent", "identical", "reproducible".
+llvm::StringRef roundingName(Rounding R);
+std::optional<Rounding> parseRounding(llvm::StringRef Name);
+
 } // namespace collplan
 
 #endif // COLLPLAN_IR_CALLTYPES_H

@@ -158,6 +158,10 @@ struct VerificationStamp {
   /// The verifier's verdict that every rank combines in the same order, so
   /// that every rank ends with the same bits (VerifyResult).
   bool IdenticalResults = false;
+  /// The verifier's verdict that every reduced block the plan promises was
+  /// combined in the canonical tree for P, so every element is, at any
+  /// message size (VerifyResult::Reproducible; docs/reproducibility.md).
+  bool Reproducible = false;
   /// Which verifier: "collplan <version>".
   std::string Verifier;
 };

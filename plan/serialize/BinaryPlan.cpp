@@ -6,8 +6,10 @@
 //                 the magic, the version, and everything from the collective
 //                 to the end of the offset table (which holds each program's
 //                 own hash), so it covers every program
-//   stamp         hasstamp [planhash (8 bytes) identical_results verifier]:
-//                 the verification stamp (Plan.h), outside the hash
+//   stamp         hasstamp [planhash (8 bytes) verdicts verifier]: the
+//                 verification stamp (Plan.h), outside the hash; verdicts
+//                 is bit 0 identical_results, bit 1 reproducible (a stamp
+//                 from before the second verdict has it clear)
 //   collective ranks
 //   topology: kind nodes ppn mapping [ranks node...] [ndims dim...]
 //             (the node of every rank for an explicit mapping, dims for a
@@ -398,8 +400,9 @@ Expected<std::optional<VerificationStamp>> decodeStamp(ByteReader &In) {
   VerificationStamp S;
   COLLPLAN_TRY(Hash, In.fixed64("stamp.plan_hash"));
   S.PlanHash = Hash;
-  COLLPLAN_TRY(Identical, In.uleb("stamp.identical_results", 0, 1));
-  S.IdenticalResults = Identical != 0;
+  COLLPLAN_TRY(Verdicts, In.uleb("stamp.verdicts", 0, 3));
+  S.IdenticalResults = Verdicts & 1;
+  S.Reproducible = Verdicts & 2;
   COLLPLAN_TRY(Verifier, In.string("stamp.verifier"));
   S.Verifier = Verifier.str();
   return S;
@@ -489,7 +492,7 @@ void writeStamp(const std::optional<VerificationStamp> &Stamp, ByteWriter &W) {
   W.uleb(Stamp ? 1 : 0);
   if (Stamp) {
     W.fixed64(Stamp->PlanHash);
-    W.uleb(Stamp->IdenticalResults ? 1 : 0);
+    W.uleb((Stamp->IdenticalResults ? 1 : 0) | (Stamp->Reproducible ? 2 : 0));
     W.string(Stamp->Verifier);
   }
 }

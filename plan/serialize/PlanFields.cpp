@@ -325,7 +325,8 @@ Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
 
   if (const json::Value *StampValue = O.get("verified")) {
     COLLPLAN_TRY(S, In.map(*StampValue, "verified",
-                           {"plan_hash", "identical_results", "verifier"}));
+                           {"plan_hash", "identical_results", "reproducible",
+                            "verifier"}));
     VerificationStamp Stamp;
     COLLPLAN_TRY(HashValue, In.member(*S, "plan_hash"));
     COLLPLAN_TRY(HashText, In.string(*HashValue, "verified.plan_hash"));
@@ -339,6 +340,14 @@ Expected<PlanHeader> readHeader(const TreeReader &In, const json::Object &O) {
       return In.fail("verified.identical_results",
                      "expected true or false, got " + describe(*Identical));
     Stamp.IdenticalResults = *IdenticalFlag;
+    // Optional: stamps written before the verdict existed promise nothing.
+    if (const json::Value *Reproducible = S->get("reproducible")) {
+      auto Flag = Reproducible->getAsBoolean();
+      if (!Flag)
+        return In.fail("verified.reproducible", "expected true or false, got " +
+                                                    describe(*Reproducible));
+      Stamp.Reproducible = *Flag;
+    }
     COLLPLAN_TRY(VerifierValue, In.member(*S, "verifier"));
     COLLPLAN_TRY(Verifier, In.string(*VerifierValue, "verified.verifier"));
     Stamp.Verifier = Verifier.str();

@@ -147,6 +147,8 @@ void writePlanFields(const Plan &P, FieldWriter &W) {
     W.value(StringRef(planHashHex(H.Stamp->PlanHash)));
     W.key("identical_results");
     W.value(H.Stamp->IdenticalResults);
+    W.key("reproducible");
+    W.value(H.Stamp->Reproducible);
     W.key("verifier");
     W.value(StringRef(H.Stamp->Verifier));
     W.endMap();

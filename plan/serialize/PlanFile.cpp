@@ -140,8 +140,8 @@ std::string stampedBinary(const EncodedPlan &E,
 }
 
 VerificationStamp stampFor(const Plan &P, bool IdenticalResults,
-                           StringRef Verifier) {
-  return {planHash(P), IdenticalResults, Verifier.str()};
+                           bool Reproducible, StringRef Verifier) {
+  return {planHash(P), IdenticalResults, Reproducible, Verifier.str()};
 }
 
 Error checkStamp(const PlanHeader &H, uint64_t Hash, StringRef File) {

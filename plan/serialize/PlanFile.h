@@ -88,9 +88,10 @@ std::string stampedBinary(const EncodedPlan &E,
                           const std::optional<VerificationStamp> &Stamp);
 
 /// The stamp a verifier (named Verifier, e.g. "collplan 0.4.0") gives P once
-/// it accepted it: bound to P's current content.
+/// it accepted it, with its verdicts on P's rounding: bound to P's current
+/// content.
 VerificationStamp stampFor(const Plan &P, bool IdenticalResults,
-                           llvm::StringRef Verifier);
+                           bool Reproducible, llvm::StringRef Verifier);
 
 /// Whether a plan of header H and plan hash Hash (read from File) may run:
 /// it carries a stamp for exactly this content. Otherwise a usage error

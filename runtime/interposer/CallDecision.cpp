@@ -70,10 +70,19 @@ PlanDirectory *planDirectory() {
       return V && std::string(V) == "1";
     };
     Opened->TrustUnverified = IsOne("COLLPLAN_TRUST_UNVERIFIED");
-    // Floating-point allreduces may then run plans whose ranks combine in
-    // different orders.
-    Opened->AllowRankDependentRounding =
-        IsOne("COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING");
+    // The user's word on rounding overrides the index's; asked for both,
+    // the stricter holds.
+    auto IsZero = [](const char *Name) {
+      const char *V = std::getenv(Name);
+      return V && std::string(V) == "0";
+    };
+    Rounding &Asked = Opened->AskedRounding;
+    if (IsOne("COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING"))
+      Asked = Rounding::RankDependent;
+    if (IsZero("COLLPLAN_REPRODUCIBLE") && Asked == Rounding::Reproducible)
+      Asked = Rounding::Identical;
+    if (IsOne("COLLPLAN_REPRODUCIBLE"))
+      Asked = Rounding::Reproducible;
     if (verbosity() >= 1)
       log("COLLPLAN_PLANS=" + std::string(Path) + ": " +
           std::to_string(Opened->size()) + " plan file(s)");
@@ -252,6 +261,14 @@ Decision &decide(CommState &S, const Call &C) {
         Found->Slice->Header.Algorithm + ", hash " + planHashHex(Mine) + ")");
   else if (verbosity() >= 1 && D.Error.empty())
     log(C.describe(S) + ": no plan fits, calling " + C.mpiFunction());
+  // Asked for reproducible sums, the user hears of each shape the library
+  // serves instead, whatever the verbosity.
+  bool Rounds = C.Key.Type && C.Key.Op && roundsByOrder(*C.Key.Type, *C.Key.Op);
+  if (Rounds && D.Error.empty() && !D.Found &&
+      planDirectory()->AskedRounding == Rounding::Reproducible && S.Rank == 0 &&
+      verbosity() < 1)
+    log(C.describe(S) + ": no reproducible plan fits, calling " +
+        C.mpiFunction() + " (its bits may differ from other sizes')");
   S.LastDecision = &*S.Decisions.emplace(C.Key, std::move(D)).first;
   return S.LastDecision->second;
 }

@@ -140,8 +140,8 @@ int allreduce(const void *SendBuf, void *RecvBuf, int Count, HandleWord TypeW,
     C.Raw = Raw; // A type plans reduce is predefined.
     C.Key.Bytes = uint64_t(Count) * sizeOf(T->Type);
     C.Key.Op = T->Op;
-    // Every rank ends with the result: a floating-point sum or product
-    // needs a plan whose ranks combine in one order (fit()).
+    // A floating-point sum or product needs a plan that rounds as the
+    // directory asks (fit()).
     C.Key.Type = T->Type;
     if (std::optional<int> Result =
             fromPlan(C, [&](Executor &Ex, Transport &Tr, CommState &) {
@@ -172,6 +172,7 @@ int reduceScatterBlock(const void *SendBuf, void *RecvBuf, int RecvCount,
     uint64_t N = uint64_t(RecvCount) * uint64_t(Size);
     C.Key.Bytes = N * sizeOf(T->Type);
     C.Key.Op = T->Op;
+    C.Key.Type = T->Type;
     if (std::optional<int> Result = fromPlan(C, [&](Executor &Ex, Transport &Tr,
                                                     CommState &) {
           return Ex.run(Tr, reductionArgs(SendBuf, RecvBuf, N, T->Type, T->Op));
@@ -197,6 +198,7 @@ int reduce(const void *SendBuf, void *RecvBuf, int Count, HandleWord TypeW,
     C.Raw = Raw;
     C.Key.Bytes = uint64_t(Count) * sizeOf(T->Type);
     C.Key.Op = T->Op;
+    C.Key.Type = T->Type;
     C.Key.Root = uint32_t(Root);
     // MPI_IN_PLACE is legal at the root only, where it means the input is
     // in RecvBuf: the contract's in place.

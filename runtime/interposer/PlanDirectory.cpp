@@ -13,6 +13,7 @@ llvm::Expected<PlanDirectory> PlanDirectory::open(const std::string &Dir) {
     return Rules.takeError();
   PlanDirectory D;
   D.Misnamed = std::move(Rules->Problems);
+  D.AskedRounding = Rules->ChosenRounding.value_or(Rounding::Identical);
   for (DispatchRule &R : Rules->Rules) {
     auto E = std::make_unique<PlanEntry>();
     E->Path = Rules->pathOf(R);
@@ -59,20 +60,38 @@ PlanDirectory::serves(PlanEntry &E, const CallShape &Call, uint32_t Rank,
                       const std::function<void(const std::string &)> &Warn) {
   if (E.Failed || !E.Rule.covers(Call) || (IgnoreMeasured && E.Rule.measured()))
     return std::nullopt;
+  bool Rounds = Call.Type && Call.Op && roundsByOrder(*Call.Type, *Call.Op);
+  if (E.Rule.Library && Rounds && AskedRounding == Rounding::Reproducible) {
+    Warn("not following the measured rule that gives " +
+         collectiveName(Call.Kind).str() + " of " + std::to_string(Call.Ranks) +
+         " ranks to the library: its floating-point sums and products are "
+         "asked to be reproducible, which the library does not promise");
+    return std::nullopt;
+  }
   if (E.Rule.Library)
     return FoundPlan{&E, nullptr};
   const RankSlice *Slice = sliceOf(E, Rank, Warn);
   if (!Slice)
     return std::nullopt;
-  switch (fit(Slice->Header, Call, AllowRankDependentRounding)) {
+  auto Plan = [&] {
+    return "the " + Slice->Header.Algorithm + " plan " + E.Path +
+           " for P = " + std::to_string(Slice->Header.Ranks);
+  };
+  switch (fit(Slice->Header, Call, AskedRounding)) {
   case Fit::Serves:
     return FoundPlan{&E, Slice};
   case Fit::RankDependentRounding:
-    Warn("not running the " + Slice->Header.Algorithm +
-         " plan for P = " + std::to_string(Slice->Header.Ranks) +
+    Warn("not running " + Plan() +
          " for floating-point sums and products: its ranks may end with "
          "different bits (the verifier's verdict); "
          "COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING=1 allows it");
+    return std::nullopt;
+  case Fit::NotReproducible:
+    Warn("not running " + Plan() +
+         " for floating-point sums and products: they are asked to be "
+         "reproducible (COLLPLAN_REPRODUCIBLE=1, or the index's 'rounding: "
+         "reproducible'), and the verifier found the plan leaves the "
+         "canonical tree");
     return std::nullopt;
   case Fit::OtherCall:
     return std::nullopt;

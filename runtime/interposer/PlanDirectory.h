@@ -54,9 +54,11 @@ public:
   /// covers the call and is a library rule or names a file whose header
   /// fit()s it, reading Rank's slice if needed. Files that fail to load, whose
   /// contents contradict their rule, or that carry no valid verification stamp
-  /// are reported once through Warn and skipped; so is a plan that only
-  /// rank-dependent rounding keeps from serving. Every rank reads the same
-  /// file, so every rank skips it.
+  /// are reported once through Warn and skipped; so is a plan that only how
+  /// it rounds keeps from serving (AskedRounding), and, for a floating-point
+  /// sum or product asked to be reproducible, a library rule: the library
+  /// promises no bits across sizes. Every rank reads the same file, so every
+  /// rank skips it.
   std::optional<FoundPlan>
   find(const CallShape &Call, uint32_t Rank,
        const std::function<void(const std::string &)> &Warn);
@@ -75,9 +77,11 @@ public:
   /// Run plans without a valid verification stamp (COLLPLAN_TRUST_UNVERIFIED);
   /// otherwise find() skips them, through Warn, saying to verify them.
   bool TrustUnverified = false;
-  /// Floating-point allreduces may run plans whose ranks combine in
-  /// different orders (COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING).
-  bool AllowRankDependentRounding = false;
+  /// What floating-point sums and products ask of the plans that serve them:
+  /// the index's choice (the tune that wrote it), else identical bits on
+  /// every rank; the interposer's COLLPLAN_REPRODUCIBLE and
+  /// COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING override it.
+  Rounding AskedRounding = Rounding::Identical;
   /// Skip measured rules (the library's and plans'): collplan_tune_mpi
   /// measures again what the model chose.
   bool IgnoreMeasured = false;

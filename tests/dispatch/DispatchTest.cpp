@@ -232,18 +232,56 @@ TEST_CASE("fit: root, parts by block layout, identical bits") {
   A.Op = ReduceOp::Sum;
   A.Type = Datatype::Double;
   CHECK(fit(Sum.Header, A) == Fit::RankDependentRounding);
-  CHECK(fit(Sum.Header, A, /*AllowRankDependentRounding=*/true) == Fit::Serves);
-  Sum.Header.Stamp = stampFor(Sum, /*IdenticalResults=*/false, "test");
+  CHECK(fit(Sum.Header, A, Rounding::RankDependent) == Fit::Serves);
+  CHECK(fit(Sum.Header, A, Rounding::Reproducible) == Fit::NotReproducible);
+  Sum.Header.Stamp = stampFor(Sum, /*IdenticalResults=*/false,
+                              /*Reproducible=*/false, "test");
   CHECK(fit(Sum.Header, A) == Fit::RankDependentRounding);
-  Sum.Header.Stamp = stampFor(Sum, /*IdenticalResults=*/true, "test");
+  Sum.Header.Stamp = stampFor(Sum, /*IdenticalResults=*/true,
+                              /*Reproducible=*/false, "test");
   CHECK(fit(Sum.Header, A) == Fit::Serves);
+  // Asked for the same bits at every size, only a stamp saying so serves.
+  CHECK(fit(Sum.Header, A, Rounding::Reproducible) == Fit::NotReproducible);
+  Sum.Header.Stamp = stampFor(Sum, true, /*Reproducible=*/true, "test");
+  CHECK(fit(Sum.Header, A, Rounding::Reproducible) == Fit::Serves);
+  // So for a reduce: its stamp's identical verdict is trivially true.
+  Plan Red = planOf("binomial", Collective::Reduce, 4);
+  Red.Header.Stamp = stampFor(Red, true, false, "test");
+  CallShape R = A;
+  R.Kind = Collective::Reduce;
+  R.Root = 0;
+  CHECK(fit(Red.Header, R) == Fit::Serves);
+  CHECK(fit(Red.Header, R, Rounding::Reproducible) == Fit::NotReproducible);
   Sum.Header.Stamp.reset();
   for (auto [Type, Op] : {std::pair(Datatype::Int32, ReduceOp::Sum),
                           {Datatype::Float, ReduceOp::Max}}) {
     A.Type = Type;
     A.Op = Op;
     CHECK(fit(Sum.Header, A) == Fit::Serves);
+    CHECK(fit(Sum.Header, A, Rounding::Reproducible) == Fit::Serves);
   }
+}
+
+TEST_CASE("the index records the rounding its plans were chosen by") {
+  PlanIndex Index;
+  llvm::Expected<PlanIndex> None =
+      parsePlanIndex(planIndexText(Index, ""), "plans.index");
+  REQUIRE(bool(None));
+  CHECK_FALSE(None->ChosenRounding);
+  for (Rounding R :
+       {Rounding::RankDependent, Rounding::Identical, Rounding::Reproducible}) {
+    Index.ChosenRounding = R;
+    std::string Text = planIndexText(Index, "");
+    CHECK(Text.find("rounding: " + roundingName(R).str()) != std::string::npos);
+    llvm::Expected<PlanIndex> Back = parsePlanIndex(Text, "plans.index");
+    REQUIRE(bool(Back));
+    CHECK(Back->ChosenRounding == R);
+  }
+  llvm::Expected<PlanIndex> Bad =
+      parsePlanIndex("version: 1\nrounding: exact\nplans: []\n", "x.index");
+  REQUIRE_FALSE(bool(Bad));
+  CHECK(llvm::toString(Bad.takeError()) ==
+        "x.index: 'rounding' is identical, rank-dependent or reproducible");
 }
 
 TEST_CASE("the directory writer: stale plans refused, index merged") {
@@ -255,7 +293,7 @@ TEST_CASE("the directory writer: stale plans refused, index merged") {
     return llvm::sys::fs::exists(Path);
   };
   Plan Ring = planOf("ring", Collective::Allreduce, 4);
-  Ring.Header.Stamp = stampFor(Ring, true, "test");
+  Ring.Header.Stamp = stampFor(Ring, true, false, "test");
   auto NewPlanFor = [&](uint64_t Min, uint64_t Max) {
     NewPlan N;
     N.Rule = rule(Collective::Allreduce, 4, Min, Max);
@@ -273,9 +311,11 @@ TEST_CASE("the directory writer: stale plans refused, index merged") {
   First.Plans.push_back(NewPlanFor(0, 64));
   First.Plans.push_back(NewPlanFor(64, UINT64_MAX));
   First.Preamble = "first";
+  First.ChosenRounding = Rounding::Reproducible;
   llvm::Expected<PlanIndex> Index = updatePlanDirectory(Dir, std::move(First));
   REQUIRE_MESSAGE(bool(Index), llvm::toString(Index.takeError()));
   CHECK(Index->Plans.size() == 2);
+  CHECK(Index->ChosenRounding == Rounding::Reproducible);
   CHECK(Exists("allreduce-p4-0-64.cplan"));
   CHECK(Exists("allreduce-p4-64-inf.cplan"));
 
@@ -299,6 +339,8 @@ TEST_CASE("the directory writer: stale plans refused, index merged") {
   Index = updatePlanDirectory(Dir, std::move(Relist));
   REQUIRE(bool(Index));
   REQUIRE(Index->Plans.size() == 1);
+  // An update that says nothing of rounding keeps the index's.
+  CHECK(Index->ChosenRounding == Rounding::Reproducible);
   CHECK(Index->Plans[0].Why == "test");
   CHECK(Index->Plans[0].MaxBytes == 32);
   CHECK(Index->Plans[0].Op == ReduceOp::Min);
@@ -309,6 +351,7 @@ TEST_CASE("the directory writer: stale plans refused, index merged") {
   llvm::Expected<PlanDirectoryRules> Rules = readPlanDirectoryRules(Dir);
   REQUIRE(bool(Rules));
   CHECK(Rules->Problems.empty());
+  CHECK(Rules->ChosenRounding == Rounding::Reproducible);
   REQUIRE(Rules->Rules.size() == 2);
   CHECK(Rules->Rules[0].FromIndex);
   CHECK(Rules->Rules[0].Op == ReduceOp::Min);

@@ -10,19 +10,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ThreadTransport.h"
+#include "FloatSums.h"
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/select/Tuner.h"
 #include "compiler/verify/Verifier.h"
-#include "plan/ir/Hash.h"
-#include "runtime/Executor.h"
 
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace collplan;
@@ -31,42 +27,13 @@ using namespace collplan::runtime::test;
 
 namespace {
 
-/// Rank R's element I: a random sign, mantissa and exponent in [-40, 40].
-float inputOf(uint32_t R, uint64_t I) {
-  uint64_t X = splitmix64((uint64_t(R) << 32) ^ I ^ 0x5bd1e995);
-  float Mantissa = 1.0f + float(X & 0xffffff) / float(1 << 24);
-  int Exponent = int((X >> 24) % 81) - 40;
-  return ((X >> 40) & 1 ? -1.0f : 1.0f) * std::ldexp(Mantissa, Exponent);
-}
-
-/// Each rank's result of a float-sum allreduce of Count elements.
+/// Each rank's result of a float-sum allreduce of Count elements, as bits.
 std::vector<std::vector<uint32_t>> runSum(const Plan &Pl, uint64_t Count) {
-  const PlanHeader &H = Pl.Header;
-  Mailboxes Boxes(H.Ranks);
-  std::vector<std::vector<uint32_t>> Bits(H.Ranks);
-  std::vector<std::thread> Threads;
-  for (uint32_t R = 0; R < H.Ranks; ++R)
-    Threads.emplace_back([&, R] {
-      std::vector<float> In(Count), Out(Count);
-      for (uint64_t I = 0; I < Count; ++I)
-        In[I] = inputOf(R, I);
-      CallArgs A;
-      A.Count = Count;
-      A.Type = Datatype::Float;
-      A.Op = Operator::predefined(ReduceOp::Sum);
-      A.Input = In.data();
-      A.Output = Out.data();
-      Executor Ex(H, Pl.Programs[R], R);
-      ThreadTransport T(Boxes, R);
-      if (llvm::Error E = Ex.run(T, A)) {
-        llvm::consumeError(std::move(E));
-        return;
-      }
-      Bits[R].resize(Count);
-      std::memcpy(Bits[R].data(), Out.data(), Count * sizeof(float));
-    });
-  for (std::thread &T : Threads)
-    T.join();
+  std::vector<std::vector<uint32_t>> Bits;
+  for (const std::vector<float> &Out : runFloatSum(Pl, Count)) {
+    Bits.emplace_back(Out.size());
+    std::memcpy(Bits.back().data(), Out.data(), Out.size() * sizeof(float));
+  }
   return Bits;
 }
 

@@ -65,7 +65,7 @@ TEST_CASE("the most specific matching plan wins") {
     llvm::Expected<Plan> Pl = compilePlan(*findAlgorithm(Algorithm), Req);
     REQUIRE(bool(Pl));
     if (Stamped) // As compile does once the verifier accepts the plan.
-      Pl->Header.Stamp = stampFor(*Pl, true, "collplan test");
+      Pl->Header.Stamp = stampFor(*Pl, true, false, "collplan test");
     llvm::SmallString<128> Path(Dir);
     llvm::sys::path::append(Path, Name);
     REQUIRE(!writePlanFile(*Pl, Path, *formatForPath(Path)));
@@ -165,7 +165,7 @@ TEST_CASE("the index lists plans for roots and counts a name cannot say") {
   auto Write = [&](const char *Name, CompileRequest Req, const char *Algo) {
     llvm::Expected<Plan> Pl = compilePlan(*findAlgorithm(Algo), Req);
     REQUIRE(bool(Pl));
-    Pl->Header.Stamp = stampFor(*Pl, true, "collplan test");
+    Pl->Header.Stamp = stampFor(*Pl, true, false, "collplan test");
     REQUIRE(!writePlanFile(*Pl, PathOf(Name), PlanFormat::Binary));
     return Pl->Header;
   };

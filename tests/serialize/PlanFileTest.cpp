@@ -163,7 +163,7 @@ TEST_CASE("the plan hash is FNV-1a of the binary form and sees every field") {
   CHECK(planHash(P) ==
         fnv1a(Binary.substr(0, 9) + Binary.substr(18, TableEnd - 18)));
   Plan Stamped = handBuiltPlan();
-  Stamped.Header.Stamp = VerificationStamp{123, true, "collplan test"};
+  Stamped.Header.Stamp = VerificationStamp{123, true, true, "collplan test"};
   CHECK(planHash(Stamped) == planHash(P));
   CHECK(planHash(P) == planHash(handBuiltPlan()));
   uint64_t Base = planHash(P);
@@ -237,4 +237,48 @@ TEST_CASE("a version 1 binary plan is refused with a request to recompile") {
                            "(collplan compile ... -o FILE.cplan) or convert "
                            "it from its YAML or JSON form",
                 Message);
+}
+
+TEST_CASE("a stamp keeps both rounding verdicts in every format") {
+  for (bool Identical : {false, true})
+    for (bool Reproducible : {false, true})
+      for (PlanFormat F : AllFormats) {
+        CAPTURE(formatName(F));
+        Plan P = handBuiltPlan();
+        P.Header.Stamp = stampFor(P, Identical, Reproducible, "collplan test");
+        Plan Back = roundTrip(P, F);
+        REQUIRE(Back.Header.Stamp);
+        CHECK(Back.Header.Stamp->IdenticalResults == Identical);
+        CHECK(Back.Header.Stamp->Reproducible == Reproducible);
+      }
+}
+
+TEST_CASE("a stamp written before the reproducible verdict promises none") {
+  Plan P = handBuiltPlan();
+  P.Header.Stamp = stampFor(P, true, true, "collplan test");
+  for (PlanFormat F : {PlanFormat::Yaml, PlanFormat::Json}) {
+    CAPTURE(formatName(F));
+    std::string Text = encodePlan(P, F);
+    // The field as the writers spell it, then the text an older collplan
+    // wrote: the same stamp without it.
+    std::string Field = F == PlanFormat::Yaml ? "reproducible: true, "
+                                              : "\"reproducible\":true,";
+    size_t At = Text.find(Field);
+    REQUIRE(At != std::string::npos);
+    Text.erase(At, Field.size());
+    llvm::Expected<Plan> Old = decodePlan(Text, "old");
+    REQUIRE_MESSAGE(bool(Old), llvm::toString(Old.takeError()));
+    REQUIRE(Old->Header.Stamp);
+    CHECK(Old->Header.Stamp->IdenticalResults);
+    CHECK_FALSE(Old->Header.Stamp->Reproducible);
+    // A value that is not a boolean is refused by name.
+    std::string Bad = encodePlan(P, F);
+    Bad.replace(Bad.find(Field), Field.size(),
+                F == PlanFormat::Yaml ? "reproducible: 2, "
+                                      : "\"reproducible\":2,");
+    llvm::Expected<Plan> Refused = decodePlan(Bad, "bad");
+    REQUIRE_FALSE(bool(Refused));
+    CHECK(llvm::toString(Refused.takeError()).find("verified.reproducible") !=
+          std::string::npos);
+  }
 }

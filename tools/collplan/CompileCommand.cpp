@@ -137,6 +137,7 @@ void printSummary(const CompileOptions &O, const Plan &P,
         J.attribute("verified", Verified->Valid);
         J.attribute("verify_mode", verifyModeName(Verified->Stats.ModeUsed));
         J.attribute("identical_results", Verified->IdenticalResults);
+        J.attribute("reproducible", Verified->Reproducible);
         J.attribute("verify_seconds", VerifySeconds);
       } else {
         J.attribute("verified", nullptr);
@@ -183,6 +184,12 @@ void printSummary(const CompileOptions &O, const Plan &P,
     OS << "\n  results may differ in the last bits between ranks (floating "
           "point): "
        << Verified->DifferentOrders;
+  if (Verified && reduces(H.Kind))
+    OS << (Verified->Reproducible
+               ? "\n  reproducible: every reduced block follows the canonical "
+                 "tree, at any message size"
+               : "\n  not reproducible across message sizes: " +
+                     Verified->NonCanonical);
   OS << "\n  predicted time for " << formatBytes(double(O.Bytes.Value)) << ": "
      << formatSeconds(Cost.Time)
      << "   lower bound: " << formatSeconds(Cost.LowerBound) << " (x"

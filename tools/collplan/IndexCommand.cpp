@@ -4,7 +4,10 @@
 // so the interposer runs them for the calls given: a byte range, an
 // operator, and from the plan's header its collective, P, root and counts.
 // Only plans carrying a valid verification stamp are indexed, since the
-// interposer would skip the others. --remove takes entries out. The index
+// interposer would skip the others; with --reproducible, only plans whose
+// stamp says reproducible (or that do not reduce), and the index then asks
+// that of every floating-point sum and product. --remove takes entries out.
+// The index
 // is rewritten whole or not at all. --show prints a directory's rules in
 // the order the interposer tries them, with why each was made.
 //
@@ -37,6 +40,7 @@ struct IndexOptions {
   std::string Op;
   bool Remove = false;
   bool Show = false;
+  bool Reproducible = false;
   OutputFormat Format = OutputFormat::Text;
   bool Quiet = false;
 };
@@ -97,6 +101,7 @@ int showDirectory(const IndexOptions &O) {
            std::make_tuple(B.Kind, B.Ranks, B.Root);
   });
   llvm::raw_ostream &OS = llvm::outs();
+  Rounding Asked = D->ChosenRounding.value_or(Rounding::Identical);
   if (O.Format == OutputFormat::Json) {
     llvm::json::Array Rules, Problems;
     for (const DispatchRule &R : D->Rules)
@@ -105,6 +110,7 @@ int showDirectory(const IndexOptions &O) {
       Problems.push_back(P);
     OS << llvm::formatv("{0:2}\n", llvm::json::Value(llvm::json::Object{
                                        {"directory", D->Dir},
+                                       {"rounding", roundingName(Asked)},
                                        {"rules", std::move(Rules)},
                                        {"problems", std::move(Problems)}}));
     return ExitSuccess;
@@ -112,6 +118,9 @@ int showDirectory(const IndexOptions &O) {
   OS << D->Dir << ": " << D->Rules.size()
      << " rule(s); per collective, P and root in the order the interposer "
         "tries them\n";
+  OS << "  floating-point sums and products: " << roundingName(Asked)
+     << (D->ChosenRounding ? " (the index's rounding)" : " (the default)")
+     << "\n";
   for (const DispatchRule &R : D->Rules) {
     OS << llvm::formatv("  {0,-14} P={1,-5} {2,10} .. {3,-10}",
                         collectiveName(R.Kind), R.Ranks, bytesText(R.MinBytes),
@@ -173,6 +182,8 @@ int runIndex(const IndexOptions &O) {
     Dir = ".";
 
   PlanDirectoryUpdate U;
+  if (O.Reproducible)
+    U.ChosenRounding = Rounding::Reproducible;
   for (const std::string &P : O.Plans) {
     std::string File = llvm::sys::path::filename(P).str();
     if (O.Remove) {
@@ -185,6 +196,13 @@ int runIndex(const IndexOptions &O) {
       return reportError(S.takeError(), ErrorKind::Usage);
     if (llvm::Error E = checkStamp(S->Header, S->Hash, P))
       return reportError(std::move(E), ErrorKind::Usage);
+    if (O.Reproducible && reduces(S->Header.Kind) &&
+        !S->Header.Stamp->Reproducible) {
+      printError(P + ": its stamp does not say reproducible (the verifier "
+                     "found it leaves the canonical tree); --reproducible "
+                     "indexes only plans that follow it");
+      return ExitUsage;
+    }
     if (Op && !reduces(S->Header.Kind)) {
       printError(P + " is a " + collectiveName(S->Header.Kind).str() +
                  " plan, which takes no operator (--op)");
@@ -222,6 +240,12 @@ void addIndexCommand(CLI::App &App, int &Exit) {
                   "band, bor, bxor, land, lor, lxor); default: every one");
   Cmd->add_flag("--remove", O->Remove,
                 "take the plans out of the index instead (the files stay)");
+  Cmd->add_flag("--reproducible", O->Reproducible,
+                "index only plans whose stamp says reproducible (every reduced "
+                "element in the canonical tree, docs/reproducibility.md), and "
+                "record 'rounding: reproducible' in the index: the interposer "
+                "then serves floating-point sums and products only from such "
+                "plans");
   Cmd->add_flag("--show", O->Show,
                 "print the directory's rules (index entries, plan file "
                 "names, measured library rules) in the order the interposer "

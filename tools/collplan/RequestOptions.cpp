@@ -47,6 +47,13 @@ void addRequestOptions(CLI::App &Cmd, RequestOptions &O) {
                "setting (nap, circulant, swing variant=latency, ...) is "
                "always built as asked, with a warning when its ranks "
                "differ");
+  Cmd.add_flag("--reproducible", O.Reproducible,
+               "when choosing, take only plans whose every reduced element is "
+               "combined in the canonical tree for P (recursive doubling's "
+               "and halving's, docs/reproducibility.md): the same data then "
+               "gives the same bits on every rank, at every message size, "
+               "whichever such plan serves it. A family named with -a is "
+               "built as asked, with a warning when it leaves that tree");
 }
 
 namespace {
@@ -107,6 +114,7 @@ std::optional<RequestProblem> buildRequest(const RequestOptions &O,
   Request.Cost = O.Cost;
   Request.CommutativeOperator = !O.NonCommutative;
   Request.IdenticalResults = !O.AllowRankDependentRounding;
+  Request.Reproducible = O.Reproducible;
   Request.Params.clear();
   for (const std::string &KV : O.Params) {
     auto [Key, Value] = llvm::StringRef(KV).split('=');

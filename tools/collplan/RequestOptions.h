@@ -34,11 +34,12 @@ struct RequestOptions {
   std::vector<std::string> Params;
   bool NonCommutative = false;
   bool AllowRankDependentRounding = false;
+  bool Reproducible = false;
 };
 
 /// --collective, --ranks, --topology, --ppn, --mapping, --hostfile, --root,
 /// the cost flags (with --params), --param, --non-commutative,
-/// --allow-rank-dependent-rounding.
+/// --allow-rank-dependent-rounding, --reproducible.
 void addRequestOptions(CLI::App &Cmd, RequestOptions &O);
 
 /// A usage problem: exit code and message.

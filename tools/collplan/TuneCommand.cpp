@@ -465,6 +465,11 @@ int writePlanDirectory(const TuneOptions &O, llvm::ArrayRef<TuneJob> Jobs,
                        const std::string &Preamble) {
   PlanDirectoryUpdate U;
   U.Preamble = "Last tuned: " + Preamble;
+  // What the plans were chosen to keep, for the interposer to ask of them.
+  const CompileRequest &Asked = Jobs.front().Request;
+  U.ChosenRounding = Asked.Reproducible       ? Rounding::Reproducible
+                     : Asked.IdenticalResults ? Rounding::Identical
+                                              : Rounding::RankDependent;
   // A failure that has been printed already (verification's diagnostics).
   int Printed = ExitSuccess;
   for (size_t I = 0; I < Tables.Plans.size(); ++I)

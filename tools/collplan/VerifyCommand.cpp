@@ -28,6 +28,9 @@ struct VerifyCommandOptions {
 struct FileVerdict {
   std::string File;
   bool Readable = true;
+  /// Whether the plan's collective combines contributions: only then is
+  /// its reproducibility worth a line.
+  bool Reduces = false;
   VerifyResult Result;
   /// The file's verification stamp: "valid" (for this content), "stale"
   /// (for other content), "none", or "stamped" (by this run, --stamp).
@@ -80,6 +83,9 @@ void printJson(const std::vector<FileVerdict> &Verdicts) {
           J.attribute("identical_results", V.Result.IdenticalResults);
           if (!V.Result.IdenticalResults)
             J.attribute("different_orders", V.Result.DifferentOrders);
+          J.attribute("reproducible", V.Result.Reproducible);
+          if (!V.Result.Reproducible)
+            J.attribute("non_canonical", V.Result.NonCanonical);
         }
       });
   });
@@ -97,6 +103,12 @@ void printText(const std::vector<FileVerdict> &Verdicts) {
         llvm::outs() << "  results may differ in the last bits between ranks "
                         "(floating point): "
                      << V.Result.DifferentOrders << "\n";
+      if (V.Reduces && V.Result.Reproducible)
+        llvm::outs() << "  reproducible: every reduced block follows the "
+                        "canonical tree, at any message size\n";
+      else if (V.Reduces)
+        llvm::outs() << "  not reproducible across message sizes: "
+                     << V.Result.NonCanonical << "\n";
       if (V.Stamp == "stamped")
         llvm::outs() << "  verification stamp written\n";
       else if (V.Stamp != "valid")
@@ -119,7 +131,8 @@ int runVerify(const VerifyCommandOptions &O) {
   std::vector<FileVerdict> Verdicts;
   int Exit = ExitSuccess;
   for (const std::string &File : O.Files) {
-    FileVerdict V{File, true, {}};
+    FileVerdict V;
+    V.File = File;
     llvm::Expected<Plan> P = readPlanFile(File);
     if (!P) {
       ErrorReport R = takeErrorReport(P.takeError(), ErrorKind::Usage);
@@ -137,13 +150,15 @@ int runVerify(const VerifyCommandOptions &O) {
     } else {
       VO.Progress = progressReporter("verifying " + File);
       V.Result = verifyPlan(*P, VO);
+      V.Reduces = reduces(P->Header.Kind);
       if (!V.Result.Valid && Exit == ExitSuccess)
         Exit = ExitInvalid;
       V.Stamp = stampState(*P);
       if (V.Result.Valid && O.Stamp) {
         // Rewritten whole, in its own format, with the verdict recorded.
-        P->Header.Stamp = stampFor(*P, V.Result.IdenticalResults,
-                                   "collplan " COLLPLAN_VERSION);
+        P->Header.Stamp =
+            stampFor(*P, V.Result.IdenticalResults, V.Result.Reproducible,
+                     "collplan " COLLPLAN_VERSION);
         std::optional<PlanFormat> F = formatForPath(File);
         llvm::Error E =
             F ? writePlanFile(*P, File, *F)

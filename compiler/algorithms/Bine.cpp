@@ -27,10 +27,12 @@
 //   the result to root+2+2i in one more round;
 // - reduce: that broadcast run backwards: a reduce-scatter that skips what
 //   the broadcast skipped, then a gather down the doubling tree;
-// - allreduce, reduce-scatter, allgather: the Bine butterfly is Swing's
-//   pattern on a ring of P (the paper says so), so these are Swing's plans
-//   on the ring of ranks (Swing.cpp: any even P by the latest-first-step
-//   rule, odd P by Swing's §3.2 odd node), not a copy of them.
+// - allreduce: the Bine butterfly is Swing's pattern on a ring of P, so
+//   this is Swing-B's plan on the ring of ranks, asked of swing, not a copy;
+// - reduce-scatter, allgather: on P = 2^L the butterfly on Swing's
+//   contiguous labels plus a remap round to the IR's block owners; on other
+//   P Swing's plans (Swing.cpp: even P by the latest-first-step rule, odd P
+//   by Swing's §3.2 odd node).
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,9 +57,13 @@ struct BineShape {
 
 const Algorithm &butterflyFamily() { return *findAlgorithm("swing"); }
 
-bool delegatesToSwing(Collective Kind, bool Latency) {
-  return Kind == Collective::ReduceScatter || Kind == Collective::Allgather ||
-         (Kind == Collective::Allreduce && !Latency);
+/// Whether the plan is Swing-B's on the ring of ranks: the bandwidth
+/// allreduce, and reduce-scatter and allgather on P not a power of two (on
+/// powers of two these use contiguous labels and a remap round, below).
+bool delegatesToSwing(Collective Kind, bool Latency, uint32_t Ranks) {
+  if (Kind == Collective::ReduceScatter || Kind == Collective::Allgather)
+    return !llvm::isPowerOf2_32(Ranks);
+  return Kind == Collective::Allreduce && !Latency;
 }
 
 class BineAlgorithm final : public Algorithm {
@@ -114,7 +120,7 @@ public:
     else
       H.Params["variant"] = Variant;
 
-    if (delegatesToSwing(H.Kind, S.Latency)) {
+    if (delegatesToSwing(H.Kind, S.Latency, P)) {
       CompileRequest Ring = Request;
       Ring.Topo = Topology::flat(P);
       Ring.Params = {{"variant", "bandwidth"}, {"ports", "1"}};
@@ -124,6 +130,9 @@ public:
       H.Blocks = Butterfly->Blocks;
       H.Buffers = Butterfly->Buffers;
       S.Butterfly = std::move(*Butterfly);
+    } else if (H.Kind == Collective::ReduceScatter ||
+               H.Kind == Collective::Allgather) {
+      H.Blocks = P;
     } else if (H.Kind == Collective::Allreduce) {
       H.Blocks = 1;
       H.Buffers = {"data", "scratch"};
@@ -188,6 +197,14 @@ Program treeBroadcast(const PlanHeader &H, const bine::BineTree &T,
   return Prog;
 }
 
+/// The labels a butterfly step T moves on P = 2^L ranks: the aligned
+/// interval of P / 2^(T+1) labels around label Of.
+BlockSet labelHalf(uint32_t Ranks, uint32_t T, uint64_t Of) {
+  uint64_t Size = uint64_t(Ranks) >> (T + 1);
+  uint64_t Lo = Of & ~(Size - 1);
+  return BlockSet::range(Lo, Lo + Size);
+}
+
 /// The rounds of the bandwidth broadcast: scatter, allgather, unfold.
 uint32_t scatterAllgatherRounds(uint32_t Ranks) {
   PowerOfTwoFold Fold(Ranks);
@@ -226,12 +243,7 @@ Program scatterAllgather(const PlanHeader &H, uint32_t Rank) {
   // its lowest label (the root, label 0, holds from the start).
   int32_t Received =
       V == 0 ? -1 : int32_t(L - 1 - llvm::countTrailingZeros(Label));
-  // The aligned interval of PV / 2^(T+1) labels around label Of.
-  auto Half = [&](uint32_t T, uint64_t Of) {
-    uint64_t Size = uint64_t(PV) >> (T + 1);
-    uint64_t Lo = Of & ~(Size - 1);
-    return BlockSet::range(Lo, Lo + Size);
-  };
+  auto Half = [&](uint32_t T, uint64_t Of) { return labelHalf(PV, T, Of); };
   for (uint32_t T = 0; T < L; ++T) {
     uint32_t W = Ring.peer(V, swing::StepDim{0, T}, false);
     if (int32_t(T) > Received)
@@ -288,12 +300,63 @@ Program butterflyAllreduce(const PlanHeader &H, uint32_t Rank) {
   return Prog;
 }
 
+/// Reduce-scatter and allgather on P = 2^L ranks: the butterfly on
+/// contiguous labels, every message one interval, block b standing for
+/// label b. A rank ends the reduce-scatter with label psi(r) and starts the
+/// allgather from it, but owns block r (the IR's rule), so one more round
+/// trades single blocks between rank r and the rank labelled r (the
+/// reference's "send remap"): L + 1 rounds in O(log P) per rank, where
+/// rank-order block sets (Swing's, for other P) take O(P).
+Program remappedButterfly(const PlanHeader &H, uint32_t Rank) {
+  Program Prog;
+  uint32_t P = H.Ranks, L = llvm::Log2_32(P);
+  swing::SwingTorus Ring{llvm::ArrayRef<uint32_t>(P)};
+  uint64_t Label = Ring.psi(Rank, 0);
+  bool Rs = H.Kind == Collective::ReduceScatter;
+  bool Remaps = Label != Rank;
+  // Rank r holds (allgather: needs first) block psi(r) and owns block r,
+  // which the rank labelled r holds (needs).
+  uint32_t Labelled = Remaps ? Ring.rankOfPsi(Rank, 0) : Rank;
+  if (!Rs && Remaps) {
+    Prog.add(0, Op::send(Labelled, BlockSet::single(Rank)));
+    Prog.add(0, Op::recv(uint32_t(Label), BlockSet::single(Label),
+                         Combine::Replace));
+  }
+  uint32_t First = Rs ? 0 : 1;
+  for (uint32_t K = 0; K < L; ++K) {
+    uint32_t T = Rs ? K : L - 1 - K;
+    uint32_t W = Ring.peer(Rank, swing::StepDim{0, T}, false);
+    BlockSet Mine = labelHalf(P, T, Label);
+    BlockSet Theirs = labelHalf(P, T, Ring.psi(W, 0));
+    if (Rs) {
+      Prog.add(First + K, Op::send(W, Theirs));
+      Prog.add(First + K, Op::recv(W, Mine, Combine::Reduce));
+      continue;
+    }
+    // The allgather skips the block a rank owns from the start (a whole
+    // message when that block is all the peer would get).
+    BlockSet Out = Mine.subtract(BlockSet::single(W));
+    BlockSet In = Theirs.subtract(BlockSet::single(Rank));
+    if (!Out.empty())
+      Prog.add(First + K, Op::send(W, Out));
+    if (!In.empty())
+      Prog.add(First + K, Op::recv(W, In, Combine::Replace));
+  }
+  if (Rs && Remaps) {
+    Prog.add(L, Op::send(uint32_t(Label), BlockSet::single(Label)));
+    Prog.add(L, Op::recv(Labelled, BlockSet::single(Rank), Combine::Replace));
+  }
+  return Prog;
+}
+
 Program BineAlgorithm::buildRank(const PlanHeader &H, uint32_t Rank) const {
   const BineShape &S = preparedAs<BineShape>(H);
   if (S.Butterfly)
     return butterflyFamily().buildRank(*S.Butterfly, Rank);
   if (H.Kind == Collective::Allreduce)
     return butterflyAllreduce(H, Rank);
+  if (H.Kind == Collective::ReduceScatter || H.Kind == Collective::Allgather)
+    return remappedButterfly(H, Rank);
   if (S.Tree) {
     Program Broadcast = treeBroadcast(H, *S.Tree, Rank);
     return H.Kind == Collective::Reduce

@@ -11,8 +11,9 @@
 // - the butterfly peers of the latency allreduce at p = 8;
 // - rounds and bytes per rank against the paper's cost formulas, measured
 //   from the plans;
-// - that reduce-scatter, allgather and the bandwidth allreduce are Swing's
-//   plans on the ring of ranks (the paper's butterflies are Swing's).
+// - the p = 8 reduce-scatter's contiguous halves and remap round;
+// - that the bandwidth allreduce, and reduce-scatter and allgather on other
+//   P, are Swing's plans on the ring of ranks (the butterflies are Swing's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,7 @@
 #include "tests/support/ReferenceInterpreter.h"
 
 #include "compiler/algorithms/BineTree.h"
+#include "compiler/algorithms/SwingPeers.h"
 #include "compiler/verify/Verifier.h"
 
 #include "doctest/doctest.h"
@@ -228,19 +230,70 @@ TEST_CASE("rounds and bytes per rank meet the paper's formulas") {
     for (uint32_t T = 0; T < 2 * L; ++T)
       Critical += largestSend(Bw, T);
     CHECK(Critical == 2 * (P - 1));
+    // Reduce-scatter and allgather: L rounds of (P-1)/P n, and the remap
+    // round of one block n/P that the IR's ownership asks for.
     for (Collective K : {Collective::ReduceScatter, Collective::Allgather}) {
       Plan Half = binePlan(K, P, nullptr);
-      CHECK(roundCount(Half) == L);
+      CHECK(roundCount(Half) == L + 1);
+      uint64_t HalfCritical = 0;
+      for (uint32_t T = 0; T <= L; ++T)
+        HalfCritical += largestSend(Half, T);
+      CHECK(HalfCritical == P);
       for (uint32_t R = 0; R < P; ++R)
-        CHECK(blocksMoved(Half, R, OpKind::Send) == P - 1);
+        CHECK(blocksMoved(Half, R, OpKind::Send) <= P);
     }
   }
 }
 
+TEST_CASE("reduce-scatter p = 8: contiguous halves, then the remap round") {
+  // Swing's labels of p = 8 (SwingPeers.h, worked by hand): psi = 0, 4, 6,
+  // 1, 3, 7, 5, 2 for ranks 0..7. Rank 1 halves [0, 8) to [4, 8), [4, 6),
+  // {4}: it sends [0, 4) to rank 0, [6, 8) to 2 (psi 6), {5} to 6 (psi 5),
+  // then label 4 to rank 4 and takes block 1 from rank 3 (psi(3) = 1).
+  Plan P = binePlan(Collective::ReduceScatter, 8, nullptr);
+  auto SentBy1 = [&](uint32_t Round) {
+    for (const Op &O : opsAt(P, 1, Round))
+      if (O.Kind == OpKind::Send)
+        return std::make_pair(O.Peer, O.Blocks.str());
+    return std::make_pair(uint32_t(99), std::string());
+  };
+  CHECK(SentBy1(0) == std::make_pair(0u, std::string("0-3")));
+  CHECK(SentBy1(1) == std::make_pair(2u, std::string("6-7")));
+  CHECK(SentBy1(2) == std::make_pair(6u, std::string("5")));
+  CHECK(SentBy1(3) == std::make_pair(4u, std::string("4")));
+  bool FromThree = false;
+  for (const Op &O : opsAt(P, 1, 3))
+    FromThree |= O.Kind == OpKind::Recv && O.Peer == 3 && O.Blocks.str() == "1";
+  CHECK(FromThree);
+  // Rank 0 (psi 0) keeps its block: no remap round.
+  CHECK(opsAt(P, 0, 3).empty());
+  expectCorrect(P);
+  expectCorrect(binePlan(Collective::Allgather, 8, nullptr));
+}
+
+TEST_CASE("Swing's labels invert: rankOfPsi(psi(r)) = r") {
+  for (std::vector<uint32_t> Dims : {std::vector<uint32_t>{2},
+                                     {8},
+                                     {64},
+                                     {1024},
+                                     {4, 4},
+                                     {2, 8},
+                                     {8, 4, 2}}) {
+    swing::SwingTorus T(Dims);
+    for (uint32_t C = 0; C < 2 * T.numDims(); ++C)
+      for (uint32_t R = 0; R < T.ranks(); ++R)
+        REQUIRE(T.rankOfPsi(T.psi(R, C), C) == R);
+  }
+}
+
 TEST_CASE("the butterflies are Swing's plans on the ring of ranks") {
+  // Allreduce at any P; reduce-scatter and allgather where P is not a power
+  // of two (on powers of two they take the remap round above).
   for (uint32_t P : {6u, 7u, 8u, 12u}) {
     for (Collective K : {Collective::Allreduce, Collective::ReduceScatter,
                          Collective::Allgather}) {
+      if (K != Collective::Allreduce && llvm::isPowerOf2_32(P))
+        continue;
       std::map<std::string, std::string> Params;
       if (K == Collective::Allreduce)
         Params["variant"] = "bandwidth";

@@ -8,7 +8,7 @@
 // families of equal time and rounds (compiler/select/Tuner.h): the earlier
 // wins. It runs from the textbook algorithms (ring, recursive doubling,
 // Rabenseifner, binomial trees) through the papers' generalisations
-// (permutation, circulant, swing, bucket) to the node-aware compositions
+// (permutation, circulant, swing, bine, bucket) to the node-aware compositions
 // (nap, smp, smp-rsag); a new family goes where it fits in that order.
 //
 //===----------------------------------------------------------------------===//
@@ -26,6 +26,7 @@ const Algorithm &binomialAlgorithm();
 const Algorithm &permutationAlgorithm();
 const Algorithm &circulantAlgorithm();
 const Algorithm &swingAlgorithm();
+const Algorithm &bineAlgorithm();
 const Algorithm &bucketAlgorithm();
 const Algorithm &napAlgorithm();
 const Algorithm &smpAlgorithm();
@@ -36,9 +37,9 @@ llvm::ArrayRef<const Algorithm *> allAlgorithms() {
       &ringAlgorithm(),         &recursiveDoublingAlgorithm(),
       &rabenseifnerAlgorithm(), &binomialAlgorithm(),
       &permutationAlgorithm(),  &circulantAlgorithm(),
-      &swingAlgorithm(),        &bucketAlgorithm(),
-      &napAlgorithm(),          &smpAlgorithm(),
-      &smpRsagAlgorithm(),
+      &swingAlgorithm(),        &bineAlgorithm(),
+      &bucketAlgorithm(),       &napAlgorithm(),
+      &smpAlgorithm(),          &smpRsagAlgorithm(),
   };
   return All;
 }

@@ -116,7 +116,36 @@ uint64_t grayLabel(uint32_t X, uint32_t Size, uint32_t Levels, bool Mirrored) {
   return Nb ^ (Nb >> 1);
 }
 
+/// The coordinate whose grayLabel is Gray: the steps of grayLabel undone.
+uint32_t coordOfGrayLabel(uint64_t Gray, uint32_t Size, uint32_t Levels,
+                          bool Mirrored) {
+  if (Levels == 0)
+    return 0;
+  uint64_t Nb = Gray;
+  for (uint32_t Shift = 1; Shift < 64; Shift *= 2)
+    Nb ^= Nb >> Shift;
+  const uint64_t M = 0xAAAAAAAAAAAAAAAAULL;
+  int64_t V = int64_t((Nb ^ M) - M);
+  int64_t S = Size;
+  uint32_t T = uint32_t((V % S + S) % S);
+  uint32_t X = T % 2 ? T : (Size - T) % Size;
+  return Mirrored ? (Size - X) % Size : X;
+}
+
 } // namespace
+
+uint32_t SwingTorus::rankOfPsi(uint64_t Label, uint32_t Collective) const {
+  llvm::SmallVector<StepDim, 32> Sched = schedule(Collective);
+  llvm::SmallVector<uint64_t, 4> Gray(Dims.size(), 0);
+  for (size_t I = 0; I < Sched.size(); ++I)
+    Gray[Sched[I].Dim] |= ((Label >> (Sched.size() - 1 - I)) & 1)
+                          << Sched[I].Sigma;
+  llvm::SmallVector<uint32_t, 4> A(Dims.size());
+  for (size_t E = 0; E < Dims.size(); ++E)
+    A[E] =
+        coordOfGrayLabel(Gray[E], Dims[E], Levels[E], Collective >= numDims());
+  return rankOf(A);
+}
 
 uint64_t SwingTorus::psi(uint32_t Rank, uint32_t Collective) const {
   llvm::SmallVector<uint32_t, 4> A = coordsOf(Rank);

@@ -97,6 +97,8 @@ public:
   /// collective Collective. At step s rank r sends the blocks whose label
   /// shares the top s bits with psi(r) and differs in the next one.
   uint64_t psi(uint32_t Rank, uint32_t Collective) const;
+  /// The rank whose psi(Rank, Collective) is Label: psi's inverse.
+  uint32_t rankOfPsi(uint64_t Label, uint32_t Collective) const;
 
 private:
   llvm::SmallVector<uint32_t, 4> Dims;

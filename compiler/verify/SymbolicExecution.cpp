@@ -18,6 +18,7 @@
 #include "compiler/verify/CombineTrees.h"
 #include "compiler/verify/ContributionStore.h"
 #include "compiler/verify/RankIntervals.h"
+#include "compiler/verify/RunRegions.h"
 #include "plan/ir/Parallel.h"
 
 #include <algorithm>
@@ -90,7 +91,12 @@ struct ReplayIndex {
   std::vector<BlockRange> Ranges;
   RankRanges Inputs, Outputs;
   BlockAtoms Atoms;
-  uint64_t ChunkBlocks = 1; ///< In atoms, like every range here.
+  /// Chunk C is atoms [ChunkStart[C], ChunkStart[C + 1]); ChunkOf maps an
+  /// atom to its chunk. ChunkBlocks is the longest chunk, in atoms like
+  /// every range here.
+  std::vector<uint64_t> ChunkStart{0};
+  std::vector<uint32_t> ChunkOf;
+  uint64_t ChunkBlocks = 1;
   uint64_t Chunks = 0;
   /// The window of chunks whose lists are built: [FirstChunk, EndChunk).
   uint64_t FirstChunk = 0, EndChunk = 0;
@@ -153,22 +159,56 @@ struct ReplayIndex {
   /// touches.
   template <typename Fn>
   void forEachTouch(uint64_t From, uint64_t To, Fn F) const {
-    uint64_t CB = ChunkBlocks;
     for (uint32_t I = 0; I < Steps.size(); ++I) {
       uint64_t Last = ~uint64_t(0);
       const Step &S = Steps[I];
       for (uint64_t R = S.FirstRange; R < S.FirstRange + S.NumRanges; ++R)
-        for (uint64_t C = std::max({Ranges[R].Begin / CB, Last + 1, From}),
-                      E = std::min((Ranges[R].End - 1) / CB + 1, To);
+        for (uint64_t
+                 C = std::max<uint64_t>(
+                     {ChunkOf[Ranges[R].Begin], Last + 1, From}),
+                 E = std::min<uint64_t>(ChunkOf[Ranges[R].End - 1] + 1, To);
              C < E; ++C)
           F(I, Last = C);
     }
   }
 
+  /// Cuts the atoms into chunks of at most MaxAtoms, each where the most
+  /// ranges begin or end among the cuts that keep it over half that long.
+  /// A step whose range covers a chunk whole moves it as one slot between
+  /// uniform runs (Replay::Uniform), while one that ends inside it works
+  /// slot by slot; cut at fixed multiples instead, a halving plan's aligned
+  /// ranges of 2^k atoms (Rabenseifner, Swing) end inside most chunks.
+  void cutChunks(uint64_t MaxAtoms) {
+    uint64_t End = Atoms.size();
+    std::vector<uint64_t> Ends(End + 1, 0);
+    for (auto *List : {&Ranges, &Inputs.Ranges, &Outputs.Ranges})
+      for (const BlockRange &R : *List) {
+        ++Ends[R.Begin];
+        ++Ends[R.End];
+      }
+    ChunkStart.assign(1, 0);
+    ChunkBlocks = 1;
+    for (uint64_t Begin = 0; Begin < End;) {
+      uint64_t Cut = std::min(Begin + MaxAtoms, End);
+      // Ties go to the longer chunk; the vector's end is always a cut.
+      if (Cut < End)
+        for (uint64_t C = Cut - 1; C > Begin + MaxAtoms / 2; --C)
+          if (Ends[C] > Ends[Cut])
+            Cut = C;
+      ChunkBlocks = std::max(ChunkBlocks, Cut - Begin);
+      ChunkStart.push_back(Cut);
+      Begin = Cut;
+    }
+    Chunks = ChunkStart.size() - 1;
+    ChunkOf.resize(End);
+    for (uint64_t C = 0; C < Chunks; ++C)
+      std::fill(ChunkOf.begin() + ChunkStart[C],
+                ChunkOf.begin() + ChunkStart[C + 1], uint32_t(C));
+  }
+
   /// The number of touches of each chunk, to cut the chunks into windows.
-  std::vector<uint64_t> touchesPerChunk(uint64_t CB) {
-    ChunkBlocks = CB;
-    Chunks = (Atoms.size() + CB - 1) / CB;
+  std::vector<uint64_t> touchesPerChunk(uint64_t MaxAtoms) {
+    cutChunks(MaxAtoms);
     std::vector<uint64_t> Count(Chunks, 0);
     forEachTouch(0, Chunks, [&](uint32_t, uint64_t C) { ++Count[C]; });
     return Count;
@@ -199,7 +239,8 @@ public:
         NumBuffers(H.Buffers.size()), Errors(Errors),
         DifferentTrees(DifferentTrees),
         Touched(uint64_t(H.Ranks) * NumBuffers, 0),
-        Uniform(uint64_t(H.Ranks) * NumBuffers, 0) {
+        Uniform(uint64_t(H.Ranks) * NumBuffers, 0),
+        Regions(uint64_t(H.Ranks) * NumBuffers) {
     if (claimsRankOrder(H))
       Order.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
     if (comparesTrees(H))
@@ -217,11 +258,12 @@ public:
          Chunk += Stride) {
       if (StopAtDifferentOrders && *StopAtDifferentOrders)
         break;
-      C0 = Chunk * CB;
-      N = std::min(CB, X.Atoms.size() - C0);
+      C0 = X.ChunkStart[Chunk];
+      N = X.ChunkStart[Chunk + 1] - C0;
       ChunkErrors = 0;
       Doubles.clear();
       ++Generation;
+      Regions.reset();
       uint64_t End = X.ChunkBegin[Chunk - X.FirstChunk + 1];
       for (uint64_t E = X.ChunkBegin[Chunk - X.FirstChunk]; E < End; ++E) {
         // A chunk's steps lie scattered over the plan, and the runs of state
@@ -281,11 +323,21 @@ private:
   /// An operation on such runs costs one slot rather than a chunk's worth;
   /// spread() writes the other slots before anything reads them apart.
   std::vector<uint8_t> Uniform;
+  /// Per (rank, buffer) touched: the region of slots it reads and writes.
+  RunRegions Regions;
   uint32_t Generation = 0;
   size_t ChunkErrors = 0;
 
+  static constexpr uint32_t Unknown = RegionFacts::Unknown;
+
+  uint64_t runOf(uint32_t Rank, uint16_t Buffer) const {
+    return uint64_t(Rank) * NumBuffers + Buffer;
+  }
   uint64_t slot(uint32_t Rank, uint16_t Buffer, uint64_t Block) const {
-    return (uint64_t(Rank) * NumBuffers + Buffer) * CB + (Block - C0);
+    return uint64_t(Regions.of(runOf(Rank, Buffer))) * CB + (Block - C0);
+  }
+  uint64_t firstSlot(uint64_t Run) const {
+    return uint64_t(Regions.of(Run)) * CB;
   }
 
   void report(PlanLocation Where, std::string Message) {
@@ -322,6 +374,7 @@ private:
     if (Seen == Generation)
       return;
     Seen = Generation;
+    Regions.assign(Run);
     llvm::ArrayRef<BlockRange> In;
     if (Buf == DataBuffer)
       In = X.Inputs.of(Rank);
@@ -376,15 +429,57 @@ private:
     return Uniform[uint64_t(Rank) * NumBuffers + Buf];
   }
 
+  /// Before Run writes its region: one of its own, its state copied out
+  /// of the region it shared.
+  void own(uint64_t Run) {
+    if (!Regions.shared(Run)) {
+      Regions.forget(Run);
+      return;
+    }
+    uint32_t Old = Regions.renew(Run);
+    copyRun(firstSlot(Run), uint64_t(Old) * CB, Uniform[Run] ? 1 : N);
+  }
+
   /// Writes a uniform run's state into each of its slots.
   void spread(uint32_t Rank, uint16_t Buf) {
-    uint8_t &U = Uniform[uint64_t(Rank) * NumBuffers + Buf];
+    uint64_t Run = runOf(Rank, Buf);
+    uint8_t &U = Uniform[Run];
     if (!U)
       return;
+    own(Run);
     U = 0;
-    uint64_t First = slot(Rank, Buf, C0);
+    uint64_t First = firstSlot(Run);
     for (uint64_t Done = 1; Done < N; Done *= 2)
       copyRun(First + Done, First, std::min(Done, N - Done));
+  }
+
+  /// Whether a run that is not uniform holds one state in every slot all
+  /// the same, found once per region: it then becomes uniform.
+  bool settle(uint64_t Run) {
+    RegionFacts &F = Regions.facts(Run);
+    if (F.AllEqual < 0)
+      F.AllEqual = allEqual(firstSlot(Run), N);
+    if (F.AllEqual)
+      Uniform[Run] = 1;
+    return F.AllEqual;
+  }
+
+  /// A whole Replace from a run that is not uniform: the destination shares
+  /// the source's region. The source's first empty slot, which the copy
+  /// would have diagnosed, is found once per region.
+  void share(const Step &St, uint64_t Dst, uint64_t Src, bool &Reported) {
+    if (!Reported) {
+      RegionFacts &F = Regions.facts(Src);
+      if (F.FirstEmpty == Unknown)
+        F.FirstEmpty = uint32_t(S.firstEmpty(firstSlot(Src), N));
+      if (F.FirstEmpty < N) {
+        Reported = true;
+        diagnose(St, C0 + F.FirstEmpty, firstSlot(Dst) + F.FirstEmpty,
+                 firstSlot(Src) + F.FirstEmpty);
+      }
+    }
+    Regions.share(Dst, Src);
+    Uniform[Dst] = 0;
   }
 
   void step(const Step &St) {
@@ -406,18 +501,30 @@ private:
   void apply(const Step &St, uint64_t Lo, uint64_t Count, bool &Reported) {
     touch(St.Rank, St.Buffer);
     touch(St.From, St.Source);
-    uint8_t &DstUniform = Uniform[uint64_t(St.Rank) * NumBuffers + St.Buffer];
-    bool SrcUniform = Uniform[uint64_t(St.From) * NumBuffers + St.Source];
+    uint64_t Dst = runOf(St.Rank, St.Buffer), Src = runOf(St.From, St.Source);
+    uint8_t &DstUniform = Uniform[Dst];
     bool Whole = Count == N;
-    if (Whole && SrcUniform && (DstUniform || St.Mode == Combine::Replace)) {
+    bool Replace = St.Mode == Combine::Replace;
+    // A whole copy of a run that is not uniform shares it (RunRegions.h);
+    // a gather's late rounds often copy runs that became uniform again.
+    if (Whole && Replace && Dst != Src && !Uniform[Src] && !settle(Src)) {
+      share(St, Dst, Src, Reported);
+      return;
+    }
+    if (Whole && Uniform[Src] && (DstUniform || Replace)) {
       // Every slot alike on both sides: the first stands for all, and so
       // does its first bad block.
+      if (Replace && Dst != Src)
+        Regions.renew(Dst);
+      else
+        own(Dst);
       combine(St, Lo, 1, Reported);
       DstUniform = 1;
       return;
     }
     spread(St.From, St.Source);
     spread(St.Rank, St.Buffer);
+    own(Dst);
     combine(St, Lo, Count, Reported);
     // Copies of a whole run often make it uniform again (a gather's late
     // rounds): one pass over it saves one per later step.
@@ -525,8 +632,19 @@ private:
       } else {
         spread(R, DataBuffer);
         spread(0, DataBuffer);
-        K = Trees->firstDifferent(slot(R, DataBuffer, C0),
-                                  slot(0, DataBuffer, C0), N);
+        // Ranks that share a region compare alike (RunRegions.h).
+        RegionFacts &F = Regions.facts(runOf(R, DataBuffer));
+        uint32_t Zero = Regions.of(runOf(0, DataBuffer));
+        if (Regions.of(runOf(R, DataBuffer)) == Zero) {
+          K = N;
+        } else if (F.TreesAgainst == Zero) {
+          K = F.TreesK;
+        } else {
+          K = Trees->firstDifferent(slot(R, DataBuffer, C0),
+                                    slot(0, DataBuffer, C0), N);
+          F.TreesAgainst = Zero;
+          F.TreesK = uint32_t(K);
+        }
       }
       if (K < N) {
         DifferentTrees = "ranks 0 and " + std::to_string(R) + " combine " +
@@ -555,7 +673,17 @@ private:
         Slot = slot(Rank, DataBuffer, C0);
         K = S.firstNotHolding(Slot, 1, E) == 0 ? 0 : Hi - Lo;
       } else {
-        K = S.firstNotHolding(Slot, Hi - Lo, E);
+        // Ranks that share a region hold alike (RunRegions.h).
+        RegionFacts &F = Regions.facts(runOf(Rank, DataBuffer));
+        uint32_t From = uint32_t(Lo - C0), To = uint32_t(Hi - C0);
+        if (F.HoldsLo != From || F.HoldsHi != To ||
+            F.HoldsWant != int32_t(E.Single)) {
+          F.HoldsLo = From;
+          F.HoldsHi = To;
+          F.HoldsWant = int32_t(E.Single);
+          F.HoldsK = uint32_t(S.firstNotHolding(Slot, Hi - Lo, E));
+        }
+        K = F.HoldsK;
       }
       if (K == Hi - Lo)
         return true;
@@ -686,8 +814,9 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
   uint64_t Atoms = std::max<uint64_t>(X.Atoms.size(), 1);
   uint64_t MaxCB =
       std::min(Atoms, chunkBlocks(H, Mode, Options.MemoryBudget / Threads));
-  uint64_t CB = std::min(MaxCB, chunkBlocks(H, Mode, ChunkStateTarget));
-  std::vector<uint64_t> Touches = X.touchesPerChunk(CB);
+  std::vector<uint64_t> Touches = X.touchesPerChunk(
+      std::min(MaxCB, chunkBlocks(H, Mode, ChunkStateTarget)));
+  uint64_t CB = X.ChunkBlocks;
   Threads = unsigned(
       std::clamp<uint64_t>(Threads, 1, std::max<uint64_t>(X.Chunks, 1)));
   uint32_t Buffers = H.Buffers.size();

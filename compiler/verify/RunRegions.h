@@ -10,14 +10,18 @@
 // the end-state checks learn of a region holds for every run that shares
 // it, so it is kept per region.
 //
-// A chunk never holds more regions than runs, so the stores keep as many
-// regions as runs, each ChunkBlocks slots long, as they kept runs.
+// A run whose slots all hold one state (Replay::Uniform) keeps it in one
+// slot of its own instead, and most runs are uniform: the stores hold one
+// slot per run, then the regions of ChunkBlocks slots that the chunk has
+// needed so far. Regions in use never outnumber the runs, so the worst case
+// is the memory of one region per run, as chunkBlocks() budgets.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef COLLPLAN_VERIFY_RUNREGIONS_H
 #define COLLPLAN_VERIFY_RUNREGIONS_H
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -40,26 +44,46 @@ struct RegionFacts {
 
 class RunRegions {
 public:
-  explicit RunRegions(uint64_t Runs)
-      : Region(Runs, 0), Users(Runs, 0), Facts(Runs) {}
+  RunRegions(uint64_t Runs, uint64_t ChunkBlocks)
+      : Runs(Runs), ChunkBlocks(ChunkBlocks), Region(Runs, Narrow) {}
 
   /// Every region free: a new chunk.
   void reset() {
     Next = 0;
     Free.clear();
   }
+  /// The slots the stores must hold: one per run, then the regions'.
+  uint64_t slots() const { return Runs + Users.size() * ChunkBlocks; }
+  /// Where Run's state starts: its own slot while it is uniform, else its
+  /// region.
+  uint64_t firstSlot(uint64_t Run) const {
+    uint32_t R = Region[Run];
+    return R == Narrow ? Run : Runs + uint64_t(R) * ChunkBlocks;
+  }
+  bool wide(uint64_t Run) const { return Region[Run] != Narrow; }
+  /// Whether Run's region is read by other runs too.
+  bool shared(uint64_t Run) const {
+    return wide(Run) && Users[Region[Run]] > 1;
+  }
+  /// The region of a wide run, its facts.
   uint32_t of(uint64_t Run) const { return Region[Run]; }
-  bool shared(uint64_t Run) const { return Users[Region[Run]] > 1; }
   RegionFacts &facts(uint64_t Run) { return Facts[Region[Run]]; }
 
-  /// Gives Run a region of its own, its slots undefined; Run had none in
-  /// this chunk.
-  void assign(uint64_t Run) { Region[Run] = take(); }
-  /// Gives Run a new region of its own, leaving the one it had; returns
-  /// that one.
-  uint32_t renew(uint64_t Run) {
-    uint32_t Old = Region[Run];
-    leave(Run);
+  /// Run is new to the chunk: its own slot, or a region of its own (its
+  /// slots undefined).
+  void start(uint64_t Run, bool Wide) { Region[Run] = Wide ? take() : Narrow; }
+  /// Run keeps its state in its own slot from now on.
+  void narrow(uint64_t Run) {
+    if (wide(Run))
+      leave(Run);
+    Region[Run] = Narrow;
+  }
+  /// Gives Run a region of its own (its slots undefined), leaving the one it
+  /// had; returns where that one started.
+  uint64_t widen(uint64_t Run) {
+    uint64_t Old = firstSlot(Run);
+    if (wide(Run))
+      leave(Run);
     Region[Run] = take();
     return Old;
   }
@@ -67,15 +91,21 @@ public:
   void share(uint64_t Dst, uint64_t Src) {
     if (Region[Dst] == Region[Src])
       return;
-    leave(Dst);
+    if (wide(Dst))
+      leave(Dst);
     Region[Dst] = Region[Src];
     ++Users[Region[Dst]];
   }
   /// Run, alone in its region, is about to write it.
-  void forget(uint64_t Run) { Facts[Region[Run]] = RegionFacts(); }
+  void forget(uint64_t Run) {
+    if (wide(Run))
+      Facts[Region[Run]] = RegionFacts();
+  }
 
 private:
-  std::vector<uint32_t> Region; ///< Per run, valid once the chunk assigned it.
+  static constexpr uint32_t Narrow = UINT32_MAX;
+  uint64_t Runs, ChunkBlocks;
+  std::vector<uint32_t> Region; ///< Per run: Narrow, or its region.
   std::vector<uint32_t> Users;  ///< Per region: the runs that read it.
   std::vector<RegionFacts> Facts;
   std::vector<uint32_t> Free;
@@ -88,6 +118,13 @@ private:
       Free.pop_back();
     } else {
       R = Next++;
+      // Grown as needed: regions in use never outnumber the runs.
+      if (R == Users.size()) {
+        uint64_t More =
+            std::min<uint64_t>(Runs, std::max<uint64_t>(16, 2 * Users.size()));
+        Users.resize(More);
+        Facts.resize(More);
+      }
     }
     Users[R] = 1;
     Facts[R] = RegionFacts();

@@ -9,7 +9,8 @@
 //   2. then every rank's Local operations in listed order.
 // Only the receive side of a message does work, so the cost is at most one
 // pass per block transfer; a transfer of a whole chunk between uniform runs
-// (every block in the same state, Replay::Uniform) costs one slot.
+// (every block in the same state, Replay::Uniform) costs one slot, and a
+// whole copy of a run that is not uniform shares its slots (RunRegions.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,9 +65,9 @@ struct Step {
 
 /// The plan in replay order: per global round, every Recv, then every Local
 /// in each rank's listed order; and, per chunk of blocks (of the window of
-/// chunks being replayed), the steps that touch it. Chunks are small enough
-/// that their state stays in cache, so without the per-chunk lists replaying
-/// every step for every chunk would dominate.
+/// chunks being replayed), the steps that touch it. A plan has many chunks
+/// at large P, so without the per-chunk lists replaying every step for every
+/// chunk would dominate.
 /// Every rank's ranges of one kind (its input, or its output), stored flat.
 struct RankRanges {
   std::vector<uint64_t> Begin{0}; ///< Into Ranges, one per rank + 1.
@@ -240,11 +241,12 @@ public:
         DifferentTrees(DifferentTrees),
         Touched(uint64_t(H.Ranks) * NumBuffers, 0),
         Uniform(uint64_t(H.Ranks) * NumBuffers, 0),
-        Regions(uint64_t(H.Ranks) * NumBuffers) {
+        Regions(uint64_t(H.Ranks) * NumBuffers, CB),
+        StoreSlots(Regions.slots()) {
     if (claimsRankOrder(H))
-      Order.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
+      Order.emplace(StoreSlots);
     if (comparesTrees(H))
-      Trees.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
+      Trees.emplace(StoreSlots);
   }
 
   /// Replays chunks First, First + Stride, ...: chunks are independent, so
@@ -317,14 +319,17 @@ private:
   /// Per (rank, buffer): the chunk's Generation once touch() set it up.
   std::vector<uint32_t> Touched;
   /// Per (rank, buffer) touched: whether every slot of its run in the chunk
-  /// holds the same state, which is then kept in the run's first slot only.
+  /// holds the same state, which is then kept in one slot of the run's own
+  /// (RunRegions.h).
   /// Most runs are: a step that moves a whole chunk moves every block of it
   /// alike, and blocks start alike unless an input ends inside the chunk.
   /// An operation on such runs costs one slot rather than a chunk's worth;
   /// spread() writes the other slots before anything reads them apart.
   std::vector<uint8_t> Uniform;
-  /// Per (rank, buffer) touched: the region of slots it reads and writes.
+  /// Per (rank, buffer) touched: where its slots are; a run is wide (has a
+  /// region) exactly when it is not uniform.
   RunRegions Regions;
+  uint64_t StoreSlots; ///< The slots each store holds.
   uint32_t Generation = 0;
   size_t ChunkErrors = 0;
 
@@ -333,11 +338,30 @@ private:
   uint64_t runOf(uint32_t Rank, uint16_t Buffer) const {
     return uint64_t(Rank) * NumBuffers + Buffer;
   }
+  /// Block's slot of a wide run, or a uniform run's one slot (Block = C0).
   uint64_t slot(uint32_t Rank, uint16_t Buffer, uint64_t Block) const {
-    return uint64_t(Regions.of(runOf(Rank, Buffer))) * CB + (Block - C0);
+    return Regions.firstSlot(runOf(Rank, Buffer)) + (Block - C0);
   }
-  uint64_t firstSlot(uint64_t Run) const {
-    return uint64_t(Regions.of(Run)) * CB;
+  uint64_t firstSlot(uint64_t Run) const { return Regions.firstSlot(Run); }
+
+  /// Gives Run a region of its own, growing the stores if the chunk needs
+  /// more regions than it had so far; returns where its state was.
+  uint64_t widen(uint64_t Run) {
+    uint64_t Old = Regions.widen(Run);
+    fitStores();
+    return Old;
+  }
+  void fitStores() {
+    if (Regions.slots() > StoreSlots) {
+      StoreSlots = Regions.slots();
+      eachStore([&](auto &Slots) { Slots.resize(StoreSlots); });
+    }
+  }
+  /// A wide run whose slots all hold one state keeps it in its own slot.
+  void narrow(uint64_t Run) {
+    copyRun(Run, firstSlot(Run), 1);
+    Regions.narrow(Run);
+    Uniform[Run] = 1;
   }
 
   void report(PlanLocation Where, std::string Message) {
@@ -374,7 +398,6 @@ private:
     if (Seen == Generation)
       return;
     Seen = Generation;
-    Regions.assign(Run);
     llvm::ArrayRef<BlockRange> In;
     if (Buf == DataBuffer)
       In = X.Inputs.of(Rank);
@@ -385,6 +408,7 @@ private:
     // Every block alike (the usual case): one slot.
     if (Covered == 0 || Covered == N) {
       Uniform[Run] = 1;
+      Regions.start(Run, false);
       uint64_t First = slot(Rank, Buf, C0);
       if (Covered)
         setSingleRun(First, 1, Rank);
@@ -393,6 +417,8 @@ private:
       return;
     }
     Uniform[Run] = 0;
+    Regions.start(Run, true);
+    fitStores();
     clearRun(slot(Rank, Buf, C0), N);
     for (const BlockRange &Rg : In) {
       uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
@@ -436,8 +462,8 @@ private:
       Regions.forget(Run);
       return;
     }
-    uint32_t Old = Regions.renew(Run);
-    copyRun(firstSlot(Run), uint64_t(Old) * CB, Uniform[Run] ? 1 : N);
+    uint64_t Old = widen(Run);
+    copyRun(firstSlot(Run), Old, N);
   }
 
   /// Writes a uniform run's state into each of its slots.
@@ -446,9 +472,10 @@ private:
     uint8_t &U = Uniform[Run];
     if (!U)
       return;
-    own(Run);
     U = 0;
+    uint64_t Old = widen(Run);
     uint64_t First = firstSlot(Run);
+    copyRun(First, Old, 1);
     for (uint64_t Done = 1; Done < N; Done *= 2)
       copyRun(First + Done, First, std::min(Done, N - Done));
   }
@@ -459,9 +486,10 @@ private:
     RegionFacts &F = Regions.facts(Run);
     if (F.AllEqual < 0)
       F.AllEqual = allEqual(firstSlot(Run), N);
-    if (F.AllEqual)
-      Uniform[Run] = 1;
-    return F.AllEqual;
+    if (!F.AllEqual)
+      return false;
+    narrow(Run);
+    return true;
   }
 
   /// A whole Replace from a run that is not uniform: the destination shares
@@ -514,10 +542,8 @@ private:
     if (Whole && Uniform[Src] && (DstUniform || Replace)) {
       // Every slot alike on both sides: the first stands for all, and so
       // does its first bad block.
-      if (Replace && Dst != Src)
-        Regions.renew(Dst);
-      else
-        own(Dst);
+      if (Replace)
+        Regions.narrow(Dst);
       combine(St, Lo, 1, Reported);
       DstUniform = 1;
       return;
@@ -528,8 +554,8 @@ private:
     combine(St, Lo, Count, Reported);
     // Copies of a whole run often make it uniform again (a gather's late
     // rounds): one pass over it saves one per later step.
-    if (Whole)
-      DstUniform = allEqual(slot(St.Rank, St.Buffer, C0), N);
+    if (Whole && allEqual(firstSlot(Dst), N))
+      narrow(Dst);
   }
 
   /// apply() on Count slots from Lo, each its own state.
@@ -732,8 +758,8 @@ private:
 /// order (the caller sorts them). The per-chunk lists cost 4 bytes per
 /// (step, chunk touched), which at P = 65536 is gigabytes: they are built
 /// for a window of chunks at a time, a quarter of the budget each, rather
-/// than made coarser, so chunks keep a cache-sized state however many steps
-/// touch them. Touches holds each chunk's count of them.
+/// than made coarser, so chunks keep their length however many steps touch
+/// them. Touches holds each chunk's count of them.
 template <class MakeStoreFn>
 void replayWith(const PlanHeader &H, ReplayIndex &X,
                 llvm::ArrayRef<uint64_t> Touches, const VerifyOptions &Options,
@@ -778,15 +804,6 @@ void replayWith(const PlanHeader &H, ReplayIndex &X,
       DifferentTrees = std::move(T);
 }
 
-/// Chunks aim at this much state per thread. What a chunk's steps touch is
-/// much less: most runs are uniform and live in one slot (Replay::Uniform),
-/// so that stays in a last-level cache while every round passes over it.
-/// Larger chunks spread each step's fixed cost per chunk over more blocks,
-/// until the runs that short ranges split (written whole) outgrow the cache:
-/// Rabenseifner at P = 16384 verifies fastest near this size, and took 1.8
-/// times as long with the 8 MiB that suited runs kept whole.
-constexpr uint64_t ChunkStateTarget = uint64_t(64) << 20;
-
 } // namespace
 
 uint64_t chunkBlocks(const PlanHeader &H, VerifyMode Mode, uint64_t Budget) {
@@ -812,23 +829,23 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
   // shared.
   unsigned Threads = workerThreads();
   uint64_t Atoms = std::max<uint64_t>(X.Atoms.size(), 1);
-  uint64_t MaxCB =
-      std::min(Atoms, chunkBlocks(H, Mode, Options.MemoryBudget / Threads));
+  // Chunks as long as the budget allows were it all regions: each step pays
+  // per chunk it touches, and uniform runs keep one slot whatever the length
+  // (RunRegions.h), so the memory used is usually far less.
   std::vector<uint64_t> Touches = X.touchesPerChunk(
-      std::min(MaxCB, chunkBlocks(H, Mode, ChunkStateTarget)));
-  uint64_t CB = X.ChunkBlocks;
+      std::min(Atoms, chunkBlocks(H, Mode, Options.MemoryBudget / Threads)));
   Threads = unsigned(
       std::clamp<uint64_t>(Threads, 1, std::max<uint64_t>(X.Chunks, 1)));
   uint32_t Buffers = H.Buffers.size();
   if (Mode == VerifyMode::Exact)
     replayWith(
         H, X, Touches, Options, Threads,
-        [&] { return ExactStore(H.Ranks, Buffers, CB); }, Errors,
+        [&] { return ExactStore(H.Ranks, Buffers, 1); }, Errors,
         DifferentTrees);
   else
     replayWith(
         H, X, Touches, Options, Threads,
-        [&] { return HashedStore(H.Ranks, Buffers, CB, Options.Seed); }, Errors,
+        [&] { return HashedStore(H.Ranks, Buffers, 1, Options.Seed); }, Errors,
         DifferentTrees);
 }
 

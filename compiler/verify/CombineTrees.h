@@ -38,6 +38,7 @@ class CombineTrees {
 public:
   explicit CombineTrees(uint64_t Slots) : Tree(Slots, Empty) {}
   static constexpr uint64_t bytesPerSet() { return sizeof(uint32_t); }
+  void resize(uint64_t Slots) { Tree.resize(Slots, Empty); }
 
   void prefetch(uint64_t Slot) const { __builtin_prefetch(Tree.data() + Slot); }
   void clearRun(uint64_t Slot, uint64_t N) {

@@ -84,6 +84,11 @@ public:
   static constexpr bool SeesDoubles = true;
 
   ExactStore(uint32_t Ranks, uint32_t Buffers, uint64_t ChunkBlocks);
+  /// Holds Slots sets from now on (RunRegions.h), the new ones empty.
+  void resize(uint64_t Slots) {
+    Bits.resize(Slots * Words);
+    Doubled.resize(Slots);
+  }
   static uint64_t bytesPerSet(uint32_t Ranks) {
     return ((uint64_t(Ranks) + 63) / 64) * 8 + sizeof(uint32_t);
   }
@@ -144,6 +149,7 @@ public:
   HashedStore(uint32_t Ranks, uint32_t Buffers, uint64_t ChunkBlocks,
               uint64_t Seed);
   static uint64_t bytesPerSet(uint32_t) { return sizeof(uint64_t); }
+  void resize(uint64_t Slots) { Word.resize(Slots); }
 
   void clearRun(uint64_t Slot, uint64_t N) {
     std::fill_n(Word.begin() + Slot, N, 0);

@@ -30,6 +30,10 @@ class RankIntervals {
 public:
   explicit RankIntervals(uint64_t Slots) : Lo(Slots, Empty), Hi(Slots, 0) {}
   static constexpr uint64_t bytesPerSet() { return 2 * sizeof(uint32_t); }
+  void resize(uint64_t Slots) {
+    Lo.resize(Slots, Empty);
+    Hi.resize(Slots, 0);
+  }
 
   void prefetch(uint64_t Slot) const {
     __builtin_prefetch(Lo.data() + Slot);

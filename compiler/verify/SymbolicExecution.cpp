@@ -9,7 +9,8 @@
 //   2. then every rank's Local operations in listed order.
 // Only the receive side of a message does work, so the cost is at most one
 // pass per block transfer; a transfer of a whole chunk between uniform runs
-// (every block in the same state, Replay::Uniform) costs one slot.
+// (every block in the same state, Replay::Uniform) costs one slot, and a
+// whole copy of a run that is not uniform shares its slots (RunRegions.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,7 @@
 #include "compiler/verify/CombineTrees.h"
 #include "compiler/verify/ContributionStore.h"
 #include "compiler/verify/RankIntervals.h"
+#include "compiler/verify/RunRegions.h"
 #include "plan/ir/Parallel.h"
 
 #include <algorithm>
@@ -67,9 +69,9 @@ struct Step {
 
 /// The plan in replay order: per global round, every Recv, then every Local
 /// in each rank's listed order; and, per chunk of blocks (of the window of
-/// chunks being replayed), the steps that touch it. Chunks are small enough
-/// that their state stays in cache, so without the per-chunk lists replaying
-/// every step for every chunk would dominate.
+/// chunks being replayed), the steps that touch it. A plan has many chunks
+/// at large P, so without the per-chunk lists replaying every step for every
+/// chunk would dominate.
 /// Every rank's ranges of one kind (its input, or its output), stored flat.
 struct RankRanges {
   std::vector<uint64_t> Begin{0}; ///< Into Ranges, one per rank + 1.
@@ -94,7 +96,12 @@ struct ReplayIndex {
   std::vector<BlockRange> Ranges;
   RankRanges Inputs, Outputs;
   BlockAtoms Atoms;
-  uint64_t ChunkBlocks = 1; ///< In atoms, like every range here.
+  /// Chunk C is atoms [ChunkStart[C], ChunkStart[C + 1]); ChunkOf maps an
+  /// atom to its chunk. ChunkBlocks is the longest chunk, in atoms like
+  /// every range here.
+  std::vector<uint64_t> ChunkStart{0};
+  std::vector<uint32_t> ChunkOf;
+  uint64_t ChunkBlocks = 1;
   uint64_t Chunks = 0;
   /// The window of chunks whose lists are built: [FirstChunk, EndChunk).
   uint64_t FirstChunk = 0, EndChunk = 0;
@@ -157,22 +164,56 @@ struct ReplayIndex {
   /// touches.
   template <typename Fn>
   void forEachTouch(uint64_t From, uint64_t To, Fn F) const {
-    uint64_t CB = ChunkBlocks;
     for (uint32_t I = 0; I < Steps.size(); ++I) {
       uint64_t Last = ~uint64_t(0);
       const Step &S = Steps[I];
       for (uint64_t R = S.FirstRange; R < S.FirstRange + S.NumRanges; ++R)
-        for (uint64_t C = std::max({Ranges[R].Begin / CB, Last + 1, From}),
-                      E = std::min((Ranges[R].End - 1) / CB + 1, To);
+        for (uint64_t
+                 C = std::max<uint64_t>(
+                     {ChunkOf[Ranges[R].Begin], Last + 1, From}),
+                 E = std::min<uint64_t>(ChunkOf[Ranges[R].End - 1] + 1, To);
              C < E; ++C)
           F(I, Last = C);
     }
   }
 
+  /// Cuts the atoms into chunks of at most MaxAtoms, each where the most
+  /// ranges begin or end among the cuts that keep it over half that long.
+  /// A step whose range covers a chunk whole moves it as one slot between
+  /// uniform runs (Replay::Uniform), while one that ends inside it works
+  /// slot by slot; cut at fixed multiples instead, a halving plan's aligned
+  /// ranges of 2^k atoms (Rabenseifner, Swing) end inside most chunks.
+  void cutChunks(uint64_t MaxAtoms) {
+    uint64_t End = Atoms.size();
+    std::vector<uint64_t> Ends(End + 1, 0);
+    for (auto *List : {&Ranges, &Inputs.Ranges, &Outputs.Ranges})
+      for (const BlockRange &R : *List) {
+        ++Ends[R.Begin];
+        ++Ends[R.End];
+      }
+    ChunkStart.assign(1, 0);
+    ChunkBlocks = 1;
+    for (uint64_t Begin = 0; Begin < End;) {
+      uint64_t Cut = std::min(Begin + MaxAtoms, End);
+      // Ties go to the longer chunk; the vector's end is always a cut.
+      if (Cut < End)
+        for (uint64_t C = Cut - 1; C > Begin + MaxAtoms / 2; --C)
+          if (Ends[C] > Ends[Cut])
+            Cut = C;
+      ChunkBlocks = std::max(ChunkBlocks, Cut - Begin);
+      ChunkStart.push_back(Cut);
+      Begin = Cut;
+    }
+    Chunks = ChunkStart.size() - 1;
+    ChunkOf.resize(End);
+    for (uint64_t C = 0; C < Chunks; ++C)
+      std::fill(ChunkOf.begin() + ChunkStart[C],
+                ChunkOf.begin() + ChunkStart[C + 1], uint32_t(C));
+  }
+
   /// The number of touches of each chunk, to cut the chunks into windows.
-  std::vector<uint64_t> touchesPerChunk(uint64_t CB) {
-    ChunkBlocks = CB;
-    Chunks = (Atoms.size() + CB - 1) / CB;
+  std::vector<uint64_t> touchesPerChunk(uint64_t MaxAtoms) {
+    cutChunks(MaxAtoms);
     std::vector<uint64_t> Count(Chunks, 0);
     forEachTouch(0, Chunks, [&](uint32_t, uint64_t C) { ++Count[C]; });
     return Count;
@@ -202,11 +243,13 @@ public:
       : H(H), X(X), MaxErrors(MaxErrors), S(S), CB(X.ChunkBlocks),
         NumBuffers(H.Buffers.size()), Errors(Errors), Verdict(Verdict),
         Touched(uint64_t(H.Ranks) * NumBuffers, 0),
-        Uniform(uint64_t(H.Ranks) * NumBuffers, 0) {
+        Uniform(uint64_t(H.Ranks) * NumBuffers, 0),
+        Regions(uint64_t(H.Ranks) * NumBuffers, CB),
+        StoreSlots(Regions.slots()) {
     if (claimsRankOrder(H))
-      Order.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
+      Order.emplace(StoreSlots);
     if (tracksTrees(H)) {
-      Trees.emplace(uint64_t(H.Ranks) * NumBuffers * CB);
+      Trees.emplace(StoreSlots);
       Canonical = CombineTrees::canonicalTree(H.Ranks);
     }
   }
@@ -222,11 +265,12 @@ public:
          Chunk += Stride) {
       if (Stop && *Stop)
         break;
-      C0 = Chunk * CB;
-      N = std::min(CB, X.Atoms.size() - C0);
+      C0 = X.ChunkStart[Chunk];
+      N = X.ChunkStart[Chunk + 1] - C0;
       ChunkErrors = 0;
       Doubles.clear();
       ++Generation;
+      Regions.reset();
       uint64_t End = X.ChunkBegin[Chunk - X.FirstChunk + 1];
       for (uint64_t E = X.ChunkBegin[Chunk - X.FirstChunk]; E < End; ++E) {
         // A chunk's steps lie scattered over the plan, and the runs of state
@@ -285,17 +329,49 @@ private:
   /// Per (rank, buffer): the chunk's Generation once touch() set it up.
   std::vector<uint32_t> Touched;
   /// Per (rank, buffer) touched: whether every slot of its run in the chunk
-  /// holds the same state, which is then kept in the run's first slot only.
+  /// holds the same state, which is then kept in one slot of the run's own
+  /// (RunRegions.h).
   /// Most runs are: a step that moves a whole chunk moves every block of it
   /// alike, and blocks start alike unless an input ends inside the chunk.
   /// An operation on such runs costs one slot rather than a chunk's worth;
   /// spread() writes the other slots before anything reads them apart.
   std::vector<uint8_t> Uniform;
+  /// Per (rank, buffer) touched: where its slots are; a run is wide (has a
+  /// region) exactly when it is not uniform.
+  RunRegions Regions;
+  uint64_t StoreSlots; ///< The slots each store holds.
   uint32_t Generation = 0;
   size_t ChunkErrors = 0;
 
+  static constexpr uint32_t Unknown = RegionFacts::Unknown;
+
+  uint64_t runOf(uint32_t Rank, uint16_t Buffer) const {
+    return uint64_t(Rank) * NumBuffers + Buffer;
+  }
+  /// Block's slot of a wide run, or a uniform run's one slot (Block = C0).
   uint64_t slot(uint32_t Rank, uint16_t Buffer, uint64_t Block) const {
-    return (uint64_t(Rank) * NumBuffers + Buffer) * CB + (Block - C0);
+    return Regions.firstSlot(runOf(Rank, Buffer)) + (Block - C0);
+  }
+  uint64_t firstSlot(uint64_t Run) const { return Regions.firstSlot(Run); }
+
+  /// Gives Run a region of its own, growing the stores if the chunk needs
+  /// more regions than it had so far; returns where its state was.
+  uint64_t widen(uint64_t Run) {
+    uint64_t Old = Regions.widen(Run);
+    fitStores();
+    return Old;
+  }
+  void fitStores() {
+    if (Regions.slots() > StoreSlots) {
+      StoreSlots = Regions.slots();
+      eachStore([&](auto &Slots) { Slots.resize(StoreSlots); });
+    }
+  }
+  /// A wide run whose slots all hold one state keeps it in its own slot.
+  void narrow(uint64_t Run) {
+    copyRun(Run, firstSlot(Run), 1);
+    Regions.narrow(Run);
+    Uniform[Run] = 1;
   }
 
   void report(PlanLocation Where, std::string Message) {
@@ -342,6 +418,7 @@ private:
     // Every block alike (the usual case): one slot.
     if (Covered == 0 || Covered == N) {
       Uniform[Run] = 1;
+      Regions.start(Run, false);
       uint64_t First = slot(Rank, Buf, C0);
       if (Covered)
         setSingleRun(First, 1, Rank);
@@ -350,6 +427,8 @@ private:
       return;
     }
     Uniform[Run] = 0;
+    Regions.start(Run, true);
+    fitStores();
     clearRun(slot(Rank, Buf, C0), N);
     for (const BlockRange &Rg : In) {
       uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
@@ -386,15 +465,59 @@ private:
     return Uniform[uint64_t(Rank) * NumBuffers + Buf];
   }
 
+  /// Before Run writes its region: one of its own, its state copied out
+  /// of the region it shared.
+  void own(uint64_t Run) {
+    if (!Regions.shared(Run)) {
+      Regions.forget(Run);
+      return;
+    }
+    uint64_t Old = widen(Run);
+    copyRun(firstSlot(Run), Old, N);
+  }
+
   /// Writes a uniform run's state into each of its slots.
   void spread(uint32_t Rank, uint16_t Buf) {
-    uint8_t &U = Uniform[uint64_t(Rank) * NumBuffers + Buf];
+    uint64_t Run = runOf(Rank, Buf);
+    uint8_t &U = Uniform[Run];
     if (!U)
       return;
     U = 0;
-    uint64_t First = slot(Rank, Buf, C0);
+    uint64_t Old = widen(Run);
+    uint64_t First = firstSlot(Run);
+    copyRun(First, Old, 1);
     for (uint64_t Done = 1; Done < N; Done *= 2)
       copyRun(First + Done, First, std::min(Done, N - Done));
+  }
+
+  /// Whether a run that is not uniform holds one state in every slot all
+  /// the same, found once per region: it then becomes uniform.
+  bool settle(uint64_t Run) {
+    RegionFacts &F = Regions.facts(Run);
+    if (F.AllEqual < 0)
+      F.AllEqual = allEqual(firstSlot(Run), N);
+    if (!F.AllEqual)
+      return false;
+    narrow(Run);
+    return true;
+  }
+
+  /// A whole Replace from a run that is not uniform: the destination shares
+  /// the source's region. The source's first empty slot, which the copy
+  /// would have diagnosed, is found once per region.
+  void share(const Step &St, uint64_t Dst, uint64_t Src, bool &Reported) {
+    if (!Reported) {
+      RegionFacts &F = Regions.facts(Src);
+      if (F.FirstEmpty == Unknown)
+        F.FirstEmpty = uint32_t(S.firstEmpty(firstSlot(Src), N));
+      if (F.FirstEmpty < N) {
+        Reported = true;
+        diagnose(St, C0 + F.FirstEmpty, firstSlot(Dst) + F.FirstEmpty,
+                 firstSlot(Src) + F.FirstEmpty);
+      }
+    }
+    Regions.share(Dst, Src);
+    Uniform[Dst] = 0;
   }
 
   void step(const Step &St) {
@@ -416,23 +539,33 @@ private:
   void apply(const Step &St, uint64_t Lo, uint64_t Count, bool &Reported) {
     touch(St.Rank, St.Buffer);
     touch(St.From, St.Source);
-    uint8_t &DstUniform = Uniform[uint64_t(St.Rank) * NumBuffers + St.Buffer];
-    bool SrcUniform = Uniform[uint64_t(St.From) * NumBuffers + St.Source];
+    uint64_t Dst = runOf(St.Rank, St.Buffer), Src = runOf(St.From, St.Source);
+    uint8_t &DstUniform = Uniform[Dst];
     bool Whole = Count == N;
-    if (Whole && SrcUniform && (DstUniform || St.Mode == Combine::Replace)) {
+    bool Replace = St.Mode == Combine::Replace;
+    // A whole copy of a run that is not uniform shares it (RunRegions.h);
+    // a gather's late rounds often copy runs that became uniform again.
+    if (Whole && Replace && Dst != Src && !Uniform[Src] && !settle(Src)) {
+      share(St, Dst, Src, Reported);
+      return;
+    }
+    if (Whole && Uniform[Src] && (DstUniform || Replace)) {
       // Every slot alike on both sides: the first stands for all, and so
       // does its first bad block.
+      if (Replace)
+        Regions.narrow(Dst);
       combine(St, Lo, 1, Reported);
       DstUniform = 1;
       return;
     }
     spread(St.From, St.Source);
     spread(St.Rank, St.Buffer);
+    own(Dst);
     combine(St, Lo, Count, Reported);
     // Copies of a whole run often make it uniform again (a gather's late
     // rounds): one pass over it saves one per later step.
-    if (Whole)
-      DstUniform = allEqual(slot(St.Rank, St.Buffer, C0), N);
+    if (Whole && allEqual(firstSlot(Dst), N))
+      narrow(Dst);
   }
 
   /// apply() on Count slots from Lo, each its own state.
@@ -535,8 +668,19 @@ private:
       } else {
         spread(R, DataBuffer);
         spread(0, DataBuffer);
-        K = Trees->firstDifferent(slot(R, DataBuffer, C0),
-                                  slot(0, DataBuffer, C0), N);
+        // Ranks that share a region compare alike (RunRegions.h).
+        RegionFacts &F = Regions.facts(runOf(R, DataBuffer));
+        uint32_t Zero = Regions.of(runOf(0, DataBuffer));
+        if (Regions.of(runOf(R, DataBuffer)) == Zero) {
+          K = N;
+        } else if (F.TreesAgainst == Zero) {
+          K = F.TreesK;
+        } else {
+          K = Trees->firstDifferent(slot(R, DataBuffer, C0),
+                                    slot(0, DataBuffer, C0), N);
+          F.TreesAgainst = Zero;
+          F.TreesK = uint32_t(K);
+        }
       }
       if (K < N) {
         Verdict.DifferentOrders = "ranks 0 and " + std::to_string(R) +
@@ -592,7 +736,17 @@ private:
         Slot = slot(Rank, DataBuffer, C0);
         K = S.firstNotHolding(Slot, 1, E) == 0 ? 0 : Hi - Lo;
       } else {
-        K = S.firstNotHolding(Slot, Hi - Lo, E);
+        // Ranks that share a region hold alike (RunRegions.h).
+        RegionFacts &F = Regions.facts(runOf(Rank, DataBuffer));
+        uint32_t From = uint32_t(Lo - C0), To = uint32_t(Hi - C0);
+        if (F.HoldsLo != From || F.HoldsHi != To ||
+            F.HoldsWant != int32_t(E.Single)) {
+          F.HoldsLo = From;
+          F.HoldsHi = To;
+          F.HoldsWant = int32_t(E.Single);
+          F.HoldsK = uint32_t(S.firstNotHolding(Slot, Hi - Lo, E));
+        }
+        K = F.HoldsK;
       }
       if (K == Hi - Lo)
         return true;
@@ -641,8 +795,8 @@ private:
 /// order (the caller sorts them). The per-chunk lists cost 4 bytes per
 /// (step, chunk touched), which at P = 65536 is gigabytes: they are built
 /// for a window of chunks at a time, a quarter of the budget each, rather
-/// than made coarser, so chunks keep a cache-sized state however many steps
-/// touch them. Touches holds each chunk's count of them.
+/// than made coarser, so chunks keep their length however many steps touch
+/// them. Touches holds each chunk's count of them.
 template <class MakeStoreFn>
 void replayWith(const PlanHeader &H, ReplayIndex &X,
                 llvm::ArrayRef<uint64_t> Touches, const VerifyOptions &Options,
@@ -693,15 +847,6 @@ void replayWith(const PlanHeader &H, ReplayIndex &X,
   }
 }
 
-/// Chunks aim at this much state per thread. What a chunk's steps touch is
-/// much less: most runs are uniform and live in one slot (Replay::Uniform),
-/// so that stays in a last-level cache while every round passes over it.
-/// Larger chunks spread each step's fixed cost per chunk over more blocks,
-/// until the runs that short ranges split (written whole) outgrow the cache:
-/// Rabenseifner at P = 16384 verifies fastest near this size, and took 1.8
-/// times as long with the 8 MiB that suited runs kept whole.
-constexpr uint64_t ChunkStateTarget = uint64_t(64) << 20;
-
 } // namespace
 
 uint64_t chunkBlocks(const PlanHeader &H, VerifyMode Mode, uint64_t Budget) {
@@ -727,21 +872,22 @@ void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
   // shared.
   unsigned Threads = workerThreads();
   uint64_t Atoms = std::max<uint64_t>(X.Atoms.size(), 1);
-  uint64_t MaxCB =
-      std::min(Atoms, chunkBlocks(H, Mode, Options.MemoryBudget / Threads));
-  uint64_t CB = std::min(MaxCB, chunkBlocks(H, Mode, ChunkStateTarget));
-  std::vector<uint64_t> Touches = X.touchesPerChunk(CB);
+  // Chunks as long as the budget allows were it all regions: each step pays
+  // per chunk it touches, and uniform runs keep one slot whatever the length
+  // (RunRegions.h), so the memory used is usually far less.
+  std::vector<uint64_t> Touches = X.touchesPerChunk(
+      std::min(Atoms, chunkBlocks(H, Mode, Options.MemoryBudget / Threads)));
   Threads = unsigned(
       std::clamp<uint64_t>(Threads, 1, std::max<uint64_t>(X.Chunks, 1)));
   uint32_t Buffers = H.Buffers.size();
   if (Mode == VerifyMode::Exact)
     replayWith(
         H, X, Touches, Options, Threads,
-        [&] { return ExactStore(H.Ranks, Buffers, CB); }, Errors, Verdict);
+        [&] { return ExactStore(H.Ranks, Buffers, 1); }, Errors, Verdict);
   else
     replayWith(
         H, X, Touches, Options, Threads,
-        [&] { return HashedStore(H.Ranks, Buffers, CB, Options.Seed); }, Errors,
+        [&] { return HashedStore(H.Ranks, Buffers, 1, Options.Seed); }, Errors,
         Verdict);
 }
 

@@ -328,6 +328,15 @@ expect 0 "swing at P = 2049 verifies in seconds" -- bounded 4000000 30 \
 expect 0 "rabenseifner at P = 16384 verifies in under 5 s of CPU" -- \
   sh -c 'ulimit -t 5 && exec "$@"' sh "$COLLPLAN" compile -a rabenseifner \
   --ranks 16384 -o "$WORK/rabenseifner16384.cplan" -q
+# At P = 32768 the allgather's rounds copied every block to every rank and
+# chunks shrank with P: 23 s of CPU time on a loaded machine. Runs whose
+# blocks differ now share their slots on a whole copy and uniform runs keep
+# one slot each, whatever the chunk's length: about 6 s loaded (user +
+# system).
+expect 0 "rabenseifner at P = 32768 verifies in under 10 s of CPU" -- \
+  sh -c 'ulimit -t 10 && exec "$@"' sh "$COLLPLAN" compile -a rabenseifner \
+  --ranks 32768 -o "$WORK/rabenseifner32768.cplan" -q
+rm -f "$WORK/rabenseifner32768.cplan"
 
 # MSCCL XML at scale: refused up front, or imported in linear time.
 python3 - "$WORK/huge.xml" <<'PY'

@@ -7,9 +7,10 @@
 // The order is also what "simpler" means when the tuner breaks a tie between
 // families of equal time and rounds (compiler/select/Tuner.h): the earlier
 // wins. It runs from the textbook algorithms (ring, recursive doubling,
-// Rabenseifner, binomial trees) through the papers' generalisations
-// (permutation, circulant, swing, bucket) to the node-aware compositions
-// (nap, smp, smp-rsag); a new family goes where it fits in that order.
+// Rabenseifner, binomial trees, pairwise exchange, Bruck) through the papers'
+// generalisations (permutation, circulant, swing, bucket) to the node-aware
+// compositions (nap, smp, smp-rsag); a new family goes where it fits in that
+// order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,8 @@ const Algorithm &ringAlgorithm();
 const Algorithm &recursiveDoublingAlgorithm();
 const Algorithm &rabenseifnerAlgorithm();
 const Algorithm &binomialAlgorithm();
+const Algorithm &pairwiseAlgorithm();
+const Algorithm &bruckAlgorithm();
 const Algorithm &permutationAlgorithm();
 const Algorithm &circulantAlgorithm();
 const Algorithm &swingAlgorithm();
@@ -35,6 +38,7 @@ llvm::ArrayRef<const Algorithm *> allAlgorithms() {
   static const Algorithm *const All[] = {
       &ringAlgorithm(),         &recursiveDoublingAlgorithm(),
       &rabenseifnerAlgorithm(), &binomialAlgorithm(),
+      &pairwiseAlgorithm(),     &bruckAlgorithm(),
       &permutationAlgorithm(),  &circulantAlgorithm(),
       &swingAlgorithm(),        &bucketAlgorithm(),
       &napAlgorithm(),          &smpAlgorithm(),

@@ -142,8 +142,8 @@ public:
             Received.push_back(
                 pairBlock(P, Theirs, uint32_t((Theirs + J) % P)));
           }
-        Prog.add(Round, Op::send(To, sortedSet(Sent)));
-        Prog.add(Round, Op::recv(From, sortedSet(Received), Combine::Replace));
+        Prog.add(Round, Op::send(To, blockSetOf(Sent)));
+        Prog.add(Round, Op::recv(From, blockSetOf(Received), Combine::Replace));
       }
     }
     return Prog;
@@ -160,14 +160,6 @@ public:
            (S.AllPorts ? "each phase one round" : "one message a round");
   }
 
-private:
-  static BlockSet sortedSet(std::vector<uint64_t> &Blocks) {
-    std::sort(Blocks.begin(), Blocks.end());
-    BlockSet Out;
-    for (uint64_t B : Blocks)
-      Out.insert(B, B + 1);
-    return Out;
-  }
 };
 
 } // namespace

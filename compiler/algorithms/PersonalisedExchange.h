@@ -12,7 +12,9 @@
 
 #include "compiler/algorithms/Algorithm.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace collplan {
 
@@ -37,6 +39,16 @@ inline PlanHeader personalisedHeader(const Algorithm &A,
 /// (Algorithm::rankSymmetric).
 inline bool personalisedSymmetric(const PlanHeader &H) {
   return H.Weights.empty();
+}
+
+/// The set of Blocks, which it sorts: the scattered single blocks a
+/// message of the matrix carries.
+inline BlockSet blockSetOf(std::vector<uint64_t> &Blocks) {
+  std::sort(Blocks.begin(), Blocks.end());
+  BlockSet Out;
+  for (uint64_t B : Blocks)
+    Out.insert(B, B + 1);
+  return Out;
 }
 
 } // namespace collplan

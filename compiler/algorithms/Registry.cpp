@@ -7,7 +7,8 @@
 // The order is also what "simpler" means when the tuner breaks a tie between
 // families of equal time and rounds (compiler/select/Tuner.h): the earlier
 // wins. It runs from the textbook algorithms (ring, recursive doubling,
-// Rabenseifner, binomial trees, pairwise exchange, Bruck) through the papers'
+// Rabenseifner, binomial trees, pairwise exchange, Bruck, dimension-ordered
+// pairwise) through the papers'
 // generalisations (permutation, circulant, swing, bucket) to the node-aware
 // compositions (nap, smp, smp-rsag); a new family goes where it fits in that
 // order.
@@ -26,6 +27,7 @@ const Algorithm &rabenseifnerAlgorithm();
 const Algorithm &binomialAlgorithm();
 const Algorithm &pairwiseAlgorithm();
 const Algorithm &bruckAlgorithm();
+const Algorithm &dimensionPairwiseAlgorithm();
 const Algorithm &permutationAlgorithm();
 const Algorithm &circulantAlgorithm();
 const Algorithm &swingAlgorithm();
@@ -36,12 +38,19 @@ const Algorithm &smpRsagAlgorithm();
 
 llvm::ArrayRef<const Algorithm *> allAlgorithms() {
   static const Algorithm *const All[] = {
-      &ringAlgorithm(),         &recursiveDoublingAlgorithm(),
-      &rabenseifnerAlgorithm(), &binomialAlgorithm(),
-      &pairwiseAlgorithm(),     &bruckAlgorithm(),
-      &permutationAlgorithm(),  &circulantAlgorithm(),
-      &swingAlgorithm(),        &bucketAlgorithm(),
-      &napAlgorithm(),          &smpAlgorithm(),
+      &ringAlgorithm(),
+      &recursiveDoublingAlgorithm(),
+      &rabenseifnerAlgorithm(),
+      &binomialAlgorithm(),
+      &pairwiseAlgorithm(),
+      &bruckAlgorithm(),
+      &dimensionPairwiseAlgorithm(),
+      &permutationAlgorithm(),
+      &circulantAlgorithm(),
+      &swingAlgorithm(),
+      &bucketAlgorithm(),
+      &napAlgorithm(),
+      &smpAlgorithm(),
       &smpRsagAlgorithm(),
   };
   return All;

@@ -8,6 +8,8 @@
 //   - Bruck radix k: ceil(log_k P) phases of one round each (all ports) or
 //     one round per message (one port); each rank sends, per phase x, the
 //     slots j < P whose base-k digit x is not 0.
+//   - dimension-pairwise on a torus d_0 x d_1 x ...: sum(d_i - 1) rounds,
+//     sum (d_i - 1) P / d_i blocks sent per rank.
 // A sample of alltoallv plans with uneven pair counts verifies too.
 //
 //===----------------------------------------------------------------------===//
@@ -117,13 +119,35 @@ TEST_CASE("bruck alltoall verifies with ceil(log_k P) phases") {
   }
 }
 
+TEST_CASE("dimension-pairwise verifies on tori with sum(d_i - 1) rounds") {
+  std::vector<std::vector<uint32_t>> Shapes = {
+      {2, 2}, {3, 3}, {4, 4}, {2, 3, 4}, {5, 3}, {8, 8}, {3, 3, 3}, {16, 4}};
+  for (uint32_t P = 1; P <= 20; ++P)
+    Shapes.push_back({P}); // A ring: pairwise's shift form.
+  for (const std::vector<uint32_t> &Dims : Shapes) {
+    Topology T = Topology::torus(Dims, 1);
+    uint32_t P = T.ranks();
+    CAPTURE(T.str());
+    Plan Pl = compileOn("dimension-pairwise", Collective::Alltoall, T);
+    expectCorrect(Pl, P <= InterpretUpTo);
+    uint64_t WantRounds = 0, WantBlocks = 0;
+    for (uint32_t D : Dims) {
+      WantRounds += D - 1;
+      WantBlocks += uint64_t(D - 1) * (P / D);
+    }
+    auto [Rounds, Blocks] = roundsAndBlocks(Pl);
+    CHECK(Rounds == WantRounds);
+    CHECK(Blocks == WantBlocks);
+  }
+}
+
 TEST_CASE("alltoallv with uneven pair counts verifies") {
   for (uint32_t P : {2u, 3u, 5u, 8u, 13u, 16u}) {
     CAPTURE(P);
     std::vector<uint64_t> Counts;
     for (uint64_t I = 0; I < uint64_t(P) * P; ++I)
       Counts.push_back(I * 7919 % 5); // Some pairs send nothing.
-    for (const char *Family : {"pairwise", "bruck"}) {
+    for (const char *Family : {"pairwise", "bruck", "dimension-pairwise"}) {
       CAPTURE(Family);
       expectCorrect(
           compileFlat(Family, Collective::Alltoallv, P, std::nullopt, Counts));

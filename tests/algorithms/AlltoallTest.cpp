@@ -169,6 +169,29 @@ TEST_CASE("bruck radix P with all ports is the direct exchange") {
   expectCorrect(P);
 }
 
+// On a 3x3 torus (rank = 3 x + y), rank 0 first exchanges along x with
+// ranks 3 and 6 every block whose receiver has the partner's x: to 3 its
+// blocks for (1, *), 3-5; from 6 rank 6's for (0, *), 54-56. Then along y
+// with ranks 1 and 2 what it holds for the partner's y: to 1 the blocks of
+// senders (*, 0) for rank 1, (0,1) = 1, (3,1) = 28, (6,1) = 55; from 2
+// those of senders (*, 2) for rank 0, 18, 45 and 72.
+TEST_CASE("dimension-pairwise on a 3x3 torus routes x first, then y") {
+  Plan P = compileOn("dimension-pairwise", Collective::Alltoall,
+                     Topology::torus(std::vector<uint32_t>{3, 3}, 1));
+  Exchange X = exchangeAt(P, 0, 0), Y = exchangeAt(P, 0, 2);
+  CHECK(X.To == 3);
+  CHECK(X.From == 6);
+  CHECK(X.Sent == "3-5");
+  CHECK(X.Received == "54-56");
+  CHECK(exchangeAt(P, 0, 1).To == 6);
+  CHECK(Y.To == 1);
+  CHECK(Y.From == 2);
+  CHECK(Y.Sent == "1,28,55");
+  CHECK(Y.Received == "18,45,72");
+  CHECK(P.Programs[0].Rounds.size() == 4);
+  expectCorrect(P);
+}
+
 TEST_CASE("alltoallv weighs each pair; its plans verify") {
   std::vector<uint64_t> Counts = {0, 5, 1, 2, 0, 7, 3, 3, 0};
   for (const char *Family : {"pairwise", "bruck"}) {

@@ -159,7 +159,6 @@ public:
            std::to_string(Messages) + " messages per rank, " +
            (S.AllPorts ? "each phase one round" : "one message a round");
   }
-
 };
 
 } // namespace

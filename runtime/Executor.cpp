@@ -50,7 +50,7 @@ Executor::Executor(const PlanHeader &Header, const Program &Prog, uint32_t Rank,
                    MemorySource Memory)
     : Header(Header), Prog(Prog), Rank(Rank),
       HasOutputBlocks(!Header.outputBlocks(Rank).empty()), Scratch(Memory),
-      Work(Memory), Staging(Memory) {}
+      Work(Memory), Staging(Memory), RowCopy(Memory) {}
 
 /// The error of a buffer the executor could not allocate.
 static llvm::Error outOfMemory(size_t Bytes) {
@@ -120,6 +120,14 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
   BlockSet OutBlocks = Header.outputBlocks(Rank);
   std::tie(P.OutBegin, P.OutBytes) = Extent(OutBlocks);
   P.OutputIsVector = OutBlocks == BlockSet::range(0, Header.Blocks);
+  P.Personalised = isPersonalised(Header.Kind);
+  if (P.Personalised) {
+    preparePersonalised(P, Layout, ES);
+    P.Count = Count;
+    P.ElemSize = ElemSize;
+    P.Valid = true;
+    return P;
+  }
 
   for (const Round &Rd : Prog.Rounds) {
     PreparedCall::Round R{Rd.Index,        0, P.Transfers.size(), 0,
@@ -130,7 +138,7 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
           uint64_t Begin = Layout.begin(BR.Begin), End = Layout.begin(BR.End);
           if (End > Begin)
             P.Locals.push_back({O.Buffer, O.Source, O.Mode, size_t(Begin) * ES,
-                                size_t(End - Begin)});
+                                size_t(End - Begin), size_t(Begin) * ES});
         }
         continue;
       }
@@ -179,9 +187,88 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
   return P;
 }
 
+void Executor::preparePersonalised(PreparedCall &P, const BlockLayout &Layout,
+                                   size_t ES) {
+  PersonalisedPlacement Place(Header, Prog, Rank, Layout);
+  P.WorkBytes = Place.workElements() * ES;
+  P.RowBytes = P.InBytes;
+  P.Copies.clear();
+  for (auto [From, To] : Place.initialCopies())
+    P.Copies.push_back({{From.In, From.Offset * ES, From.Elements * ES},
+                        {To.In, To.Offset * ES, To.Elements * ES}});
+  std::vector<Span> Dst, Src;
+  for (const Round &Rd : Prog.Rounds) {
+    PreparedCall::Round R{Rd.Index,        0, P.Transfers.size(), 0,
+                          P.Locals.size(), 0};
+    for (const Op &O : Rd.Ops) {
+      if (O.Kind == OpKind::Local) {
+        // Source and destination runs may break at different blocks.
+        Dst.clear();
+        Src.clear();
+        Place.place(O.Buffer, O.Blocks, [&](Span S) { Dst.push_back(S); });
+        Place.place(O.Source, O.Blocks, [&](Span S) { Src.push_back(S); });
+        for (size_t I = 0, J = 0; I < Dst.size() && J < Src.size();) {
+          uint64_t N = std::min(Dst[I].Elements, Src[J].Elements);
+          P.Locals.push_back(
+              {O.Buffer, O.Source, O.Mode, size_t(Dst[I].Offset) * ES,
+               size_t(N), size_t(Src[J].Offset) * ES, Dst[I].In, Src[J].In});
+          for (auto [V, K] : {std::pair(&Dst, &I), std::pair(&Src, &J)}) {
+            Span &S = (*V)[*K];
+            S.Offset += N;
+            S.Elements -= N;
+            *K += S.Elements == 0;
+          }
+        }
+        continue;
+      }
+      PreparedCall::Transfer X{
+          O.Kind == OpKind::Send, false, O.Buffer, O.Peer, 0,
+          P.Pieces.size(),        0};
+      Place.place(O.Buffer, O.Blocks, [&](Span S) {
+        P.Pieces.push_back(
+            {size_t(S.Offset) * ES, size_t(S.Elements) * ES, S.In});
+        X.Bytes += size_t(S.Elements) * ES;
+      });
+      X.EndPiece = P.Pieces.size();
+      if (X.Bytes != 0)
+        P.Transfers.push_back(X);
+    }
+    R.EndTransfer = P.Transfers.size();
+    R.EndLocal = P.Locals.size();
+    if (R.EndTransfer != R.FirstTransfer || R.EndLocal != R.FirstLocal)
+      P.Rounds.push_back(R);
+  }
+}
+
+llvm::Error Executor::runPersonalised(Transport &T, const CallArgs &Args,
+                                      const PreparedCall &P) {
+  RegionBases Bases;
+  Bases.Output = static_cast<char *>(Args.Output);
+  Bases.Input = static_cast<const char *>(Args.Input);
+  if (!Bases.Input && P.RowBytes) {
+    // In place: the row sits in the receive buffer, which the column
+    // overwrites.
+    char *Copy = RowCopy.reserve(P.RowBytes);
+    if (!Copy)
+      return outOfMemory(P.RowBytes);
+    std::memcpy(Copy, Bases.Output, P.RowBytes);
+    Bases.Input = Copy;
+  }
+  Bases.Work = Work.reserve(P.WorkBytes);
+  if (!Bases.Work && P.WorkBytes)
+    return outOfMemory(P.WorkBytes);
+  for (const auto &[From, To] : P.Copies)
+    std::memcpy(To.In == Region::Output ? Bases.Output + To.Offset
+                                        : Bases.Work + To.Offset,
+                Bases.Input + From.Offset, To.Elements);
+  return runRounds(T, nullptr, Args, P, nullptr, Bases);
+}
+
 llvm::Error Executor::run(Transport &T, const CallArgs &Args) {
   if (llvm::Error E = checkCall(T, Args))
     return E;
+  if (isPersonalised(Header.Kind))
+    return runPersonalised(T, Args, prepare(Args.Count, sizeOf(Args.Type)));
   // The contract's buffer mapping (CollectiveContract.h): the send buffer
   // holds the input blocks packed, the receive buffer the output blocks.
   size_t ES = sizeOf(Args.Type);
@@ -217,10 +304,12 @@ llvm::Error Executor::run(Transport &T, const CallArgs &Args) {
 }
 
 llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
-                                const PreparedCall &P, const char *Input) {
+                                const PreparedCall &P, const char *Input,
+                                RegionBases Regions) {
   size_t ES = sizeOf(Args.Type);
   size_t VectorBytes = size_t(Args.Count) * ES;
-  size_t NumScratch = Header.Buffers.size() - 1;
+  // A personalised plan's scratch buffers lie in its work area.
+  size_t NumScratch = P.Personalised ? 0 : Header.Buffers.size() - 1;
   size_t ScratchBytes = NumScratch * VectorBytes;
   char *ScratchBase = Scratch.reserve(ScratchBytes);
   if (!ScratchBase && ScratchBytes != 0)
@@ -228,6 +317,19 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
   auto BufferBase = [&](uint16_t Buffer) {
     return Buffer == DataBuffer ? Data
                                 : ScratchBase + (Buffer - 1) * VectorBytes;
+  };
+  auto BaseOf = [&](Region In, uint16_t Buffer) {
+    switch (In) {
+    case Region::Buffer:
+      break;
+    case Region::Input:
+      return const_cast<char *>(Regions.Input); // Only sends read it.
+    case Region::Output:
+      return Regions.Output;
+    case Region::Work:
+      return Regions.Work;
+    }
+    return BufferBase(Buffer);
   };
 
   llvm::SmallVector<Message, 4> Sends, Receives;
@@ -264,7 +366,9 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
       } else {
         for (size_t J = X.FirstPiece; J < X.EndPiece; ++J) {
           const PreparedCall::Piece &Pc = P.Pieces[J];
-          char *At = Base + Pc.Offset;
+          char *At =
+              (Pc.In == Region::Buffer ? Base : BaseOf(Pc.In, X.Buffer)) +
+              Pc.Offset;
           // A send of the rank's own input, not yet in the data buffer.
           if (Input && X.Send && X.Buffer == DataBuffer &&
               Pc.Offset >= P.InBegin && Pc.Offset < P.InBegin + P.InBytes)
@@ -292,8 +396,8 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
 
     for (size_t I = Rd.FirstLocal; I < Rd.EndLocal; ++I) {
       const PreparedCall::Local &L = P.Locals[I];
-      char *Dst = BufferBase(L.Buffer) + L.Offset;
-      const char *Src = BufferBase(L.Source) + L.Offset;
+      char *Dst = BaseOf(L.In, L.Buffer) + L.Offset;
+      const char *Src = BaseOf(L.SourceIn, L.Source) + L.SourceOffset;
       if (L.Mode == Combine::Replace)
         std::memcpy(Dst, Src, L.Elements * ES);
       else

@@ -11,14 +11,17 @@
 // the rank's input blocks packed (allgather: its own blocks; broadcast: the
 // vector at the root), Output receives its output blocks packed
 // (reduce-scatter: its own blocks at the start; reduce: nothing away from
-// the root). Input == nullptr means in place (MPI_IN_PLACE): the input
-// already sits in Output at its place in the whole vector.
+// the root; alltoall: its column, in sender order). Input == nullptr means
+// in place (MPI_IN_PLACE): the input already sits in Output at its place in
+// the whole vector (alltoall: Output holds the row, as the send buffer
+// would). An alltoall's matrix is never allocated: PersonalisedPlacement.h.
 //===----------------------------------------------------------------------===//
 
 #ifndef COLLPLAN_RUNTIME_EXECUTOR_H
 #define COLLPLAN_RUNTIME_EXECUTOR_H
 
 #include "plan/ir/Plan.h"
+#include "runtime/PersonalisedPlacement.h"
 #include "runtime/Reduction.h"
 #include "runtime/ScratchMemory.h"
 #include "runtime/Transport.h"
@@ -37,6 +40,13 @@ struct CallArgs {
   uint64_t Count = 0;
   Datatype Type = Datatype::Int32;
   Operator Op;
+};
+
+/// Where the regions of a personalised plan's pieces lie
+/// (PersonalisedPlacement.h).
+struct RegionBases {
+  const char *Input = nullptr;
+  char *Output = nullptr, *Work = nullptr;
 };
 
 class Executor {
@@ -63,6 +73,7 @@ private:
   struct PreparedCall {
     struct Piece {
       size_t Offset, Bytes;
+      Region In = Region::Buffer;
     };
     struct Transfer {
       bool Send;   ///< Otherwise a receive.
@@ -76,6 +87,10 @@ private:
       uint16_t Buffer, Source;
       Combine Mode;
       size_t Offset, Elements;
+      /// Where the source lies: Offset in Source's buffer, unless the plan
+      /// is personalised.
+      size_t SourceOffset;
+      Region In = Region::Buffer, SourceIn = Region::Buffer;
     };
     struct Round {
       uint32_t Index;
@@ -92,6 +107,12 @@ private:
     /// data buffer lies wholly inside or outside them: sends read the
     /// input from the user's buffer, and it is copied in after the rounds.
     bool SendsReadInput = false;
+    /// Alltoall(v): pieces lie in the user's buffers and a work area of
+    /// WorkBytes (PersonalisedPlacement.h), after the Copies are made, in
+    /// bytes; RowBytes is the send buffer's size.
+    bool Personalised = false;
+    size_t WorkBytes = 0, RowBytes = 0;
+    std::vector<std::pair<Span, Span>> Copies;
     std::vector<Round> Rounds;
     std::vector<Transfer> Transfers;
     std::vector<Piece> Pieces;
@@ -103,7 +124,14 @@ private:
   /// Input, when given, is where sends of the rank's input blocks read
   /// (PreparedCall::SendsReadInput).
   llvm::Error runRounds(Transport &T, char *Data, const CallArgs &Args,
-                        const PreparedCall &P, const char *Input = nullptr);
+                        const PreparedCall &P, const char *Input = nullptr,
+                        RegionBases Regions = {});
+  /// Turns the program's operations into P's pieces and locals through the
+  /// placement of a personalised plan.
+  void preparePersonalised(PreparedCall &P, const BlockLayout &Layout,
+                           size_t ES);
+  llvm::Error runPersonalised(Transport &T, const CallArgs &Args,
+                              const PreparedCall &P);
 
   const PlanHeader &Header;
   const Program &Prog;
@@ -117,6 +145,8 @@ private:
   ScratchBuffer Scratch;
   ScratchBuffer Work;
   ScratchBuffer Staging;
+  /// An in-place alltoall's row, copied out of the receive buffer.
+  ScratchBuffer RowCopy;
 };
 
 /// Whether the plan's rank programs need Op to be commutative, and Op is not.

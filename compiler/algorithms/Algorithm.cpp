@@ -116,25 +116,32 @@ llvm::Error checkRequest(const Algorithm &A, const CompileRequest &Request) {
   if (Request.Root && *Request.Root >= P)
     return makeError(ErrorKind::CannotCompile,
                      "root %u is not a rank of P = %u", *Request.Root, P);
-  if (Request.Kind == Collective::Allgatherv && Request.Weights.size() != P)
+  uint64_t Parts = weightCount(Request.Kind, P);
+  bool Weighted = Parts != 0;
+  const char *Part = "rank";
+  if (Request.Kind == Collective::Alltoallv)
+    Part = "(sender, receiver) pair";
+  if (Weighted && Request.Weights.size() != Parts)
     return makeError(ErrorKind::CannotCompile,
-                     "allgatherv needs one weight per rank: %zu "
-                     "weights for P = %u",
-                     Request.Weights.size(), P);
-  if (Request.Kind != Collective::Allgatherv && !Request.Weights.empty())
+                     "%s needs one weight per %s, %llu: %zu weights for "
+                     "P = %u",
+                     collectiveName(Request.Kind).str().c_str(), Part,
+                     (unsigned long long)Parts, Request.Weights.size(), P);
+  if (!Weighted && !Request.Weights.empty())
     return makeError(ErrorKind::CannotCompile,
-                     "--weights applies to allgatherv only");
+                     "--weights applies to allgatherv and alltoallv only");
   if (!Request.Weights.empty() &&
       llvm::all_of(Request.Weights, [](uint64_t W) { return W == 0; }))
     return makeError(ErrorKind::CannotCompile,
-                     "every weight is 0: the allgatherv moves no data");
+                     "every weight is 0: the %s moves no data",
+                     collectiveName(Request.Kind).str().c_str());
   for (size_t R = 0; R < Request.Weights.size(); ++R)
-    if (Request.Weights[R] > maxBlockWeight(P))
+    if (Request.Weights[R] > maxBlockWeight(Parts))
       return makeError(ErrorKind::CannotCompile,
-                       "weight %llu of rank %zu is too large: at "
+                       "weight %llu of %s %zu is too large: at "
                        "most %llu for P = %u",
-                       (unsigned long long)Request.Weights[R], R,
-                       (unsigned long long)maxBlockWeight(P), P);
+                       (unsigned long long)Request.Weights[R], Part, R,
+                       (unsigned long long)maxBlockWeight(Parts), P);
   std::vector<ParamInfo> Known = A.params();
   for (const auto &[Name, Value] : Request.Params) {
     auto Info = llvm::find_if(

@@ -7,9 +7,10 @@
 // The order is also what "simpler" means when the tuner breaks a tie between
 // families of equal time and rounds (compiler/select/Tuner.h): the earlier
 // wins. It runs from the textbook algorithms (ring, recursive doubling,
-// Rabenseifner, binomial trees) through the papers' generalisations
-// (permutation, circulant, swing, bine, bucket) to the node-aware compositions
-// (nap, smp, smp-rsag); a new family goes where it fits in that order.
+// Rabenseifner, binomial trees, pairwise exchange, Bruck, dimension-ordered
+// pairwise) through the papers' generalisations (permutation, circulant,
+// swing, bine, bucket) to the node-aware compositions (nap, smp, smp-rsag); a
+// new family goes where it fits in that order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,9 @@ const Algorithm &ringAlgorithm();
 const Algorithm &recursiveDoublingAlgorithm();
 const Algorithm &rabenseifnerAlgorithm();
 const Algorithm &binomialAlgorithm();
+const Algorithm &pairwiseAlgorithm();
+const Algorithm &bruckAlgorithm();
+const Algorithm &dimensionPairwiseAlgorithm();
 const Algorithm &permutationAlgorithm();
 const Algorithm &circulantAlgorithm();
 const Algorithm &swingAlgorithm();
@@ -34,12 +38,21 @@ const Algorithm &smpRsagAlgorithm();
 
 llvm::ArrayRef<const Algorithm *> allAlgorithms() {
   static const Algorithm *const All[] = {
-      &ringAlgorithm(),         &recursiveDoublingAlgorithm(),
-      &rabenseifnerAlgorithm(), &binomialAlgorithm(),
-      &permutationAlgorithm(),  &circulantAlgorithm(),
-      &swingAlgorithm(),        &bineAlgorithm(),
-      &bucketAlgorithm(),       &napAlgorithm(),
-      &smpAlgorithm(),          &smpRsagAlgorithm(),
+      &ringAlgorithm(),
+      &recursiveDoublingAlgorithm(),
+      &rabenseifnerAlgorithm(),
+      &binomialAlgorithm(),
+      &pairwiseAlgorithm(),
+      &bruckAlgorithm(),
+      &dimensionPairwiseAlgorithm(),
+      &permutationAlgorithm(),
+      &circulantAlgorithm(),
+      &swingAlgorithm(),
+      &bineAlgorithm(),
+      &bucketAlgorithm(),
+      &napAlgorithm(),
+      &smpAlgorithm(),
+      &smpRsagAlgorithm(),
   };
   return All;
 }

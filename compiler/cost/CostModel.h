@@ -143,7 +143,9 @@ private:
 /// The classic lower bound for the collective on P ranks: ceil(log2 P) alpha
 /// plus the contract's bandwidth term (CollectiveContract::bandwidthShare),
 /// 2(P-1)/P m beta for allreduce, (P-1)/P m beta for reduce-scatter and
-/// allgather(v), m beta for broadcast and reduce.
+/// allgather(v), m beta for broadcast and reduce, (P-1)/P^2 m beta for
+/// alltoall(v), whose m is the P x P matrix (each rank sends its row but
+/// for the diagonal block).
 double lowerBound(Collective Kind, uint32_t Ranks, uint64_t Bytes,
                   const CostParams &C);
 

@@ -3,12 +3,15 @@
 // The three stages of ARCHITECTURE.md, "What \"verified\" means", each stopping
 // the next when it fails (later stages assume what earlier ones establish):
 // structure (Plan.h checkStructure), matching and the per-round rules
-// (Matching.h), then the symbolic replay and end state (SymbolicExecution.h).
+// (Matching.h) with, for alltoall, each block's single arrival
+// (SingleArrival.h), then the symbolic replay and end state
+// (SymbolicExecution.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/verify/Verifier.h"
 #include "compiler/verify/Matching.h"
+#include "compiler/verify/SingleArrival.h"
 #include "compiler/verify/SymbolicExecution.h"
 
 #include <chrono>
@@ -56,6 +59,9 @@ void verifyStages(const Plan &P, const VerifyOptions &Options,
     Result.Errors = std::move(Matched.Errors);
     return;
   }
+  verify::checkSingleArrival(P, MaxErrors, Result.Errors);
+  if (!Result.Errors.empty())
+    return;
 
   VerifyOptions Effective = Options;
   Effective.MaxErrors = MaxErrors;

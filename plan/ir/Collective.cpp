@@ -6,7 +6,8 @@ namespace collplan {
 
 static constexpr Collective AllCollectives[] = {
     Collective::Allreduce,  Collective::ReduceScatter, Collective::Allgather,
-    Collective::Allgatherv, Collective::Broadcast,     Collective::Reduce};
+    Collective::Allgatherv, Collective::Broadcast,     Collective::Reduce,
+    Collective::Alltoall,   Collective::Alltoallv};
 
 llvm::StringRef collectiveName(Collective C) {
   switch (C) {
@@ -22,6 +23,10 @@ llvm::StringRef collectiveName(Collective C) {
     return "broadcast";
   case Collective::Reduce:
     return "reduce";
+  case Collective::Alltoall:
+    return "alltoall";
+  case Collective::Alltoallv:
+    return "alltoallv";
   }
   return "unknown";
 }

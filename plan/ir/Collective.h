@@ -18,10 +18,13 @@ enum class Collective : uint8_t {
   Allgatherv,
   Broadcast,
   Reduce,
+  Alltoall,
+  Alltoallv,
 };
 
 /// "allreduce", "reduce-scatter", "allgather", "allgatherv", "broadcast",
-/// "reduce": the names used on the command line and in plan files.
+/// "reduce", "alltoall", "alltoallv": the names used on the command line and
+/// in plan files.
 llvm::StringRef collectiveName(Collective C);
 std::optional<Collective> parseCollective(llvm::StringRef Name);
 llvm::ArrayRef<Collective> allCollectives();

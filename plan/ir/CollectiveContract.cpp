@@ -19,6 +19,8 @@ constexpr CollectiveContract Contracts[] = {
     {Collective::Allgatherv, Owned, Whole, false, 1, true},
     {Collective::Broadcast, AtRoot, Whole, false, 1, false},
     {Collective::Reduce, Whole, AtRoot, true, 1, false},
+    {Collective::Alltoall, Owned, Addressed, false, 1, true},
+    {Collective::Alltoallv, Owned, Addressed, false, 1, true},
 };
 
 constexpr bool rowsInEnumOrder() {
@@ -35,7 +37,17 @@ double CollectiveContract::bandwidthShare(uint32_t Ranks) const {
   if (Ranks <= 1)
     return 0;
   double Share = BandwidthPasses;
+  if (isPersonalised())
+    Share /= Ranks; // Only the rank's own row leaves it.
   return ShareAlreadyHeld ? Share * (Ranks - 1) / Ranks : Share;
+}
+
+uint64_t weightCount(Collective C, uint32_t Ranks) {
+  if (C == Collective::Allgatherv)
+    return Ranks;
+  if (C == Collective::Alltoallv)
+    return uint64_t(Ranks) * Ranks;
+  return 0;
 }
 
 const CollectiveContract &contractOf(Collective C) {

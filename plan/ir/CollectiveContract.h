@@ -30,6 +30,11 @@ enum class VectorPart : uint8_t {
   Whole,  ///< Every block.
   Owned,  ///< The rank's own blocks (PlanHeader::ownedBy): contiguous.
   AtRoot, ///< Every block at the root, no block elsewhere.
+  /// The blocks addressed to the rank by every rank (PlanHeader::addressedTo):
+  /// one run per sender, strided. Personalised exchange (alltoall) names its
+  /// blocks by (sender, receiver): see ARCHITECTURE.md, "Personalised
+  /// exchange".
+  Addressed,
 };
 
 struct CollectiveContract {
@@ -47,7 +52,9 @@ struct CollectiveContract {
   /// The lower bound's bandwidth term is BandwidthPasses · m · β, times
   /// (P − 1)/P when every rank already holds its share of the result
   /// (Thakur, Rabenseifner and Gropp, "Optimization of collective
-  /// communication operations in MPICH", §2's bounds).
+  /// communication operations in MPICH", §2's bounds). A personalised
+  /// exchange's vector is P rows, and a rank need only send its own row
+  /// but for its diagonal block: (P − 1)/P of m/P.
   uint8_t BandwidthPasses;
   bool ShareAlreadyHeld;
 
@@ -59,6 +66,9 @@ struct CollectiveContract {
   bool hasOwnedBlocks() const {
     return Input == VectorPart::Owned || Output == VectorPart::Owned;
   }
+  /// Whether the vector is the P x P matrix of a personalised exchange:
+  /// row i is what rank i sends, column j what rank j receives.
+  bool isPersonalised() const { return Output == VectorPart::Addressed; }
   /// The multiple of m·β in the lower bound for P ranks.
   double bandwidthShare(uint32_t Ranks) const;
 };
@@ -68,10 +78,20 @@ const CollectiveContract &contractOf(Collective C);
 
 /// Broadcast and reduce have a root.
 inline bool hasRoot(Collective C) { return contractOf(C).hasRoot(); }
-/// Allgather(v) and reduce-scatter split the vector among ranks by ownership.
+/// Allgather(v), reduce-scatter and alltoall(v) split the vector among ranks
+/// by ownership (alltoall: a rank owns its row).
 inline bool hasOwnedBlocks(Collective C) {
   return contractOf(C).hasOwnedBlocks();
 }
+/// Alltoall(v): the vector is the P x P matrix of blocks by (sender,
+/// receiver).
+inline bool isPersonalised(Collective C) {
+  return contractOf(C).isPersonalised();
+}
+/// The weights a request for C gives (its v form's counts): allgatherv one
+/// per rank, alltoallv one per (sender, receiver) pair, row-major; 0 for the
+/// collectives whose parts all weigh the same.
+uint64_t weightCount(Collective C, uint32_t Ranks);
 /// Whether the collective combines contributions with an operator.
 inline bool reduces(Collective C) { return contractOf(C).Reduces; }
 

@@ -87,6 +87,25 @@ BlockSet PlanHeader::ownedBy(uint32_t Rank) const {
   return BlockSet::range(Rank * PerRank, (Rank + 1) * PerRank);
 }
 
+uint64_t PlanHeader::pairBlocks() const {
+  return Blocks / (uint64_t(Ranks) * Ranks);
+}
+
+uint32_t PlanHeader::addresseeOf(uint64_t Block) const {
+  uint64_t S = pairBlocks();
+  return S == 0 ? 0 : uint32_t(Block / S % Ranks);
+}
+
+BlockSet PlanHeader::addressedTo(uint32_t Rank) const {
+  uint64_t S = pairBlocks();
+  BlockSet Out;
+  for (uint64_t From = 0; S != 0 && From < Ranks; ++From) {
+    uint64_t Begin = (From * Ranks + Rank) * S;
+    Out.insert(Begin, Begin + S);
+  }
+  return Out;
+}
+
 namespace {
 
 BlockSet blocksOf(const PlanHeader &H, VectorPart Part, uint32_t Rank) {
@@ -99,6 +118,8 @@ BlockSet blocksOf(const PlanHeader &H, VectorPart Part, uint32_t Rank) {
     return H.ownedBy(Rank);
   case VectorPart::AtRoot:
     return H.Root == Rank ? BlockSet::range(0, H.Blocks) : BlockSet();
+  case VectorPart::Addressed:
+    return H.addressedTo(Rank);
   }
   return {};
 }
@@ -182,6 +203,12 @@ void checkHeader(const PlanHeader &H, DiagnosticSink &Report) {
     Report({}, std::string(collectiveName(H.Kind)) +
                    " needs a block count "
                    "that is a multiple of P; got " +
+                   std::to_string(H.Blocks));
+  else if (isPersonalised(H.Kind) &&
+           (H.Blocks == 0 || H.Blocks % (uint64_t(H.Ranks) * H.Ranks) != 0))
+    Report({}, std::string(collectiveName(H.Kind)) +
+                   " needs a block count that is a positive multiple of P^2 "
+                   "(one run per sender and receiver); got " +
                    std::to_string(H.Blocks));
 }
 

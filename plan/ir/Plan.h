@@ -208,6 +208,13 @@ struct PlanHeader {
   uint32_t ownerOf(uint64_t Block) const;
   /// The blocks rank R owns (see ownerOf).
   BlockSet ownedBy(uint32_t Rank) const;
+  /// For alltoall(v): the blocks per (sender, receiver) pair, Blocks / P^2.
+  /// Block b goes from ownerOf(b) to addresseeOf(b): the vector is the P x P
+  /// matrix of pairs, row-major, each pair a run of pairBlocks() blocks.
+  uint64_t pairBlocks() const;
+  uint32_t addresseeOf(uint64_t Block) const;
+  /// The blocks every rank addresses to rank R: one run per sender.
+  BlockSet addressedTo(uint32_t Rank) const;
 
   /// The collective's contract (CollectiveContract.h) applied to this plan:
   /// the blocks Rank contributes, the blocks whose final value it is

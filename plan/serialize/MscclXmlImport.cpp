@@ -110,6 +110,17 @@ private:
   }
   Expected<Loc> locate(uint32_t G, char Buf, int64_t Off, size_t T, size_t St);
   int32_t &holds(uint32_t G, Loc L) { return Holds[G][L.Sp][L.Index]; }
+  /// The block gpu G's data or output location Index holds before the run
+  /// (data) or must hold after it (output): Index itself, but for alltoall,
+  /// whose plan names blocks by (sender, receiver) (CollectiveContract.h):
+  /// G's input chunk i is its run K for gpu i / K, its output chunk i the
+  /// run gpu i / K sent it.
+  uint64_t naturalBlock(uint32_t G, Space Sp, int64_t Index) const {
+    if (!isPersonalised(A.Coll))
+      return uint64_t(Index);
+    uint64_t I = uint64_t(Index);
+    return Sp == DataSpace ? G * N + I : I / K * N + G * K + I % K;
+  }
   uint16_t buffer(uint32_t G, Loc L, uint64_t Block);
   uint32_t newPhase(PhaseKind Kind, uint32_t G, size_t T, size_t St);
   void read(uint32_t P, uint16_t Buf, uint64_t Block);
@@ -158,9 +169,9 @@ Expected<Loc> Importer::locate(uint32_t G, char Buf, int64_t Off, size_t T,
 }
 
 uint16_t Importer::buffer(uint32_t G, Loc L, uint64_t Block) {
-  if (L.Sp == DataSpace && uint64_t(L.Index) == Block)
+  if (L.Sp == DataSpace && naturalBlock(G, L.Sp, L.Index) == Block)
     return DataBuffer;
-  if (L.Sp == OutSpace && uint64_t(L.Index) == Block)
+  if (L.Sp == OutSpace && naturalBlock(G, L.Sp, L.Index) == Block)
     return *S.OutBuffer;
   auto [It, New] = ScratchOf.try_emplace({G, L.Sp, L.Index, Block}, 0);
   if (New) {
@@ -246,6 +257,14 @@ Error Importer::setUp() {
   H.Topo = Topology::flat(uint32_t(P));
   H.Algorithm = "msccl";
   H.Blocks = N;
+  if (isPersonalised(A.Coll)) {
+    // In place, a gpu's input chunk i and output chunk i would be one
+    // location holding two blocks of the matrix.
+    if (A.InPlace)
+      return makeError(ErrorKind::CannotCompile,
+                       Name + ": an in-place alltoall is not supported");
+    H.Blocks = P * N;
+  }
   H.RequiresCommutative = true;
   H.Params["msccl-name"] = A.Name;
   H.Params["msccl-proto"] = A.Protocol;
@@ -313,7 +332,7 @@ Error Importer::setUp() {
       Holds[I][Sp].assign(Size, -1);
       if (Sp != ScratchSpace)
         for (size_t B = 0; B < Size; ++B)
-          Holds[I][Sp][B] = int32_t(B);
+          Holds[I][Sp][B] = int32_t(naturalBlock(uint32_t(I), Space(Sp), B));
     }
     LastPhase[I].assign(Gp.Tbs.size(), -1);
     StepPhase[I].resize(Gp.Tbs.size());

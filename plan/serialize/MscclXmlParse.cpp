@@ -282,12 +282,13 @@ Expected<Algorithm> parseAlgorithm(StringRef Bytes, StringRef Name) {
           .Cases("allgather", "all_gather", Collective::Allgather)
           .Case("broadcast", Collective::Broadcast)
           .Case("reduce", Collective::Reduce)
+          .Cases("alltoall", "all_to_all", Collective::Alltoall)
           .Default(std::nullopt);
   if (!C)
     return A.fail("collective '" + Coll +
                       "' is not one collplan models (allreduce, "
                       "reduce_scatter/reducescatter, allgather, broadcast, "
-                      "reduce)",
+                      "reduce, alltoall)",
                   ErrorKind::CannotCompile);
   Algo.Coll = *C;
 

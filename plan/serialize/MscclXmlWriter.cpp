@@ -297,6 +297,10 @@ llvm::Error refuse(const llvm::Twine &Why) {
 Expected<std::string> encodeMscclXml(const Plan &P,
                                      const MscclExportOptions &O) {
   const PlanHeader &H = P.Header;
+  if (isPersonalised(H.Kind))
+    return refuse("exporting " + collectiveName(H.Kind) +
+                  " is not implemented (MSCCL's alltoall files are read by "
+                  "import)");
   if (H.Kind == Collective::Allgatherv || !H.Weights.empty())
     return refuse("MSCCL's chunks are all the same size; a plan with block "
                   "weights (allgatherv) has no MSCCL form");
@@ -362,6 +366,10 @@ Expected<std::string> encodeMscclXml(const Plan &P,
     break;
   case Collective::Reduce:
     Coll = "reduce";
+    break;
+  case Collective::Alltoall:
+  case Collective::Alltoallv:
+    Coll = "alltoall";
     break;
   }
   std::string Out;

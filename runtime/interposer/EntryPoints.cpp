@@ -111,6 +111,17 @@ COLLPLAN_EXPORT int MPI_Allgatherv(const void *SendBuf, int SendCount,
                                 RecvCounts, Displs, RecvType, Comm);
 }
 
+COLLPLAN_EXPORT int MPI_Alltoall(const void *SendBuf, int SendCount,
+                                 HandleWord SendType, void *RecvBuf,
+                                 int RecvCount, HandleWord RecvType,
+                                 HandleWord Comm) {
+  if (!servesRunningMpi())
+    return library<&MPI_Alltoall>("PMPI_Alltoall")(
+        SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Comm);
+  return interposer::alltoall(SendBuf, SendCount, SendType, RecvBuf, RecvCount,
+                              RecvType, Comm);
+}
+
 COLLPLAN_EXPORT int MPI_Finalize(void) {
   if (!servesRunningMpi())
     return library<&MPI_Finalize>("PMPI_Finalize")();

@@ -33,6 +33,9 @@ int allgather(const void *SendBuf, int SendCount, HandleWord SendType,
 int allgatherv(const void *SendBuf, int SendCount, HandleWord SendType,
                void *RecvBuf, const int RecvCounts[], const int Displs[],
                HandleWord RecvType, HandleWord Comm);
+int alltoall(const void *SendBuf, int SendCount, HandleWord SendType,
+             void *RecvBuf, int RecvCount, HandleWord RecvType,
+             HandleWord Comm);
 /// Prints the summaries still due, then finalizes MPI.
 int finalize();
 

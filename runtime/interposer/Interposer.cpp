@@ -2,7 +2,8 @@
 //
 // Preloaded into an unmodified MPI program (mpirun -x LD_PRELOAD=... -x
 // COLLPLAN_PLANS=DIR), this library serves MPI_Allreduce,
-// MPI_Reduce_scatter_block, MPI_Allgather, MPI_Allgatherv, MPI_Bcast and
+// MPI_Reduce_scatter_block, MPI_Allgather, MPI_Allgatherv, MPI_Alltoall,
+// MPI_Bcast and
 // MPI_Reduce through the MPI profiling interface (the symbols themselves are
 // in EntryPoints.cpp). The same source is built once per MPI ABI found:
 // libcollplan_mpi.so against Open MPI, libcollplan_mpich.so against MPICH
@@ -16,8 +17,10 @@
 // executor's view of its buffers; which path the call takes, the same on
 // every rank, is CallDecision.h's. A buffer whose datatype is not plain
 // contiguous bytes is packed into a staging area (MpiTypes.h) instead of
-// being sent down another path. Not thread-safe: calls from several threads
-// at once are not supported.
+// being sent down another path. MPI_Alltoallv is not served: no rank knows
+// the other ranks' counts, which a plan's weights fix (a count allgather
+// per call would cost what the plan saves). Not thread-safe: calls from several
+// threads at once are not supported.
 //
 //===----------------------------------------------------------------------===//
 
@@ -352,6 +355,62 @@ int allgatherv(const void *SendBuf, int SendCount, HandleWord SendTypeW,
     return *Result;
   return PMPI_Allgatherv(SendBuf, SendCount, SendType, RecvBuf, RecvCounts,
                          Displs, RecvType, Comm);
+}
+
+int alltoall(const void *SendBuf, int SendCount, HandleWord SendTypeW,
+             void *RecvBuf, int RecvCount, HandleWord RecvTypeW,
+             HandleWord CommW) {
+  auto SendType = handle<MPI_Datatype>(SendTypeW);
+  auto RecvType = handle<MPI_Datatype>(RecvTypeW);
+  auto Comm = handle<MPI_Comm>(CommW);
+  // The shape is the receive signature's, which MPI requires every rank's
+  // send signature to match.
+  RawCall Raw{Collective::Alltoall, Comm, RecvCount, RecvType, MPI_OP_NULL, 0};
+  auto Library = [&] {
+    return PMPI_Alltoall(SendBuf, SendCount, SendType, RecvBuf, RecvCount,
+                         RecvType, Comm);
+  };
+  if (repeatsCallToMpi(Raw))
+    return Library();
+  Call C("MPI_Alltoall", Comm, Collective::Alltoall);
+  if (RecvCount < 0 || (SendBuf != MPI_IN_PLACE && SendCount < 0)) {
+    refuse(C, "a negative count");
+    return Library();
+  }
+  if (isIntercommunicator(Comm)) {
+    refuse(C, "an intercommunicator");
+    return Library();
+  }
+  int Size = 1;
+  PMPI_Comm_size(Comm, &Size);
+  if (SendBuf != MPI_IN_PLACE && int64_t(SendCount) * Size > INT_MAX) {
+    refuse(C, "a send buffer of more than INT_MAX elements");
+    return Library();
+  }
+  TypeLayout L = layoutOf(RecvType);
+  if (L.Predefined)
+    C.Raw = Raw;
+  // The plan's vector is the P x P matrix (CollectiveContract.h): a rank's
+  // row is its send buffer, its column its receive buffer, both packed.
+  uint64_t Row = uint64_t(RecvCount) * L.Size * uint64_t(Size);
+  C.Key.Bytes = Row * uint64_t(Size);
+  if (std::optional<int> Result =
+          fromPlan(C, [&](Executor &Ex, Transport &Tr, CommState &S) {
+            uint64_t Elements = uint64_t(RecvCount) * uint64_t(Size);
+            const void *Input =
+                gatherInput(SendBuf, SendCount * Size, SendType, S, Comm);
+            if (L.Contiguous)
+              return Ex.run(Tr, byteArgs(Input, RecvBuf, C.Key.Bytes));
+            char *Stage = room(S.Staging, Row);
+            if (SendBuf == MPI_IN_PLACE)
+              packBytes(RecvBuf, Elements, RecvType, L, Stage, Comm);
+            llvm::Error E = Ex.run(Tr, byteArgs(Input, Stage, C.Key.Bytes));
+            if (!E)
+              unpackBytes(Stage, Elements, RecvType, L, RecvBuf, Comm);
+            return E;
+          }))
+    return *Result;
+  return Library();
 }
 
 int finalize() {

@@ -118,12 +118,18 @@ std::vector<char> expectedTyped(const PlanHeader &H, uint32_t Rank,
         for (uint64_t I = Layout.begin(Rg.Begin); I < Layout.begin(Rg.End); ++I)
           All[I] = ValueAt(R, I);
   }
+  // The output blocks packed, in block order (alltoall's column: one run
+  // per sender).
   BlockSet Output = H.outputBlocks(Rank);
-  uint64_t Begin = Output.empty() ? 0 : Layout.begin(Output.ranges()[0].Begin);
-  uint64_t End = Begin + Layout.size(Output);
-  std::vector<char> Out((End - Begin) * sizeof(T));
-  if (!Out.empty())
-    std::memcpy(Out.data(), All.data() + Begin, Out.size());
+  std::vector<char> Out(Layout.size(Output) * sizeof(T));
+  size_t At = 0;
+  for (const BlockRange &Rg : Output.ranges()) {
+    uint64_t Begin = Layout.begin(Rg.Begin), End = Layout.begin(Rg.End);
+    if (End > Begin)
+      std::memcpy(Out.data() + At, All.data() + Begin,
+                  (End - Begin) * sizeof(T));
+    At += (End - Begin) * sizeof(T);
+  }
   return Out;
 }
 

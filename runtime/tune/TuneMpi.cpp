@@ -113,6 +113,17 @@ public:
     case Collective::Broadcast:
       Shape.Bytes = Bytes;
       break;
+    case Collective::Alltoall:
+    case Collective::Alltoallv:
+      // Bytes is the P x P matrix (CollectiveContract.h): Part per pair.
+      Part = std::max<uint64_t>(1, Bytes / (P * P));
+      Shape.Bytes = Part * P * P;
+      Shape.Counts.assign(Kind == Collective::Alltoallv ? P * P : 0, Part);
+      Displs.resize(P);
+      for (uint64_t R = 0; R < P; ++R)
+        Displs[R] = int(R * Part);
+      Counts.assign(P, int(Part));
+      break;
     }
     Shape.Kind = Kind;
     Shape.Ranks = uint32_t(Size);
@@ -151,6 +162,15 @@ public:
     case Collective::Broadcast:
       MPI_Bcast(Recv.data(), int(Shape.Bytes), MPI_BYTE, int(Root),
                 MPI_COMM_WORLD);
+      break;
+    case Collective::Alltoall:
+      MPI_Alltoall(Send.data(), int(Part), MPI_BYTE, Recv.data(), int(Part),
+                   MPI_BYTE, MPI_COMM_WORLD);
+      break;
+    case Collective::Alltoallv:
+      MPI_Alltoallv(Send.data(), Counts.data(), Displs.data(), MPI_BYTE,
+                    Recv.data(), Counts.data(), Displs.data(), MPI_BYTE,
+                    MPI_COMM_WORLD);
       break;
     }
   }

@@ -138,6 +138,29 @@ check "tune's allgatherv serves equal counts" grep -q "counts: equal" \
   "$WORK/agv-tuned/plans.index"
 expect 0 "tune's allgatherv plans verify" -- "$COLLPLAN" verify \
   "$WORK"/agv-tuned/allgatherv-p5-*.cplan
+# Alltoall: compile (auto), verify, cost, show and run over TCP; alltoallv's
+# per-pair weights; the refusals.
+expect 0 "alltoall auto at P = 6" -- "$COLLPLAN" compile --ranks 6 \
+  --collective alltoall -o "$WORK/a2a.cplan" -q
+expect 0 "the alltoall plan verifies" -- "$COLLPLAN" verify "$WORK/a2a.cplan"
+expect 0 "cost of the alltoall plan" -- "$COLLPLAN" cost "$WORK/a2a.cplan" \
+  --bytes 36KiB
+check "cost names the bytes each rank sends" grep -q "bytes sent" "$WORK/out"
+expect 0 "show the alltoall plan" -- "$COLLPLAN" show "$WORK/a2a.cplan" --rank 1
+expect 0 "run the alltoall plan with --check" -- "$COLLPLAN" run \
+  "$WORK/a2a.cplan" --check --bytes 1000 --datatype int16 --iterations 2
+expect 0 "alltoallv with per-pair weights" -- "$COLLPLAN" compile --ranks 3 \
+  --collective alltoallv -a pairwise --weights 0,5,1,2,0,7,3,3,0 \
+  -o "$WORK/a2av.cplan" -q
+expect 0 "run the alltoallv plan with --check" -- "$COLLPLAN" run \
+  "$WORK/a2av.cplan" --check --bytes 999 --iterations 2
+expect 3 "alltoallv with one weight per rank" -- "$COLLPLAN" compile \
+  --ranks 3 --collective alltoallv --weights 1,2,3
+check "the message asks for P^2 weights" grep -q "pair, 9" "$WORK/err"
+expect 3 "pairwise XOR needs a power of two" -- "$COLLPLAN" compile \
+  --ranks 6 --collective alltoall -a pairwise --param pairing=xor
+expect 3 "exporting alltoall is not implemented" -- "$COLLPLAN" export \
+  "$WORK/a2a.cplan" -o "$WORK/a2a.xml"
 # --show: the rules in the interposer's order, with why; JSON alike.
 cp "$WORK/agv/equal.cplan" "$WORK/agv/allgatherv-p4-0-inf.cplan"
 expect 0 "index --show" -- "$COLLPLAN" index --show "$WORK/agv"
@@ -393,8 +416,12 @@ sed 's#</algo>#</algo><algo name="second"/>#' \
   >"$WORK/two-roots.xml"
 expect 2 "two <algo> roots are refused" -- "$COLLPLAN" import "$WORK/two-roots.xml"
 check "the second root is named" grep -q "a second root element" "$WORK/err"
-expect 2 "verify: a file collplan cannot model is unusable input" -- \
+expect 0 "verify reads MSCCL's alltoall" -- \
   "$COLLPLAN" verify "$(dirname "$0")/../fixtures/msccl/alltoall-8n-0-1kb.xml"
+sed 's/coll="alltoall"/coll="gather"/' \
+  "$(dirname "$0")/../fixtures/msccl/alltoall-8n-0-1kb.xml" >"$WORK/gather.xml"
+expect 2 "verify: a file collplan cannot model is unusable input" -- \
+  "$COLLPLAN" verify "$WORK/gather.xml"
 # collplan's own Rabenseifner at P = 512 (6.7 MB of XML) exports, and so
 # imports back, in linear time (31 s before, with a map hashing away the gpu).
 expect 0 "compile rabenseifner P = 512" -- "$COLLPLAN" compile -a rabenseifner \

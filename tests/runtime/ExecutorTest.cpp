@@ -31,10 +31,10 @@ CompileRequest requestFor(Collective K, uint32_t P, uint32_t Variant) {
   Req.Bytes = 1 << 16;
   if (hasRoot(K))
     Req.Root = Variant % P;
-  if (K == Collective::Allgatherv)
-    for (uint32_t R = 0; R < P; ++R)
-      // Some ranks give none, never all (Plan.h refuses that).
-      Req.Weights.push_back((R * 3 + Variant) % 4 + (R == 0));
+  // Allgatherv's ranks, alltoallv's pairs: some give none, never all
+  // (Plan.h refuses that).
+  for (uint64_t R = 0; R < weightCount(K, P); ++R)
+    Req.Weights.push_back((R * 3 + Variant) % 4 + (R == 0));
   return Req;
 }
 

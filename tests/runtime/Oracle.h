@@ -108,7 +108,9 @@ inline std::vector<char> oracleInputBuffer(const PlanHeader &H, uint32_t R,
   size_t ES = sizeOf(T);
   BlockLayout L(H, Count);
   uint64_t Begin = 0, N = Count;
-  if (H.Kind == Collective::Allgather || H.Kind == Collective::Allgatherv) {
+  // Allgather(v): its owned blocks; alltoall(v): its row of the matrix.
+  if (H.Kind == Collective::Allgather || H.Kind == Collective::Allgatherv ||
+      H.Kind == Collective::Alltoall || H.Kind == Collective::Alltoallv) {
     BlockSet Own = H.ownedBy(R);
     Begin = L.begin(Own.ranges()[0].Begin);
     N = L.size(Own);
@@ -158,6 +160,18 @@ inline std::vector<char> oracleOutput(const PlanHeader &H, uint32_t R,
     for (uint64_t I = 0; I < Count; ++I)
       Push([&](uint64_t I, char *O) { oracleInput(T, Op, *H.Root, I, O); }, I);
     break;
+  case Collective::Alltoall:
+  case Collective::Alltoallv: {
+    // The column: from each sender S in turn, the run of blocks it
+    // addresses to R in the P x P matrix, as S's input holds them.
+    uint64_t PerPair = H.Blocks / (uint64_t(H.Ranks) * H.Ranks);
+    for (uint32_t S = 0; S < H.Ranks; ++S)
+      for (uint64_t B = (uint64_t(S) * H.Ranks + R) * PerPair, E = B + PerPair;
+           B < E; ++B)
+        for (uint64_t I = L.begin(B); I < L.begin(B + 1); ++I)
+          Push([&](uint64_t I, char *O) { oracleInput(T, Op, S, I, O); }, I);
+    break;
+  }
   }
   return Out;
 }

@@ -156,9 +156,9 @@ TEST_CASE("every algorithm and collective over TCP matches the oracle") {
         Req.Topo = Topology::flat(P);
         if (hasRoot(K))
           Req.Root = Variant % P;
-        if (K == Collective::Allgatherv)
-          for (uint32_t R = 0; R < P; ++R)
-            Req.Weights.push_back(R + 1);
+        // Allgatherv's ranks, alltoallv's pairs.
+        for (uint64_t R = 0; R < weightCount(K, P); ++R)
+          Req.Weights.push_back(R % P + 1);
         llvm::Expected<Plan> Pl = compilePlan(*A, Req);
         if (!Pl) {
           llvm::consumeError(Pl.takeError());

@@ -39,6 +39,7 @@ const char *const Fixtures[] = {
     "allreduce-hier-2x4-1i-Simple-auto.xml",
     "allreduce-ring-4r-1ch-1i-Simple.xml",
     "allreduce_1step_mccl_8_2_2048_LL.xml",
+    "alltoall-8n-0-1kb.xml",
 };
 
 std::string runOnThreads(const Plan &P) {
@@ -138,12 +139,35 @@ TEST_CASE("every MSCCL fixture imports, verifies and runs on threads") {
   }
 }
 
-TEST_CASE("alltoall is refused with CannotCompile") {
+// MSCCL's alltoall: gpu g's input chunk i is its data for gpu i, its output
+// chunk i gpu i's data for it; the plan names the pair (i, g) block 8 i + g.
+TEST_CASE("MSCCL's alltoall imports as the (sender, receiver) matrix") {
   llvm::Expected<Plan> P = readPlanFile(FixtureDir + "alltoall-8n-0-1kb.xml");
-  REQUIRE(!P);
-  ErrorReport R = takeErrorReport(P.takeError(), ErrorKind::Usage);
+  REQUIRE_MESSAGE(bool(P), llvm::toString(P.takeError()));
+  CHECK(P->Header.Kind == Collective::Alltoall);
+  CHECK(P->Header.Blocks == 64);
+  // Gpu 3 receives from every other gpu exactly its block, (g, 3), and
+  // sends each its own, (3, g).
+  BlockSet Received, Sent;
+  for (const Round &Rd : P->Programs[3].Rounds)
+    for (const Op &O : Rd.Ops) {
+      if (O.Kind == OpKind::Recv)
+        Received.insert(O.Blocks);
+      if (O.Kind == OpKind::Send)
+        Sent.insert(O.Blocks);
+    }
+  CHECK(Received.str() == "3,11,19,35,43,51,59");
+  CHECK(Sent.str() == "24-26,28-31");
+  // In place, a chunk of the user's buffer would hold two blocks.
+  std::string Xml = readFixture("alltoall-8n-0-1kb.xml");
+  size_t At = Xml.find("inplace=\"0\" outofplace=\"1\"");
+  REQUIRE(At != std::string::npos);
+  Xml.replace(At, 26, "inplace=\"1\" outofplace=\"0\"");
+  llvm::Expected<Plan> InPlace = decodeMscclXml(Xml, "inplace.xml");
+  REQUIRE(!InPlace);
+  ErrorReport R = takeErrorReport(InPlace.takeError(), ErrorKind::Usage);
   CHECK(R.Kind == ErrorKind::CannotCompile);
-  CHECK(R.Message.find("alltoall") != std::string::npos);
+  CHECK(R.Message.find("in-place alltoall") != std::string::npos);
 }
 
 TEST_CASE("malformed XML and unknown step types name the line") {

@@ -49,6 +49,8 @@ TEST_CASE("every algorithm's plan round-trips through MSCCL XML") {
     for (Collective K : A->collectives()) {
       if (K == Collective::Allgatherv)
         continue; // MSCCL's chunks are all one size.
+      if (isPersonalised(K))
+        continue; // Exporting alltoall is not implemented.
       for (uint32_t P = 1; P <= 16; ++P) {
         ++Variant;
         llvm::Expected<Plan> Original =

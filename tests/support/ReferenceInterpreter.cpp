@@ -68,6 +68,16 @@ struct ReferenceInterpreter::State {
     return randomValue(Seed, 1, uint64_t(R) * Blocks + B);
   }
   uint64_t owner(uint64_t B) const { return B / (Blocks / Ranks); }
+  bool personalised() const {
+    return H.Kind == Collective::Alltoall || H.Kind == Collective::Alltoallv;
+  }
+  /// Alltoall(v): the rank block B is for. The vector is the P x P matrix
+  /// of runs of Blocks / P^2 blocks, row r what rank r sends.
+  uint64_t addressee(uint64_t B) const {
+    return B / (Blocks / (uint64_t(Ranks) * Ranks)) % Ranks;
+  }
+  /// Alltoall(v): how often each rank received each block addressed to it.
+  std::map<std::pair<uint32_t, uint64_t>, uint32_t> Arrivals;
 
   /// A broken rule; Breaks when it makes the result wrong on real numbers.
   void error(std::string Msg, bool Breaks) {
@@ -95,6 +105,8 @@ struct ReferenceInterpreter::State {
                  H.Kind == Collective::ReduceScatter;
     if (Owned && Blocks % Ranks)
       return "blocks not divisible by ranks";
+    if (personalised() && Blocks % (uint64_t(Ranks) * Ranks))
+      return "blocks not divisible by P^2";
     for (uint32_t R = 0; R < Ranks; ++R) {
       int64_t Last = -1;
       for (const Round &Rd : P.Programs[R].Rounds) {
@@ -130,6 +142,9 @@ struct ReferenceInterpreter::State {
       return owner(B) == R;
     case Collective::Broadcast:
       return R == *H.Root;
+    case Collective::Alltoall:
+    case Collective::Alltoallv:
+      return owner(B) == R;
     }
     return false;
   }
@@ -253,6 +268,10 @@ struct ReferenceInterpreter::State {
           if (O.Mode == Combine::Replace && O.Buffer == DataBuffer &&
               Cells[C].Defined)
             ++Out.ReplacedHeld;
+          if (personalised() && addressee(B) == R && ++Arrivals[{R, B}] == 2)
+            error(Where + "rank " + str(R) + " receives block " + str(B) +
+                      ", addressed to it, a second time",
+                  false);
           std::string E = land(C, M.Data[I], &M.Sets[I * Words], O.Mode, B);
           if (!E.empty())
             error(Where + "rank " + str(R) + " " + E, false);
@@ -344,7 +363,8 @@ struct ReferenceInterpreter::State {
   /// \"verified\" means"): allreduce, every
   /// block everywhere holds all contributions; reduce-scatter, each rank its
   /// own blocks; reduce, the root every block; allgather(v), every block
-  /// everywhere its owner's contribution; broadcast, the root's.
+  /// everywhere its owner's contribution; broadcast, the root's; alltoall(v),
+  /// each block its sender's contribution at the rank it is addressed to.
   void checkEnd() {
     for (uint32_t R = 0; R < Ranks; ++R)
       for (uint64_t B = 0; B < Blocks; ++B)
@@ -366,6 +386,11 @@ struct ReferenceInterpreter::State {
           break;
         case Collective::Broadcast:
           expect(R, B, int64_t(*H.Root));
+          break;
+        case Collective::Alltoall:
+        case Collective::Alltoallv:
+          if (addressee(B) == R)
+            expect(R, B, int64_t(owner(B)));
           break;
         }
   }

@@ -46,9 +46,9 @@ std::vector<NamedPlan> registeredPlans(llvm::ArrayRef<uint32_t> Sizes) {
           Req.Kind = C;
           Req.Topo = Topology::flat(P);
           Req.Root = Root;
-          if (C == Collective::Allgatherv)
-            for (uint32_t R = 0; R < P; ++R)
-              Req.Weights.push_back(R % 3 + 1);
+          // Allgatherv's ranks, alltoallv's pairs.
+          for (uint64_t R = 0; R < weightCount(C, P); ++R)
+            Req.Weights.push_back(R % 3 + 1);
           llvm::Expected<Plan> Compiled = compilePlan(*A, Req);
           if (!Compiled) {
             // Some families serve only some P (say, powers of two).

@@ -54,20 +54,21 @@ double secondsSince(std::chrono::steady_clock::time_point Start) {
       .count();
 }
 
-/// At most this many bytes per rank in a weights file: a 20-digit count and
-/// its separators, with room for padding.
+/// At most this many bytes per weight (per rank, or per pair for alltoallv)
+/// in a weights file: a 20-digit count and its separators, with room for
+/// padding.
 constexpr uint64_t WeightsFileBytesPerRank = 24;
 constexpr uint64_t WeightsFileSlack = 4096;
 
 /// "1,2,3", or a file of counts separated by commas and any whitespace (one
 /// per line, or several per line). Ranks bounds the file's size.
-std::optional<Failure> parseWeights(const CompileOptions &O, uint64_t Ranks,
+std::optional<Failure> parseWeights(const CompileOptions &O, uint64_t Parts,
                                     std::vector<uint64_t> &Out) {
   std::string Text = O.Weights;
   if (!O.WeightsFile.empty()) {
     llvm::Expected<std::string> File =
         readInputFile("--weights-file", O.WeightsFile,
-                      Ranks * WeightsFileBytesPerRank + WeightsFileSlack);
+                      Parts * WeightsFileBytesPerRank + WeightsFileSlack);
     if (!File)
       return Failure{ExitUsage, llvm::toString(File.takeError())};
     Text = std::move(*File);
@@ -88,7 +89,7 @@ std::optional<Failure> parseWeights(const CompileOptions &O, uint64_t Ranks,
       return Failure{ExitUsage,
                      "weight '" + W.str() + "' is not a non-negative integer"};
     }
-    if (Out.size() >= MaxRanks)
+    if (Out.size() >= std::max<uint64_t>(Parts, MaxRanks))
       return Failure{ExitUsage, "more weights than the rank limit"};
     Out.push_back(V);
   }
@@ -100,12 +101,13 @@ std::optional<Failure> buildRequest(const CompileOptions &O,
   if (std::optional<Failure> F =
           collplan::cli::buildRequest(O.Job, "", O.Bytes.Value, Request))
     return F;
-  if (std::optional<Failure> F =
-          parseWeights(O, Request.ranks(), Request.Weights))
+  if (std::optional<Failure> F = parseWeights(
+          O, weightCount(Request.Kind, Request.ranks()), Request.Weights))
     return F;
-  // Without weights an allgatherv plan serves equal counts, at any size.
-  if (Request.Kind == Collective::Allgatherv && Request.Weights.empty())
-    Request.Weights.assign(Request.ranks(), 1);
+  // Without weights an allgatherv or alltoallv plan serves equal counts, at
+  // any size.
+  if (Request.Weights.empty())
+    Request.Weights.assign(weightCount(Request.Kind, Request.ranks()), 1);
   return std::nullopt;
 }
 
@@ -340,12 +342,13 @@ void addCompileCommand(CLI::App &App, int &Exit) {
   addBytesOption(*Cmd, O->Bytes,
                  "message size the cost model and tuned parameters use");
   Cmd->add_option("--weights", O->Weights,
-                  "allgatherv: per-rank element counts, w0,w1,...");
+                  "allgatherv: per-rank element counts, w0,w1,...; "
+                  "alltoallv: P*P per-pair counts, sender-major");
   Cmd->add_option(
          "--weights-file", O->WeightsFile,
-         "allgatherv: a file of per-rank counts, separated by commas or "
-         "whitespace (one per line is fine); at most 24 bytes per "
-         "rank")
+         "allgatherv: a file of per-rank counts (alltoallv: per-pair), "
+         "separated by commas or whitespace (one per line is fine); at most "
+         "24 bytes per count")
       ->excludes("--weights");
   Cmd->add_option("-o,--output", O->Output,
                   "plan file to write: .yaml, .json or .cplan (binary); "

@@ -144,10 +144,9 @@ buildSelectRequest(const SelectRequestOptions &O, const std::string &Kind,
   if (std::optional<RequestProblem> P =
           buildRequest(O.Job, Kind, Bytes, Request))
     return P;
-  // An allgatherv is chosen for equal counts (the plan serves every size of
-  // them); other counts are compiled with --weights.
-  if (Request.Kind == Collective::Allgatherv)
-    Request.Weights.assign(Request.ranks(), 1);
+  // An allgatherv or alltoallv is chosen for equal counts (the plan serves
+  // every size of them); other counts are compiled with --weights.
+  Request.Weights.assign(weightCount(Request.Kind, Request.ranks()), 1);
   Families.clear();
   for (const std::string &A : O.Algorithms) {
     const Algorithm *F = findAlgorithm(A);

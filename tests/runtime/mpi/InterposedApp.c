@@ -1,7 +1,7 @@
 /* InterposedApp.c - a plain MPI program that knows nothing of collplan.
  *
  * It calls MPI_Allreduce (out of place and in place, int sum and double
- * max), MPI_Reduce_scatter_block, MPI_Allgather, MPI_Allgatherv,
+ * max), MPI_Reduce_scatter_block, MPI_Allgather, MPI_Allgatherv, MPI_Alltoall,
  * MPI_Bcast and MPI_Reduce (from two roots), and checks each result against values computed here by hand.
  * run_interposer.sh runs it with libcollplan_mpi.so preloaded. Exits 1 on
  * the first wrong element. */
@@ -79,6 +79,24 @@ int main(int argc, char **argv) {
     for (int I = 0; I <= R; ++I)
       expect(Gathered[Displs[R] + I] == R * 10 + I, "allgatherv", Rank,
              Displs[R] + I);
+
+  /* Alltoall: rank s sends rank d the three ints s*1000 + d*10 + t, out of
+   * place and then in place. */
+  int *ToAll = malloc(3 * P * sizeof(int)), *FromAll = malloc(3 * P * sizeof(int));
+  for (int D = 0; D < P; ++D)
+    for (int T = 0; T < 3; ++T)
+      ToAll[D * 3 + T] = Rank * 1000 + D * 10 + T;
+  MPI_Alltoall(ToAll, 3, MPI_INT, FromAll, 3, MPI_INT, MPI_COMM_WORLD);
+  for (int S = 0; S < P; ++S)
+    for (int T = 0; T < 3; ++T)
+      expect(FromAll[S * 3 + T] == S * 1000 + Rank * 10 + T, "alltoall", Rank,
+             S * 3 + T);
+  MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ToAll, 3, MPI_INT,
+               MPI_COMM_WORLD);
+  for (int S = 0; S < P; ++S)
+    for (int T = 0; T < 3; ++T)
+      expect(ToAll[S * 3 + T] == S * 1000 + Rank * 10 + T,
+             "alltoall in place", Rank, S * 3 + T);
 
   /* Bcast from rank 0. */
   long *B = malloc(N * sizeof(long));

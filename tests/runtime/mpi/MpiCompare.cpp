@@ -89,7 +89,7 @@ std::vector<char> referenceResult(const PlanHeader &H, int Rank,
   int P = int(H.Ranks);
   BlockLayout L(H, Count);
   std::vector<int> Counts(P), Displs(P);
-  if (hasOwnedBlocks(H.Kind))
+  if (hasOwnedBlocks(H.Kind) && !isPersonalised(H.Kind))
     for (int R = 0; R < P; ++R) {
       BlockSet Own = H.ownedBy(R);
       Displs[R] = int(L.begin(Own.ranges()[0].Begin));
@@ -123,6 +123,34 @@ std::vector<char> referenceResult(const PlanHeader &H, int Rank,
       Out = Input;
     MPI_Bcast(Out.data(), int(Count), MT, int(*H.Root), MPI_COMM_WORLD);
     break;
+  case Collective::Alltoall:
+  case Collective::Alltoallv: {
+    // The matrix's pair (s, d) is block s*P + d (one block per pair): the
+    // row's pairs are this rank's sends, the column's its receives.
+    uint64_t Pairs = uint64_t(P) * P;
+    if (H.Kind == Collective::Alltoall && Count % Pairs == 0) {
+      MPI_Alltoall(Input.data(), int(Count / Pairs), MT, Out.data(),
+                   int(Count / Pairs), MT, MPI_COMM_WORLD);
+      Out.resize(Count / P * ES);
+      break;
+    }
+    std::vector<int> SendCounts(P), SendDispls(P), RecvCounts(P), RecvDispls(P);
+    uint64_t RowBegin = L.begin(uint64_t(Rank) * P);
+    int Received = 0;
+    for (int Q = 0; Q < P; ++Q) {
+      uint64_t Send = uint64_t(Rank) * P + Q, Recv = uint64_t(Q) * P + Rank;
+      SendCounts[Q] = int(L.size(Send));
+      SendDispls[Q] = int(L.begin(Send) - RowBegin);
+      RecvCounts[Q] = int(L.size(Recv));
+      RecvDispls[Q] = Received;
+      Received += RecvCounts[Q];
+    }
+    MPI_Alltoallv(Input.data(), SendCounts.data(), SendDispls.data(), MT,
+                  Out.data(), RecvCounts.data(), RecvDispls.data(), MT,
+                  MPI_COMM_WORLD);
+    Out.resize(size_t(Received) * ES);
+    break;
+  }
   }
   return Out;
 }
@@ -134,9 +162,9 @@ CompileRequest requestFor(Collective K, uint32_t P, uint32_t Variant) {
   Req.Bytes = Variant % 2 ? 1 << 10 : 1 << 20;
   if (hasRoot(K))
     Req.Root = Variant % P;
-  if (K == Collective::Allgatherv)
-    for (uint32_t R = 0; R < P; ++R)
-      Req.Weights.push_back((R * 5 + Variant) % 3 + (R == 0));
+  // Allgatherv's ranks, alltoallv's pairs.
+  for (uint64_t R = 0; R < weightCount(K, P); ++R)
+    Req.Weights.push_back((R * 5 + Variant) % 3 + (R == 0));
   return Req;
 }
 

@@ -14,6 +14,7 @@ W=$(seq 1 "$P" | paste -sd, -)
 "$COLLPLAN" compile -c reduce-scatter -a ring -P "$P" -o "$PLANS/reduce-scatter-p$P-0-inf.yaml" >/dev/null
 "$COLLPLAN" compile -c allgather -a ring -P "$P" -o "$PLANS/allgather-p$P-0-inf.json" >/dev/null
 "$COLLPLAN" compile -c allgatherv -a recursive-doubling -P "$P" --weights "$W" -o "$PLANS/allgatherv-p$P-0-inf.cplan" >/dev/null
+"$COLLPLAN" compile -c alltoall -a bruck -P "$P" -o "$PLANS/alltoall-p$P-0-inf.cplan" >/dev/null
 "$COLLPLAN" compile -c broadcast -a binomial -P "$P" --root 0 -o "$PLANS/broadcast-p$P-0-inf.cplan" >/dev/null
 # Reduce: N ints (4012 bytes) to the last rank, N doubles (8024 bytes) to
 # rank 0; the program's final 4-byte reduce to rank 0 must fall back, since
@@ -31,6 +32,7 @@ for F in MPI_Allreduce:allreduce-p$P-0-inf.cplan \
          MPI_Reduce_scatter_block:reduce-scatter-p$P-0-inf.yaml \
          MPI_Allgather:allgather-p$P-0-inf.json \
          MPI_Allgatherv:allgatherv-p$P-0-inf.cplan \
+         MPI_Alltoall:alltoall-p$P-0-inf.cplan \
          MPI_Bcast:broadcast-p$P-0-inf.cplan \
          MPI_Reduce:reduce-p$P-0-8000.cplan \
          MPI_Reduce:reduce-p$P-8000-inf.yaml; do

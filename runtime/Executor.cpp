@@ -19,9 +19,17 @@ namespace {
 /// A Reduce receive: where its bytes land in the staging area, where they
 /// are combined, and how many leading bytes are combined already.
 struct PendingReduce {
+  /// A part of the destination. With First set, the rank's input there has
+  /// not been placed in the destination yet: the part becomes First (op)
+  /// staged, which places and combines it in one pass.
+  struct Part {
+    char *Data;
+    size_t Bytes;
+    const char *First = nullptr;
+  };
   const char *Staged;
   size_t Combined = 0;
-  llvm::SmallVector<Segment, 2> Destination;
+  llvm::SmallVector<Part, 2> Destination;
 
   /// Combines the staged bytes [Combined, Upto) into the destination, Upto
   /// rounded down to whole elements.
@@ -29,16 +37,38 @@ struct PendingReduce {
                    size_t ElemSize) {
     Upto -= Upto % ElemSize;
     size_t Off = 0;
-    for (const Segment &S : Destination) {
+    for (const Part &S : Destination) {
       size_t From = std::max(Off, Combined), To = std::min(Off + S.Bytes, Upto);
-      if (From < To)
-        Op.apply(S.Data + (From - Off), Staged + From, (To - From) / ElemSize,
-                 Type);
+      size_t Count = (To - From) / ElemSize;
+      if (From < To && S.First && S.First != S.Data)
+        Op.apply(S.Data + (From - Off), S.First + (From - Off), Staged + From,
+                 Count, Type);
+      else if (From < To)
+        Op.apply(S.Data + (From - Off), Staged + From, Count, Type);
       Off += S.Bytes;
     }
     Combined = std::max(Combined, Upto);
   }
 };
+
+/// Calls F(Begin, End, Inside) for the parts of R in order, Inside telling
+/// whether the part lies in S.
+template <typename Fn> void forEachPart(BlockRange R, const BlockSet &S, Fn F) {
+  for (const BlockRange &In : S.ranges()) {
+    if (In.End <= R.Begin)
+      continue;
+    if (In.Begin >= R.End)
+      break;
+    if (In.Begin > R.Begin)
+      F(R.Begin, In.Begin, false);
+    R.Begin = std::max(R.Begin, In.Begin);
+    uint64_t End = std::min(R.End, In.End);
+    F(R.Begin, End, true);
+    R.Begin = End;
+  }
+  if (!R.empty())
+    F(R.Begin, R.End, false);
+}
 
 } // namespace
 
@@ -109,6 +139,7 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
   P.Transfers.clear();
   P.Pieces.clear();
   P.Locals.clear();
+  P.Placements.clear();
   size_t ES = ElemSize;
   BlockLayout Layout(Header, Count);
   auto Extent = [&](const BlockSet &Blocks) {
@@ -129,19 +160,44 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
     return P;
   }
 
+  // The rank's input blocks not yet placed in the data buffer. They are
+  // placed lazily, as MPI libraries' own collectives do, so the first round
+  // waits for no copy: a send wholly inside them reads the user's send
+  // buffer, a combine into them reads it as its first operand (Out = input
+  // (op) received), a receive that replaces them needs no copy at all. Only
+  // a send that straddles them, or a local operation reading them, has them
+  // copied in first; what is still unplaced at the end is copied then.
+  BlockSet Unplaced = Header.inputBlocks(Rank);
+  auto Place = [&](const BlockSet &Blocks) {
+    for (const BlockRange &BR : Blocks.ranges()) {
+      uint64_t Begin = Layout.begin(BR.Begin), End = Layout.begin(BR.End);
+      if (End > Begin)
+        P.Placements.push_back({size_t(Begin) * ES, size_t(End - Begin) * ES});
+    }
+    Unplaced = Unplaced.subtract(Blocks);
+  };
   for (const Round &Rd : Prog.Rounds) {
-    PreparedCall::Round R{Rd.Index,        0, P.Transfers.size(), 0,
-                          P.Locals.size(), 0};
+    PreparedCall::Round R{Rd.Index,        0, P.Transfers.size(),  0,
+                          P.Locals.size(), 0, P.Placements.size(), 0};
+    BlockSet PlaceFirst;
     for (const Op &O : Rd.Ops) {
-      if (O.Kind == OpKind::Local) {
-        for (const BlockRange &BR : O.Blocks.ranges()) {
-          uint64_t Begin = Layout.begin(BR.Begin), End = Layout.begin(BR.End);
-          if (End > Begin)
-            P.Locals.push_back({O.Buffer, O.Source, O.Mode, size_t(Begin) * ES,
-                                size_t(End - Begin), size_t(Begin) * ES});
-        }
+      bool Sends = O.Kind == OpKind::Send && O.Buffer == DataBuffer;
+      bool Reads = O.Kind == OpKind::Local && O.Source == DataBuffer;
+      bool Combines = O.Kind == OpKind::Local && O.Buffer == DataBuffer &&
+                      O.Mode == Combine::Reduce;
+      if (!Sends && !Reads && !Combines)
         continue;
-      }
+      BlockSet Mine = O.Blocks.intersect(Unplaced);
+      if (!Mine.empty() && (!Sends || Mine != O.Blocks))
+        PlaceFirst.insert(Mine);
+    }
+    Place(PlaceFirst);
+    R.EndPlacement = P.Placements.size();
+
+    BlockSet Received;
+    for (const Op &O : Rd.Ops) {
+      if (O.Kind == OpKind::Local)
+        continue;
       PreparedCall::Transfer X{O.Kind == OpKind::Send,
                                O.Kind == OpKind::Recv &&
                                    O.Mode == Combine::Reduce,
@@ -150,13 +206,26 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
                                0,
                                P.Pieces.size(),
                                0};
-      for (const BlockRange &BR : O.Blocks.ranges()) {
-        uint64_t Begin = Layout.begin(BR.Begin), End = Layout.begin(BR.End);
-        if (End > Begin) {
-          P.Pieces.push_back({size_t(Begin) * ES, size_t(End - Begin) * ES});
-          X.Bytes += size_t(End - Begin) * ES;
-        }
-      }
+      bool InData = O.Buffer == DataBuffer;
+      if (InData && !X.Send)
+        Received.insert(O.Blocks);
+      // A send wholly inside the unplaced input (never straddling, above)
+      // reads it, so do the unplaced parts of a combine; a replacing
+      // receive lands in the data buffer.
+      bool ReadsInput = InData && (X.Send || X.Reduce);
+      for (const BlockRange &BR : O.Blocks.ranges())
+        forEachPart(BR, ReadsInput ? Unplaced : BlockSet(),
+                    [&](uint64_t B, uint64_t E, bool Inside) {
+                      uint64_t Begin = Layout.begin(B), End = Layout.begin(E);
+                      if (End == Begin)
+                        return;
+                      size_t Offset = size_t(Begin) * ES;
+                      P.Pieces.push_back(
+                          {Inside ? Offset - P.InBegin : Offset,
+                           size_t(End - Begin) * ES,
+                           Inside ? Region::Input : Region::Buffer});
+                      X.Bytes += size_t(End - Begin) * ES;
+                    });
       X.EndPiece = P.Pieces.size();
       if (X.Bytes == 0)
         continue; // Empty on both sides: the peer skips it too.
@@ -164,23 +233,29 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
         R.StagingBytes += X.Bytes;
       P.Transfers.push_back(X);
     }
+    Unplaced = Unplaced.subtract(Received);
+
+    for (const Op &O : Rd.Ops) {
+      if (O.Kind != OpKind::Local)
+        continue;
+      for (const BlockRange &BR : O.Blocks.ranges()) {
+        uint64_t Begin = Layout.begin(BR.Begin), End = Layout.begin(BR.End);
+        if (End > Begin)
+          P.Locals.push_back({O.Buffer, O.Source, O.Mode, size_t(Begin) * ES,
+                              size_t(End - Begin), size_t(Begin) * ES});
+      }
+      if (O.Buffer == DataBuffer)
+        Unplaced = Unplaced.subtract(O.Blocks); // Replaced.
+    }
     R.EndTransfer = P.Transfers.size();
     R.EndLocal = P.Locals.size();
-    if (R.EndTransfer != R.FirstTransfer || R.EndLocal != R.FirstLocal)
+    if (R.EndTransfer != R.FirstTransfer || R.EndLocal != R.FirstLocal ||
+        R.EndPlacement != R.FirstPlacement)
       P.Rounds.push_back(R);
   }
-  P.SendsReadInput = !reduces(Header.Kind) && P.Locals.empty() && P.InBytes;
-  for (const PreparedCall::Transfer &X : P.Transfers)
-    for (size_t J = X.FirstPiece;
-         X.Send && X.Buffer == DataBuffer && J < X.EndPiece && P.SendsReadInput;
-         ++J) {
-      const PreparedCall::Piece &Pc = P.Pieces[J];
-      bool Inside = Pc.Offset >= P.InBegin &&
-                    Pc.Offset + Pc.Bytes <= P.InBegin + P.InBytes;
-      bool Outside = Pc.Offset + Pc.Bytes <= P.InBegin ||
-                     Pc.Offset >= P.InBegin + P.InBytes;
-      P.SendsReadInput = Inside || Outside;
-    }
+  // The output needs what no round placed.
+  P.LatePlacements = P.Placements.size();
+  Place(Unplaced.intersect(OutBlocks));
   P.Count = Count;
   P.ElemSize = ElemSize;
   P.Valid = true;
@@ -198,8 +273,8 @@ void Executor::preparePersonalised(PreparedCall &P, const BlockLayout &Layout,
                         {To.In, To.Offset * ES, To.Elements * ES}});
   std::vector<Span> Dst, Src;
   for (const Round &Rd : Prog.Rounds) {
-    PreparedCall::Round R{Rd.Index,        0, P.Transfers.size(), 0,
-                          P.Locals.size(), 0};
+    PreparedCall::Round R{
+        Rd.Index, 0, P.Transfers.size(), 0, P.Locals.size(), 0, 0, 0};
     for (const Op &O : Rd.Ops) {
       if (O.Kind == OpKind::Local) {
         // Source and destination runs may break at different blocks.
@@ -261,7 +336,7 @@ llvm::Error Executor::runPersonalised(Transport &T, const CallArgs &Args,
     std::memcpy(To.In == Region::Output ? Bases.Output + To.Offset
                                         : Bases.Work + To.Offset,
                 Bases.Input + From.Offset, To.Elements);
-  return runRounds(T, nullptr, Args, P, nullptr, Bases);
+  return runRounds(T, nullptr, Args, P, Bases);
 }
 
 llvm::Error Executor::run(Transport &T, const CallArgs &Args) {
@@ -285,27 +360,31 @@ llvm::Error Executor::run(Transport &T, const CallArgs &Args) {
     if (!Data && VectorBytes)
       return outOfMemory(VectorBytes);
   }
-  // The rank's input goes into the data buffer: before the rounds, or,
-  // when sends may read it from the user's buffer, after them, as MPI
-  // libraries' own gathers do (the first sends then wait for no copy).
-  bool CopyInput = Input && P.InBytes && Data + P.InBegin != Input;
-  bool CopyAfter = CopyInput && P.SendsReadInput;
-  if (CopyInput && !CopyAfter)
-    std::memmove(Data + P.InBegin, Input, P.InBytes);
-
-  if (llvm::Error E = runRounds(T, Data, Args, P, CopyAfter ? Input : nullptr))
+  // In place, the input already lies in the data buffer and placing it is
+  // no work.
+  RegionBases Bases;
+  Bases.Input = Input ? Input : Data + P.InBegin;
+  if (llvm::Error E = runRounds(T, Data, Args, P, Bases))
     return E;
-  if (CopyAfter)
-    std::memmove(Data + P.InBegin, Input, P.InBytes);
+  placeInput(Data, Bases.Input, P, P.LatePlacements, P.Placements.size());
 
   if (!P.OutputIsVector && P.OutBytes && Data + P.OutBegin != Output)
     std::memmove(Output, Data + P.OutBegin, P.OutBytes);
   return llvm::Error::success();
 }
 
+void Executor::placeInput(char *Data, const char *Input, const PreparedCall &P,
+                          size_t First, size_t End) {
+  if (Input == Data + P.InBegin)
+    return; // In place.
+  for (size_t I = First; I < End; ++I) {
+    const PreparedCall::Placement &Pl = P.Placements[I];
+    std::memcpy(Data + Pl.Offset, Input + (Pl.Offset - P.InBegin), Pl.Bytes);
+  }
+}
+
 llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
-                                const PreparedCall &P, const char *Input,
-                                RegionBases Regions) {
+                                const PreparedCall &P, RegionBases Regions) {
   size_t ES = sizeOf(Args.Type);
   size_t VectorBytes = size_t(Args.Count) * ES;
   // A personalised plan's scratch buffers lie in its work area.
@@ -323,7 +402,7 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
     case Region::Buffer:
       break;
     case Region::Input:
-      return const_cast<char *>(Regions.Input); // Only sends read it.
+      return const_cast<char *>(Regions.Input); // Only read.
     case Region::Output:
       return Regions.Output;
     case Region::Work:
@@ -347,6 +426,8 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
     if (!StagingBase && Rd.StagingBytes)
       return outOfMemory(Rd.StagingBytes);
 
+    if (!P.Personalised)
+      placeInput(Data, Regions.Input, P, Rd.FirstPlacement, Rd.EndPlacement);
     size_t StagingUsed = 0;
     for (size_t I = Rd.FirstTransfer; I < Rd.EndTransfer; ++I) {
       const PreparedCall::Transfer &X = P.Transfers[I];
@@ -356,9 +437,14 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
       if (X.Reduce) {
         PendingReduce PR;
         PR.Staged = StagingBase + StagingUsed;
-        for (size_t J = X.FirstPiece; J < X.EndPiece; ++J)
-          PR.Destination.push_back(
-              {Base + P.Pieces[J].Offset, P.Pieces[J].Bytes});
+        for (size_t J = X.FirstPiece; J < X.EndPiece; ++J) {
+          const PreparedCall::Piece &Pc = P.Pieces[J];
+          if (Pc.In == Region::Input) // A combine places the input.
+            PR.Destination.push_back({Data + P.InBegin + Pc.Offset, Pc.Bytes,
+                                      Regions.Input + Pc.Offset});
+          else
+            PR.Destination.push_back({Base + Pc.Offset, Pc.Bytes});
+        }
         M.Segments.push_back({StagingBase + StagingUsed, X.Bytes});
         StagingUsed += X.Bytes;
         ReduceOf.push_back(int(Reduces.size()));
@@ -369,10 +455,6 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
           char *At =
               (Pc.In == Region::Buffer ? Base : BaseOf(Pc.In, X.Buffer)) +
               Pc.Offset;
-          // A send of the rank's own input, not yet in the data buffer.
-          if (Input && X.Send && X.Buffer == DataBuffer &&
-              Pc.Offset >= P.InBegin && Pc.Offset < P.InBegin + P.InBytes)
-            At = const_cast<char *>(Input) + (Pc.Offset - P.InBegin);
           M.Segments.push_back({At, Pc.Bytes});
         }
         if (!X.Send)

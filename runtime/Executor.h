@@ -96,17 +96,24 @@ private:
       uint32_t Index;
       size_t StagingBytes;
       size_t FirstTransfer, EndTransfer, FirstLocal, EndLocal;
+      /// The placements made before the round's transfers.
+      size_t FirstPlacement, EndPlacement;
+    };
+    /// Bytes of the data buffer that receive the rank's input from the
+    /// user's send buffer (placed lazily: see prepare()).
+    struct Placement {
+      size_t Offset, Bytes;
     };
     bool Valid = false;
     uint64_t Count = 0;
     size_t ElemSize = 0;
     size_t InBegin = 0, InBytes = 0, OutBegin = 0, OutBytes = 0;
     bool OutputIsVector = false;
-    /// The rank's input blocks never change during the call (a collective
-    /// that only moves data, no local operations) and every send of the
-    /// data buffer lies wholly inside or outside them: sends read the
-    /// input from the user's buffer, and it is copied in after the rounds.
-    bool SendsReadInput = false;
+    /// Pieces of Region::Input (offsets into the rank's input) are sends
+    /// reading the user's send buffer, or combines whose first operand it
+    /// is. Placements from LatePlacements on are made after the rounds.
+    std::vector<Placement> Placements;
+    size_t LatePlacements = 0;
     /// Alltoall(v): pieces lie in the user's buffers and a work area of
     /// WorkBytes (PersonalisedPlacement.h), after the Copies are made, in
     /// bytes; RowBytes is the send buffer's size.
@@ -121,11 +128,13 @@ private:
 
   llvm::Error checkCall(Transport &T, const CallArgs &Args) const;
   const PreparedCall &prepare(uint64_t Count, size_t ElemSize);
-  /// Input, when given, is where sends of the rank's input blocks read
-  /// (PreparedCall::SendsReadInput).
+  /// Regions.Input is the rank's input: the user's send buffer, or its
+  /// place in Data when the call is in place.
   llvm::Error runRounds(Transport &T, char *Data, const CallArgs &Args,
-                        const PreparedCall &P, const char *Input = nullptr,
-                        RegionBases Regions = {});
+                        const PreparedCall &P, RegionBases Regions);
+  /// Copies P's placements [First, End) from the rank's input to Data.
+  static void placeInput(char *Data, const char *Input, const PreparedCall &P,
+                         size_t First, size_t End);
   /// Turns the program's operations into P's pieces and locals through the
   /// placement of a personalised plan.
   void preparePersonalised(PreparedCall &P, const BlockLayout &Layout,

@@ -23,61 +23,70 @@ template <typename T> struct ArithOf<T, true> {
 };
 template <typename T> using Arith = typename ArithOf<T>::Type;
 
-template <typename T, ReduceOp Op>
-void kernel(T *__restrict InOut, const T *__restrict In, size_t Count) {
+template <typename T, ReduceOp Op> T combineOne(T X, T Y) {
   using A = Arith<T>;
-  for (size_t I = 0; I < Count; ++I) {
-    T X = InOut[I], Y = In[I];
-    if constexpr (Op == ReduceOp::Sum)
-      InOut[I] = T(A(X) + A(Y));
-    else if constexpr (Op == ReduceOp::Prod)
-      InOut[I] = T(A(X) * A(Y));
-    else if constexpr (Op == ReduceOp::Min)
-      InOut[I] = Y < X ? Y : X;
-    else if constexpr (Op == ReduceOp::Max)
-      InOut[I] = Y > X ? Y : X;
-    else if constexpr (Op == ReduceOp::Land)
-      InOut[I] = T((X != 0) & (Y != 0));
-    else if constexpr (Op == ReduceOp::Lor)
-      InOut[I] = T((X != 0) | (Y != 0));
-    else if constexpr (Op == ReduceOp::Lxor)
-      InOut[I] = T((X != 0) ^ (Y != 0));
-    else if constexpr (std::is_integral_v<T>) {
-      if constexpr (Op == ReduceOp::Band)
-        InOut[I] = X & Y;
-      else if constexpr (Op == ReduceOp::Bor)
-        InOut[I] = X | Y;
-      else
-        InOut[I] = X ^ Y;
-    }
-  }
+  if constexpr (Op == ReduceOp::Sum)
+    return T(A(X) + A(Y));
+  else if constexpr (Op == ReduceOp::Prod)
+    return T(A(X) * A(Y));
+  else if constexpr (Op == ReduceOp::Min)
+    return Y < X ? Y : X;
+  else if constexpr (Op == ReduceOp::Max)
+    return Y > X ? Y : X;
+  else if constexpr (Op == ReduceOp::Land)
+    return T((X != 0) & (Y != 0));
+  else if constexpr (Op == ReduceOp::Lor)
+    return T((X != 0) | (Y != 0));
+  else if constexpr (Op == ReduceOp::Lxor)
+    return T((X != 0) ^ (Y != 0));
+  else if constexpr (!std::is_integral_v<T>)
+    return X; // Bitwise operators are not supported() on floating point.
+  else if constexpr (Op == ReduceOp::Band)
+    return X & Y;
+  else if constexpr (Op == ReduceOp::Bor)
+    return X | Y;
+  else
+    return X ^ Y;
 }
 
-template <typename T>
-void dispatchOp(void *InOut, const void *In, size_t Count, ReduceOp Op) {
-  T *D = static_cast<T *>(InOut);
-  const T *S = static_cast<const T *>(In);
+// Two loops rather than one with Out == X allowed: __restrict lets the
+// compiler vectorise each without run-time overlap checks.
+template <typename T, ReduceOp Op>
+void kernel(T *__restrict InOut, const T *__restrict In, size_t Count) {
+  for (size_t I = 0; I < Count; ++I)
+    InOut[I] = combineOne<T, Op>(InOut[I], In[I]);
+}
+
+template <typename T, ReduceOp Op>
+void kernel(T *__restrict Out, const T *__restrict X, const T *__restrict Y,
+            size_t Count) {
+  for (size_t I = 0; I < Count; ++I)
+    Out[I] = combineOne<T, Op>(X[I], Y[I]);
+}
+
+/// Calls K's kernel for the operator Op, an instantiation per (T, Op).
+template <typename Kernel> void dispatchOp(ReduceOp Op, Kernel K) {
   switch (Op) {
   case ReduceOp::Sum:
-    return kernel<T, ReduceOp::Sum>(D, S, Count);
+    return K(std::integral_constant<ReduceOp, ReduceOp::Sum>());
   case ReduceOp::Prod:
-    return kernel<T, ReduceOp::Prod>(D, S, Count);
+    return K(std::integral_constant<ReduceOp, ReduceOp::Prod>());
   case ReduceOp::Min:
-    return kernel<T, ReduceOp::Min>(D, S, Count);
+    return K(std::integral_constant<ReduceOp, ReduceOp::Min>());
   case ReduceOp::Max:
-    return kernel<T, ReduceOp::Max>(D, S, Count);
+    return K(std::integral_constant<ReduceOp, ReduceOp::Max>());
   case ReduceOp::Land:
-    return kernel<T, ReduceOp::Land>(D, S, Count);
+    return K(std::integral_constant<ReduceOp, ReduceOp::Land>());
   case ReduceOp::Lor:
-    return kernel<T, ReduceOp::Lor>(D, S, Count);
+    return K(std::integral_constant<ReduceOp, ReduceOp::Lor>());
   case ReduceOp::Lxor:
-    return kernel<T, ReduceOp::Lxor>(D, S, Count);
+    return K(std::integral_constant<ReduceOp, ReduceOp::Lxor>());
   case ReduceOp::Band:
-    return kernel<T, ReduceOp::Band>(D, S, Count);
+    return K(std::integral_constant<ReduceOp, ReduceOp::Band>());
   case ReduceOp::Bor:
-    return kernel<T, ReduceOp::Bor>(D, S, Count);
+    return K(std::integral_constant<ReduceOp, ReduceOp::Bor>());
   case ReduceOp::Bxor:
-    return kernel<T, ReduceOp::Bxor>(D, S, Count);
+    return K(std::integral_constant<ReduceOp, ReduceOp::Bxor>());
   }
 }
 
@@ -85,8 +94,24 @@ void dispatchOp(void *InOut, const void *In, size_t Count, ReduceOp Op) {
 
 void reduceInto(void *InOut, const void *In, size_t Count, Datatype T,
                 ReduceOp Op) {
-  visitDatatype(
-      T, [&](auto Zero) { dispatchOp<decltype(Zero)>(InOut, In, Count, Op); });
+  visitDatatype(T, [&](auto Zero) {
+    using E = decltype(Zero);
+    dispatchOp(Op, [&](auto O) {
+      kernel<E, O()>(static_cast<E *>(InOut), static_cast<const E *>(In),
+                     Count);
+    });
+  });
+}
+
+void reduceTo(void *Out, const void *X, const void *Y, size_t Count, Datatype T,
+              ReduceOp Op) {
+  visitDatatype(T, [&](auto Zero) {
+    using E = decltype(Zero);
+    dispatchOp(Op, [&](auto O) {
+      kernel<E, O()>(static_cast<E *>(Out), static_cast<const E *>(X),
+                     static_cast<const E *>(Y), Count);
+    });
+  });
 }
 
 } // namespace collplan::runtime

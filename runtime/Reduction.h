@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 
 namespace collplan::runtime {
@@ -23,6 +24,11 @@ namespace collplan::runtime {
 /// operator must be supported(); the ranges must not overlap.
 void reduceInto(void *InOut, const void *In, size_t Count, Datatype T,
                 ReduceOp Op);
+/// Out[i] = X[i] (Op) Y[i]: the same, leaving X alone, so a rank's first
+/// combine reads its input where the user left it instead of copying it
+/// first. Out must not overlap X or Y.
+void reduceTo(void *Out, const void *X, const void *Y, size_t Count, Datatype T,
+              ReduceOp Op);
 
 /// An operator as the executor sees it: a predefined one, or a user function
 /// that may not be commutative (MPI_Op_create's commute = false).
@@ -42,6 +48,17 @@ struct Operator {
       User(InOut, In, Count, Context);
     else
       reduceInto(InOut, In, Count, T, Kind);
+  }
+  /// Out = X (op) Y; Out must not overlap X or Y. A user function takes two
+  /// operands: X is copied to Out first.
+  void apply(void *Out, const void *X, const void *Y, size_t Count,
+             Datatype T) const {
+    if (User) {
+      std::memcpy(Out, X, Count * sizeOf(T));
+      User(Out, Y, Count, Context);
+    } else {
+      reduceTo(Out, X, Y, Count, T, Kind);
+    }
   }
 };
 

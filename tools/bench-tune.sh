@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-tune.sh [--mpi openmpi|mpich] [--reps N] [--collectives LIST]
 #               [--sizes LIST] [--measured SECONDS] [--candidates K]
-#               [--reproducible] [BUILD_DIR] [P]
+#               [--reproducible] [--algorithms LIST] [BUILD_DIR] [P]
 #   — tune's choice against the MPI library's own selection.
 #
 # Tunes the collectives (default allreduce; LIST of allreduce, allgather,
@@ -13,7 +13,9 @@
 # library on the P ranks for that many seconds, each size going to the
 # fastest (measured rules). With --reproducible tune takes only plans that
 # give the same bits at every size (docs/reproducibility.md), which the
-# interposer then asks of floating-point sums. Then times
+# interposer then asks of floating-point sums. With --algorithms tune
+# chooses only among those families (one family: it serves every size, to
+# compare an algorithm run by collplan with the library's own). Then times
 # collplan_bench_calls (IMB-style, time per call) at each size (default
 # 1 KiB, 64 KiB, 1 MiB, 16 MiB; --sizes "16 256 ..."): plain MPI with its
 # default selection, and the same program through the interposer built for
@@ -32,6 +34,7 @@ SIZES="1024 65536 1048576 16777216"
 MEASURE=""
 CANDIDATES=3
 REPRODUCIBLE=""
+ALGORITHMS=""
 while [ $# -gt 0 ]; do
   case $1 in
   --mpi) MPI=$2; shift 2 ;;
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
   --measured) MEASURE=$2; shift 2 ;;
   --candidates) CANDIDATES=$2; shift 2 ;;
   --reproducible) REPRODUCIBLE=--reproducible; shift ;;
+  --algorithms) ALGORITHMS=$2; shift 2 ;;
   -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) break ;;
   esac
@@ -74,6 +78,7 @@ PARAMS=()
 TUNED=$(echo "$COLLS" | sed 's/bcast/broadcast/; s/reduce_scatter/reduce-scatter/')
 "$COLLPLAN" tune --collectives "$TUNED" --ranks "$P" --bytes 8:16MiB \
   ${MEASURE:+--candidates "$CANDIDATES"} $REPRODUCIBLE "${PARAMS[@]}" \
+  ${ALGORITHMS:+--algorithms "$ALGORITHMS"} \
   -o "$WORK/plans" -q
 if [ -n "$MEASURE" ]; then
   echo "bench-tune: measuring the directory for $MEASURE s" >&2

@@ -52,8 +52,14 @@ TEST_CASE("every kernel matches element-wise scalar arithmetic") {
           std::memcpy(&Want[I * ES], &R, ES);
         }
       });
-      reduceInto(A.data(), B.data(), N, T, Op);
       INFO(datatypeName(T).str() << " " << reduceOpName(Op).str());
+      // Out = A (op) B leaves both operands as they were.
+      std::vector<char> Out(N * ES), A0 = A, B0 = B;
+      reduceTo(Out.data(), A.data(), B.data(), N, T, Op);
+      CHECK(Out == Want);
+      CHECK(A == A0);
+      CHECK(B == B0);
+      reduceInto(A.data(), B.data(), N, T, Op);
       CHECK(A == Want);
     }
 }

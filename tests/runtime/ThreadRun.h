@@ -63,6 +63,14 @@ inline std::string runCase(const Plan &Pl, const Case &C) {
         Failures[R] = llvm::toString(std::move(E));
         return;
       }
+      // The send buffer is const to MPI: sends and combines read it in
+      // place (the executor places the input lazily), never write it.
+      if (!C.InPlace &&
+          In != oracleInputBuffer(H, R, C.Count, C.Type, C.Op)) {
+        Failures[R] =
+            "rank " + std::to_string(R) + ": the send buffer was written";
+        return;
+      }
       std::vector<char> Want = oracleOutput(H, R, C.Count, C.Type, C.Op);
       Out.resize(Want.size());
       if (H.Kind == Collective::Reduce && R != *H.Root)

@@ -51,6 +51,32 @@ struct PendingReduce {
   }
 };
 
+/// For each operation of Prog, in program order, whether it is a send whose
+/// blocks no later round writes in its buffer, so that it may outlive its
+/// round (Message::MayLinger). A send of the rank's input reads the data
+/// buffer when the call is in place, so it counts as one.
+std::vector<bool> sendsThatMayLinger(const Program &Prog, size_t NumBuffers) {
+  size_t I = Prog.numOps();
+  std::vector<bool> May(I);
+  std::vector<BlockSet> WrittenLater(NumBuffers);
+  for (auto Rd = Prog.Rounds.rbegin(); Rd != Prog.Rounds.rend(); ++Rd) {
+    I -= Rd->Ops.size();
+    // Local operations run after the round's messages: they count as later.
+    for (const Op &O : Rd->Ops)
+      if (O.Kind == OpKind::Local)
+        WrittenLater[O.Buffer].insert(O.Blocks);
+    for (size_t K = 0; K < Rd->Ops.size(); ++K) {
+      const Op &O = Rd->Ops[K];
+      May[I + K] =
+          O.Kind == OpKind::Send && !WrittenLater[O.Buffer].overlaps(O.Blocks);
+    }
+    for (const Op &O : Rd->Ops)
+      if (O.Kind == OpKind::Recv)
+        WrittenLater[O.Buffer].insert(O.Blocks);
+  }
+  return May;
+}
+
 /// Calls F(Begin, End, Inside) for the parts of R in order, Inside telling
 /// whether the part lies in S.
 template <typename Fn> void forEachPart(BlockRange R, const BlockSet &S, Fn F) {
@@ -168,6 +194,8 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
   // a send that straddles them, or a local operation reading them, has them
   // copied in first; what is still unplaced at the end is copied then.
   BlockSet Unplaced = Header.inputBlocks(Rank);
+  std::vector<bool> MayLinger = sendsThatMayLinger(Prog, Header.Buffers.size());
+  size_t FirstOp = 0; // Of the round, in program order.
   auto Place = [&](const BlockSet &Blocks) {
     for (const BlockRange &BR : Blocks.ranges()) {
       uint64_t Begin = Layout.begin(BR.Begin), End = Layout.begin(BR.End);
@@ -195,12 +223,14 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
     R.EndPlacement = P.Placements.size();
 
     BlockSet Received;
-    for (const Op &O : Rd.Ops) {
+    for (size_t K = 0; K < Rd.Ops.size(); ++K) {
+      const Op &O = Rd.Ops[K];
       if (O.Kind == OpKind::Local)
         continue;
       PreparedCall::Transfer X{O.Kind == OpKind::Send,
                                O.Kind == OpKind::Recv &&
                                    O.Mode == Combine::Reduce,
+                               MayLinger[FirstOp + K],
                                O.Buffer,
                                O.Peer,
                                0,
@@ -234,6 +264,7 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
       P.Transfers.push_back(X);
     }
     Unplaced = Unplaced.subtract(Received);
+    FirstOp += Rd.Ops.size();
 
     for (const Op &O : Rd.Ops) {
       if (O.Kind != OpKind::Local)
@@ -296,8 +327,10 @@ void Executor::preparePersonalised(PreparedCall &P, const BlockLayout &Layout,
         }
         continue;
       }
+      // Personalised pieces share a work area round after round: every
+      // send completes in its round.
       PreparedCall::Transfer X{
-          O.Kind == OpKind::Send, false, O.Buffer, O.Peer, 0,
+          O.Kind == OpKind::Send, false, false, O.Buffer, O.Peer, 0,
           P.Pieces.size(),        0};
       Place.place(O.Buffer, O.Blocks, [&](Span S) {
         P.Pieces.push_back(
@@ -411,6 +444,9 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
     return BufferBase(Buffer);
   };
 
+  // Messages a receiver combines move in pieces (Transport.h); sender and
+  // receiver agree because both know the collective.
+  bool Pipelined = reduces(Header.Kind);
   llvm::SmallVector<Message, 4> Sends, Receives;
   llvm::SmallVector<PendingReduce, 2> Reduces;
   // For each receive of the round, its entry in Reduces, or -1 (Replace).
@@ -434,6 +470,8 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
       char *Base = BufferBase(X.Buffer);
       Message M;
       M.Peer = X.Peer;
+      M.Pipelined = Pipelined;
+      M.MayLinger = X.MayLinger;
       if (X.Reduce) {
         PendingReduce PR;
         PR.Staged = StagingBase + StagingUsed;
@@ -486,6 +524,9 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
         Args.Op.apply(Dst, Src, L.Elements, Args.Type);
     }
   }
+  if (llvm::Error E = T.completeSends())
+    return makeError(ErrorKind::Runtime, "the last sends: %s",
+                     llvm::toString(std::move(E)).c_str());
   return llvm::Error::success();
 }
 

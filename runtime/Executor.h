@@ -78,6 +78,8 @@ private:
     struct Transfer {
       bool Send;   ///< Otherwise a receive.
       bool Reduce; ///< A receive combined into its blocks.
+      /// A send whose blocks no later round writes (Message::MayLinger).
+      bool MayLinger;
       uint16_t Buffer;
       uint32_t Peer;
       size_t Bytes;

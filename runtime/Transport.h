@@ -11,6 +11,13 @@
 // the executor how much of each receive has arrived, so the executor combines
 // the head of a reducing receive while its tail is still in flight instead
 // of waiting for the whole round (Open MPI's segmented ring does the same).
+// Only messages the receiver combines need that (Message::Pipelined); the
+// others move whole.
+//
+// A send whose memory nothing writes before the call ends may outlive its
+// round (Message::MayLinger): a tree's root then has all its sends in flight
+// at once, as MPI libraries' binomial trees post them, instead of waiting for
+// each child in turn. The executor ends every call with completeSends().
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +45,12 @@ struct Segment {
 struct Message {
   uint32_t Peer = 0;
   llvm::SmallVector<Segment, 2> Segments;
+  /// The receiver combines it as it arrives: a transport may move it in
+  /// pieces and report each. Sender and receiver must set it alike.
+  bool Pipelined = false;
+  /// A send whose memory nothing writes before completeSends(): exchange()
+  /// may return before it completes.
+  bool MayLinger = false;
 
   size_t bytes() const {
     size_t N = 0;
@@ -68,6 +81,9 @@ public:
   virtual llvm::Error exchange(llvm::ArrayRef<Message> Sends,
                                llvm::ArrayRef<Message> Receives,
                                ArrivalFn Arrived) = 0;
+
+  /// Completes the sends exchange() left in flight (Message::MayLinger).
+  virtual llvm::Error completeSends() { return llvm::Error::success(); }
 
   /// The same, for a caller that only needs the round to complete.
   llvm::Error exchange(llvm::ArrayRef<Message> Sends,

@@ -29,6 +29,7 @@ public:
                        ArrivalFn Arrived) override {
     return Whole.exchange(Sends, Receives, Arrived);
   }
+  llvm::Error completeSends() override { return Whole.completeSends(); }
 
 private:
   Transport &Whole;

@@ -94,9 +94,11 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
   };
   auto Post = [&](const Message &M, char *Data, int Receive) -> llvm::Error {
     bool IsSend = Receive < 0;
-    size_t Bytes = M.bytes();
-    for (size_t Off = 0; Off < Bytes; Off += PieceBytes) {
-      int N = int(std::min(PieceBytes, Bytes - Off));
+    // A packed send's buffer is reused next round: it never lingers.
+    bool Lingers = IsSend && M.MayLinger && M.Segments.size() == 1;
+    size_t Bytes = M.bytes(), Step = M.Pipelined ? PieceBytes : MaxPieceBytes;
+    for (size_t Off = 0; Off < Bytes; Off += Step) {
+      int N = int(std::min(Step, Bytes - Off));
       MPI_Request Req;
       int Code = IsSend ? PMPI_Isend(Data + Off, N, MPI_BYTE, int(M.Peer), Tag,
                                      Comm, &Req)
@@ -104,6 +106,10 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
                                      Comm, &Req);
       if (Code != MPI_SUCCESS)
         return mpiError(Code, IsSend ? "MPI_Isend" : "MPI_Irecv", M.Peer);
+      if (Lingers) {
+        Lingering.push_back(Req);
+        continue;
+      }
       Requests.push_back(Req);
       RequestReceive.push_back(Receive);
     }
@@ -149,10 +155,10 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
       while (Next < FirstRequest[size_t(I) + 1] &&
              Requests[Next] == MPI_REQUEST_NULL)
         ++Next;
+      size_t Step = Receives[size_t(I)].Pipelined ? PieceBytes : MaxPieceBytes;
       if (Next != Before)
-        Arrived(size_t(I),
-                std::min((Next - FirstRequest[size_t(I)]) * PieceBytes,
-                         Receives[size_t(I)].bytes()));
+        Arrived(size_t(I), std::min((Next - FirstRequest[size_t(I)]) * Step,
+                                    Receives[size_t(I)].bytes()));
     }
   }
   for (size_t I = 0; I < Receives.size(); ++I) {
@@ -166,6 +172,17 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
     }
     Arrived(I, M.bytes());
   }
+  return llvm::Error::success();
+}
+
+llvm::Error MpiTransport::completeSends() {
+  if (Lingering.empty())
+    return llvm::Error::success();
+  int Code = PMPI_Waitall(int(Lingering.size()), Lingering.data(),
+                          MPI_STATUSES_IGNORE);
+  Lingering.clear();
+  if (Code != MPI_SUCCESS)
+    return mpiError(Code, "MPI_Waitall", Rank);
   return llvm::Error::success();
 }
 

@@ -4,8 +4,10 @@
 // is one blocking MPI_Sendrecv, MPI_Send or MPI_Recv. Any other round is one
 // batch of MPI_Irecv / MPI_Isend on the given communicator, completed with
 // MPI_Waitsome so that each receive is reported (and can be combined) as its
-// pieces arrive. Messages are cut into pieces of PieceBytes, which also keeps
-// every count within MPI's int; both sides cut them the same way. MPI's
+// pieces arrive. Pipelined messages are cut into pieces of PieceBytes, the
+// others into pieces of MaxPieceBytes, which keeps every count within MPI's
+// int; both sides cut them the same way. A lingering contiguous send is
+// completed by completeSends(), with every other lingering one. MPI's
 // non-overtaking rule between a pair of ranks on one tag gives the in-order
 // matching the executor relies on. Messages made of several segments are
 // packed into one contiguous buffer.
@@ -35,12 +37,15 @@ public:
   llvm::Error exchange(llvm::ArrayRef<Message> Sends,
                        llvm::ArrayRef<Message> Receives,
                        ArrivalFn Arrived) override;
+  llvm::Error completeSends() override;
 
   /// Messages move in pieces of this many bytes (the last may be shorter),
   /// each its own MPI request, so a receive's head is reported while its
   /// tail is in flight. Every rank must use the same size: a piece is
   /// matched by one receive of the same length.
   static constexpr size_t PieceBytes = size_t(512) << 10;
+  /// Messages not pipelined move whole, up to this (within MPI's int).
+  static constexpr size_t MaxPieceBytes = size_t(1) << 30;
   /// A round of one message each way at most, each this small (a common
   /// eager limit), is one blocking MPI call rather than a batch.
   static constexpr size_t BlockingBytes = 4096;
@@ -54,6 +59,8 @@ private:
   /// For each request, the receive it fills, or -1 for a send.
   std::vector<int> RequestReceive;
   std::vector<int> Completed;
+  /// Sends in flight past their round (Message::MayLinger).
+  std::vector<MPI_Request> Lingering;
   /// Pack buffers of multi-segment messages, reused across rounds.
   std::vector<std::vector<char>> Packed;
 };

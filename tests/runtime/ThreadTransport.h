@@ -4,7 +4,10 @@
 // into the mailbox, so a round never blocks on its sends; receives take the
 // next message from the peer's mailbox and fail when its size differs from
 // what the receiver expected: the executor's two sides must agree on every
-// message, empty blocks included.
+// message, empty blocks included, and on whether it is pipelined. A send
+// that may linger (Message::MayLinger) is delivered at once, but its memory
+// is checked at completeSends(): written meanwhile, the call fails, as a real
+// transport would have sent what the executor overwrote.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,13 +32,18 @@ public:
   explicit Mailboxes(uint32_t P) : P(P), Boxes(size_t(P) * P) {}
   uint32_t size() const { return P; }
 
-  void put(uint32_t From, uint32_t To, std::vector<char> Bytes) {
-    std::lock_guard<std::mutex> L(M);
-    Boxes[size_t(From) * P + To].push_back(std::move(Bytes));
+  struct Letter {
+    std::vector<char> Bytes;
+    bool Pipelined = false;
+  };
+
+  void put(uint32_t From, uint32_t To, Letter L) {
+    std::lock_guard<std::mutex> G(M);
+    Boxes[size_t(From) * P + To].push_back(std::move(L));
     CV.notify_all();
   }
   /// Empty optional-like: returns false on a 10 s timeout.
-  bool take(uint32_t From, uint32_t To, std::vector<char> &Out) {
+  bool take(uint32_t From, uint32_t To, Letter &Out) {
     std::unique_lock<std::mutex> L(M);
     auto &Box = Boxes[size_t(From) * P + To];
     if (!CV.wait_for(L, std::chrono::seconds(10), [&] { return !Box.empty(); }))
@@ -56,7 +64,7 @@ private:
   uint32_t P;
   std::mutex M;
   std::condition_variable CV;
-  std::vector<std::deque<std::vector<char>>> Boxes;
+  std::vector<std::deque<Letter>> Boxes;
 };
 
 class ThreadTransport final : public Transport {
@@ -73,17 +81,26 @@ public:
                        llvm::ArrayRef<Message> Receives,
                        ArrivalFn Arrived) override {
     for (const Message &M : Sends) {
-      std::vector<char> Bytes;
-      for (const Segment &S : M.Segments)
-        Bytes.insert(Bytes.end(), S.Data, S.Data + S.Bytes);
-      Boxes.put(Rank, M.Peer, std::move(Bytes));
+      Mailboxes::Letter L{{}, M.Pipelined};
+      for (const Segment &S : M.Segments) {
+        L.Bytes.insert(L.Bytes.end(), S.Data, S.Data + S.Bytes);
+        if (M.MayLinger)
+          Lingering.push_back({S, std::vector<char>(S.Data, S.Data + S.Bytes)});
+      }
+      Boxes.put(Rank, M.Peer, std::move(L));
     }
     for (size_t I = 0; I < Receives.size(); ++I) {
       const Message &M = Receives[I];
-      std::vector<char> Bytes;
-      if (!Boxes.take(M.Peer, Rank, Bytes))
+      Mailboxes::Letter L;
+      if (!Boxes.take(M.Peer, Rank, L))
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                        "timed out waiting for rank %u", M.Peer);
+      const std::vector<char> &Bytes = L.Bytes;
+      if (L.Pipelined != M.Pipelined)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "rank %u and rank %u disagree on whether a message is pipelined",
+            Rank, M.Peer);
       if (Bytes.size() != M.bytes())
         return llvm::createStringError(
             llvm::inconvertibleErrorCode(),
@@ -106,9 +123,21 @@ public:
     return llvm::Error::success();
   }
 
+  llvm::Error completeSends() override {
+    for (const auto &[S, Sent] : Lingering)
+      if (!std::equal(Sent.begin(), Sent.end(), S.Data))
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "rank %u wrote the memory of a send still in flight", Rank);
+    Lingering.clear();
+    return llvm::Error::success();
+  }
+
 private:
   Mailboxes &Boxes;
   uint32_t Rank;
+  /// Lingering sends' segments and the bytes they were sent with.
+  std::vector<std::pair<Segment, std::vector<char>>> Lingering;
 };
 
 } // namespace collplan::runtime::test

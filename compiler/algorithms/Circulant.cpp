@@ -274,9 +274,10 @@ CirculantAlgorithm::candidates(const CompileRequest &Request) const {
   if (OpenVariant)
     Out.push_back({{"variant", "census"}});
   auto [Lo, Hi] = blocksAround(Request);
-  for (uint64_t N : {Lo, Hi}) {
-    if (N == Hi && Lo == Hi)
-      break;
+  llvm::SmallVector<uint64_t, 2> Counts = {Lo};
+  if (Hi != Lo)
+    Counts.push_back(Hi);
+  for (uint64_t N : Counts) {
     std::map<std::string, std::string> C = {{"blocks", std::to_string(N)}};
     if (OpenVariant)
       C["variant"] = "reduce-broadcast";

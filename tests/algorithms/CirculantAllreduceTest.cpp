@@ -261,6 +261,12 @@ TEST_CASE("block count and variant follow the closed forms") {
   REQUIRE(bool(H));
   CHECK(H->Params.at("variant") == "census");
   CHECK(H->Blocks == 1);
+  // n* = sqrt(5 * 2.2e-10 * 64 / 4e-6) = 0.13: both neighbours are n = 1.
+  auto Small = C.candidates(Req);
+  REQUIRE(Small.size() == 2);
+  CHECK(Small[0].at("variant") == "census");
+  CHECK(Small[1].at("blocks") == "1");
+  CHECK(Small[1].at("variant") == "reduce-broadcast");
   // The tuner prices both variants and both neighbours of n*.
   Req.Bytes = 1048576;
   auto Candidates = C.candidates(Req);

@@ -51,7 +51,8 @@ constexpr uint16_t PartialBuffer = 1;  ///< W: the other ranks' sum so far.
 constexpr uint16_t IncomingBuffer = 2; ///< A W received while ours is sent.
 constexpr uint16_t OutgoingBuffer = 3; ///< V (+) W, sent in even rounds.
 
-/// The two allreduces (docs/algorithms/circulant.md, "Allreduce").
+/// The two allreduces (docs/algorithms/circulant.md, "Census allreduce" and
+/// "Allreduce, n blocks").
 enum class AllreduceVariant { Census, ReduceBroadcast };
 
 llvm::StringRef variantName(AllreduceVariant V) {

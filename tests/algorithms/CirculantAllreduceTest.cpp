@@ -2,12 +2,12 @@
 //
 // The reduce-broadcast allreduce (the n-block reduce to rank 0, the
 // broadcast run backwards, then the broadcast; docs/algorithms/circulant.md,
-// "Allreduce") and what the reduce promises about operand order. Oracles:
-// MPICH's printed p = 17 schedule (CirculantMpichTable.h) driven by MPICH's
-// broadcast and reduce loops as restated below; the hand-worked p = 5, n = 4
-// broadcast table (CirculantRoundTables.h) run backwards, then forwards; the
-// reference interpreter and the verifier; the closed forms of "Block count",
-// evaluated by hand in the comments.
+// "Allreduce, n blocks") and what the reduce promises about operand order.
+// Oracles: MPICH's printed p = 17 schedule (CirculantMpichTable.h) driven by
+// MPICH's broadcast and reduce loops as restated below; the hand-worked
+// p = 5, n = 4 broadcast table (CirculantRoundTables.h) run backwards, then
+// forwards; the reference interpreter and the verifier; the closed forms of
+// "Block count", evaluated by hand in the comments.
 //
 //===----------------------------------------------------------------------===//
 

@@ -247,7 +247,7 @@ TEST_CASE("block count and variant follow the closed forms") {
   // Rounds of 2 alpha + (2 beta + gamma) m / n: n* = sqrt(5 * 2.2e-10 *
   // 1048576 / 4e-6) = 16.98; T(16) = 21 (4e-6 + 2.2e-10 * 65536) = 386.78 us
   // > T(17) = 22 (4e-6 + 2.2e-10 * 61680.9) = 386.54 us. The census, 6
-  // rounds of alpha + 1.2e-10 * m and a final 2e-11 * m: 775.0 us.
+  // rounds of alpha + 1.2e-10 * m and a final 2e-11 * m: 787.9 us.
   const Algorithm &C = test::algorithmNamed("circulant");
   llvm::Expected<PlanHeader> H = C.prepare(Req);
   REQUIRE(bool(H));
@@ -255,7 +255,8 @@ TEST_CASE("block count and variant follow the closed forms") {
   CHECK(H->Blocks == 17);
   CHECK(H->Params.at("blocks") == "17");
   // 64 bytes: the census, 6 (2e-6 + 1.2e-10 * 64) = 12.05 us, beats the
-  // reduce-broadcast's 2q rounds at n = 1, 24.03 us.
+  // reduce-broadcast's 2q rounds at n = 1, 6 (4e-6 + 2.2e-10 * 64) =
+  // 24.08 us.
   Req.Bytes = 64;
   H = C.prepare(Req);
   REQUIRE(bool(H));

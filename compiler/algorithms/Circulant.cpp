@@ -9,15 +9,18 @@
 //   allgather   one block per rank in q rounds, edges used backwards;
 //   allgatherv  every rank the root of its own n-block broadcast, all P
 //               broadcasts sharing the rounds;
-//   allreduce   the census algorithm for small vectors, q rounds.
+//   allreduce   variant=census: the census algorithm for small vectors, q
+//               rounds; variant=reduce-broadcast: the n-block reduce to rank
+//               0, then the n-block broadcast from it, 2(n - 1 + q) rounds.
 //
 // docs/algorithms/circulant.md ("Schedule arithmetic") explains each;
 // the comments below cite its paragraphs.
 //
-// Broadcast, reduce and allgatherv cut each root's data into n blocks;
-// without the `blocks` parameter n is the model optimum
-// n* = sqrt((q-1) beta m / alpha) (docs/algorithms/circulant.md), rounded to
-// the neighbour the cost model prefers.
+// Broadcast, reduce, allgatherv and the reduce-broadcast allreduce cut each
+// root's data into n blocks; without the `blocks` parameter n is the model
+// optimum n* = sqrt((q-1) b m / a) for rounds of a + b m/n
+// (docs/algorithms/circulant.md, "Block count"), rounded to the neighbour
+// the cost model prefers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,37 +51,78 @@ constexpr uint16_t PartialBuffer = 1;  ///< W: the other ranks' sum so far.
 constexpr uint16_t IncomingBuffer = 2; ///< A W received while ours is sent.
 constexpr uint16_t OutgoingBuffer = 3; ///< V (+) W, sent in even rounds.
 
-bool usesBlocks(Collective C) {
-  return C == Collective::Broadcast || C == Collective::Reduce ||
-         C == Collective::Allgatherv;
+/// The two allreduces (docs/algorithms/circulant.md, "Census allreduce" and
+/// "Allreduce, n blocks").
+enum class AllreduceVariant { Census, ReduceBroadcast };
+
+llvm::StringRef variantName(AllreduceVariant V) {
+  return V == AllreduceVariant::Census ? "census" : "reduce-broadcast";
 }
 
-/// Broadcast and reduce: one root's data in n blocks.
+/// What prepare() resolved for an allreduce, read by buildRank.
+struct AllreduceShape {
+  AllreduceVariant Variant;
+};
+
+/// Broadcast, reduce and the reduce-broadcast allreduce: one vector in n
+/// blocks (allgatherv: every rank's own vector in n blocks).
 bool fromOneRoot(Collective C) {
-  return C == Collective::Broadcast || C == Collective::Reduce;
+  return C == Collective::Broadcast || C == Collective::Reduce ||
+         C == Collective::Allreduce;
 }
 
-/// The closed-form time of an n-block broadcast of M bytes on P ranks.
-double modelTime(unsigned Q, uint64_t N, uint64_t M, const CostParams &C) {
-  return double(N - 1 + Q) * (C.Alpha + C.Beta * double(M) / double(N));
+/// A round of the n-block schedules costs PerRound + PerByte * m / n, so
+/// that T(n) = (n - 1 + q)(PerRound + PerByte m / n) ("Block count").
+struct BlockModel {
+  double PerRound;
+  double PerByte;
+};
+
+/// Broadcast and allgatherv move a block per round; the reduce also
+/// combines it; the reduce-broadcast allreduce runs a reduce round and a
+/// broadcast round for every round of one of them.
+BlockModel blockModel(Collective Kind, const CostParams &C) {
+  switch (Kind) {
+  case Collective::Reduce:
+    return {C.Alpha, C.Beta + C.Gamma};
+  case Collective::Allreduce:
+    return {2 * C.Alpha, 2 * C.Beta + C.Gamma};
+  default:
+    return {C.Alpha, C.Beta};
+  }
 }
 
-/// n* = sqrt((q - 1) beta m / alpha), before rounding.
-double optimalBlocks(unsigned Q, uint64_t M, const CostParams &C) {
+/// The closed-form time of the n-block schedule of M bytes with q rounds per
+/// phase.
+double modelTime(unsigned Q, uint64_t N, uint64_t M, const BlockModel &B) {
+  return double(N - 1 + Q) * (B.PerRound + B.PerByte * double(M) / double(N));
+}
+
+/// n* = sqrt((q - 1) PerByte m / PerRound), before rounding.
+double optimalBlocks(unsigned Q, uint64_t M, const BlockModel &B) {
   if (Q <= 1)
     return 1;
-  if (C.Alpha <= 0)
+  if (B.PerRound <= 0)
     return double(M);
-  return std::sqrt(double(Q - 1) * C.Beta * double(M) / C.Alpha);
+  return std::sqrt(double(Q - 1) * B.PerByte * double(M) / B.PerRound);
 }
+
+/// The census's q rounds of the whole vector, each combined, and the final
+/// combine of the rank's own value.
+double censusTime(unsigned Q, uint64_t M, const CostParams &C) {
+  return double(Q) * (C.Alpha + (C.Beta + C.Gamma) * double(M)) +
+         C.Gamma * double(M);
+}
+
+unsigned ceilLog2(uint32_t P) { return P <= 1 ? 0 : llvm::Log2_64_Ceil(P); }
 
 class CirculantAlgorithm final : public Algorithm {
 public:
   llvm::StringRef name() const override { return "circulant"; }
   llvm::StringRef summary() const override {
     return "Träff's circulant-graph schedules: n-block broadcast and "
-           "reduce in n-1+ceil(log2 P) rounds, allgather(v), census "
-           "allreduce for small vectors";
+           "reduce in n-1+ceil(log2 P) rounds, allgather(v), allreduce as "
+           "the census (small vectors) or the n-block reduce then broadcast";
   }
   llvm::ArrayRef<Collective> collectives() const override {
     static constexpr Collective Supported[] = {
@@ -87,48 +131,54 @@ public:
     return Supported;
   }
   std::vector<ParamInfo> params() const override {
-    return {
-        {"blocks",
-         "broadcast, reduce, allgatherv: blocks n each root's data is "
-         "cut into",
-         "chosen by the cost model",
-         ParamDomain::integerFrom(1),
-         /*Stage=*/false,
-         /*Only=*/
-         {Collective::Broadcast, Collective::Reduce, Collective::Allgatherv}}};
+    return {{"blocks",
+             "broadcast, reduce, allgatherv, allreduce (reduce-broadcast): "
+             "blocks n each root's data is cut into",
+             "chosen by the cost model",
+             ParamDomain::integerFrom(1),
+             /*Stage=*/false,
+             /*Only=*/
+             {Collective::Broadcast, Collective::Reduce, Collective::Allgatherv,
+              Collective::Allreduce}},
+            {"variant",
+             "allreduce: census (q rounds of the whole vector) or "
+             "reduce-broadcast (the n-block reduce to rank 0, then the "
+             "n-block broadcast: 2(n-1+q) rounds of m/n)",
+             "chosen by the cost model",
+             ParamDomain::oneOf({"census", "reduce-broadcast"}),
+             /*Stage=*/false,
+             /*Only=*/{Collective::Allreduce}}};
   }
-
   llvm::Expected<PlanHeader>
   prepare(const CompileRequest &Request) const override;
   Program buildRank(const PlanHeader &H, uint32_t Rank) const override;
   std::string explain(const CompileRequest &Request,
                       const PlanHeader &Header) const override;
   std::vector<std::map<std::string, std::string>>
-  candidates(const CompileRequest &Request) const override {
-    if (!usesBlocks(Request.Kind) || Request.Params.count("blocks"))
-      return {{}};
-    auto [Lo, Hi] = blocksAround(Request);
-    if (Lo == Hi)
-      return {{{"blocks", std::to_string(Lo)}}};
-    return {{{"blocks", std::to_string(Lo)}}, {{"blocks", std::to_string(Hi)}}};
-  }
+  candidates(const CompileRequest &Request) const override;
 
 private:
   /// Sets Blocks and Weights of H for n blocks per root.
   void layBlocks(PlanHeader &H, const CompileRequest &Request,
                  uint64_t N) const;
   uint64_t maxBlocks(const CompileRequest &Request) const;
-  /// The integers below and above n* = sqrt((q - 1) beta m / alpha).
+  /// The integers below and above n* ("Block count").
   std::pair<uint64_t, uint64_t>
   blocksAround(const CompileRequest &Request) const;
-  /// The one of them the closed form (n - 1 + q)(alpha + beta m / n)
-  /// prefers: prepare()'s default.
+  /// The one of them the closed form T(n) prefers: prepare()'s default.
   uint64_t chooseBlocks(const CompileRequest &Request) const;
+  /// The allreduce asked for, or, when neither variant nor blocks is given,
+  /// the one whose closed form is faster.
+  AllreduceVariant chooseVariant(const CompileRequest &Request) const;
+  /// n given by `blocks` or chosen by the model.
+  llvm::Expected<uint64_t> blockCount(const CompileRequest &Request) const;
 
   void buildBroadcast(const PlanHeader &H, uint32_t Rank, Program &Prog) const;
   void buildAllgather(const PlanHeader &H, uint32_t Rank, Program &Prog) const;
   void buildAllgatherv(const PlanHeader &H, uint32_t Rank, Program &Prog) const;
-  void buildAllreduce(const PlanHeader &H, uint32_t Rank, Program &Prog) const;
+  void buildCensus(const PlanHeader &H, uint32_t Rank, Program &Prog) const;
+  void buildReduceBroadcast(const PlanHeader &H, uint32_t Rank,
+                            Program &Prog) const;
 };
 
 uint64_t CirculantAlgorithm::maxBlocks(const CompileRequest &Request) const {
@@ -159,12 +209,12 @@ void CirculantAlgorithm::layBlocks(PlanHeader &H, const CompileRequest &Request,
 
 std::pair<uint64_t, uint64_t>
 CirculantAlgorithm::blocksAround(const CompileRequest &Request) const {
-  uint32_t P = Request.ranks();
-  unsigned Q = P <= 1 ? 0 : llvm::Log2_64_Ceil(P);
+  unsigned Q = ceilLog2(Request.ranks());
   // Empty blocks buy nothing: keep n <= m where m allows.
   uint64_t Cap =
       std::min(maxBlocks(Request), std::max<uint64_t>(1, Request.Bytes));
-  double Star = optimalBlocks(Q, Request.Bytes, Request.Cost);
+  double Star =
+      optimalBlocks(Q, Request.Bytes, blockModel(Request.Kind, Request.Cost));
   auto Clamp = [&](double V) {
     return V < 1 ? uint64_t(1) : V >= double(Cap) ? Cap : uint64_t(V);
   };
@@ -175,11 +225,66 @@ uint64_t CirculantAlgorithm::chooseBlocks(const CompileRequest &Request) const {
   // The paper's closed form picks between the neighbours of n*; the tuner
   // prices both with the cost model (candidates()).
   auto [Lo, Hi] = blocksAround(Request);
-  unsigned Q = Request.ranks() <= 1 ? 0 : llvm::Log2_64_Ceil(Request.ranks());
-  return modelTime(Q, Hi, Request.Bytes, Request.Cost) <
-                 modelTime(Q, Lo, Request.Bytes, Request.Cost)
+  unsigned Q = ceilLog2(Request.ranks());
+  BlockModel B = blockModel(Request.Kind, Request.Cost);
+  return modelTime(Q, Hi, Request.Bytes, B) < modelTime(Q, Lo, Request.Bytes, B)
              ? Hi
              : Lo;
+}
+
+AllreduceVariant
+CirculantAlgorithm::chooseVariant(const CompileRequest &Request) const {
+  auto It = Request.Params.find("variant");
+  if (It != Request.Params.end())
+    return It->second == "census" ? AllreduceVariant::Census
+                                  : AllreduceVariant::ReduceBroadcast;
+  if (Request.Params.count("blocks"))
+    return AllreduceVariant::ReduceBroadcast;
+  unsigned Q = ceilLog2(Request.ranks());
+  double Pipelined = modelTime(Q, chooseBlocks(Request), Request.Bytes,
+                               blockModel(Collective::Allreduce, Request.Cost));
+  return censusTime(Q, Request.Bytes, Request.Cost) <= Pipelined
+             ? AllreduceVariant::Census
+             : AllreduceVariant::ReduceBroadcast;
+}
+
+llvm::Expected<uint64_t>
+CirculantAlgorithm::blockCount(const CompileRequest &Request) const {
+  if (!Request.Params.count("blocks"))
+    return chooseBlocks(Request);
+  llvm::Expected<int64_t> Given =
+      integerParam(Request.Params, "blocks", 1, 1, int64_t(maxBlocks(Request)));
+  if (!Given)
+    return Given.takeError();
+  return uint64_t(*Given);
+}
+
+std::vector<std::map<std::string, std::string>>
+CirculantAlgorithm::candidates(const CompileRequest &Request) const {
+  if (Request.Kind == Collective::Allgather)
+    return {{}};
+  bool Census = Request.Kind == Collective::Allreduce &&
+                Request.Params.count("variant") &&
+                Request.Params.at("variant") == "census";
+  if (Census || Request.Params.count("blocks"))
+    return {{}};
+  std::vector<std::map<std::string, std::string>> Out;
+  // Both allreduces compete unless one is asked for.
+  bool OpenVariant =
+      Request.Kind == Collective::Allreduce && !Request.Params.count("variant");
+  if (OpenVariant)
+    Out.push_back({{"variant", "census"}});
+  auto [Lo, Hi] = blocksAround(Request);
+  llvm::SmallVector<uint64_t, 2> Counts = {Lo};
+  if (Hi != Lo)
+    Counts.push_back(Hi);
+  for (uint64_t N : Counts) {
+    std::map<std::string, std::string> C = {{"blocks", std::to_string(N)}};
+    if (OpenVariant)
+      C["variant"] = "reduce-broadcast";
+    Out.push_back(std::move(C));
+  }
+  return Out;
 }
 
 llvm::Expected<PlanHeader>
@@ -187,39 +292,53 @@ CirculantAlgorithm::prepare(const CompileRequest &Request) const {
   if (llvm::Error E = checkRequest(*this, Request))
     return E;
   PlanHeader H = headerFor(*this, Request);
-  // The census and the reduce combine in their trees' orders; the other
-  // collectives move data unchanged.
+  // The census, the reduce and the reduce-broadcast allreduce combine in
+  // their trees' orders, which keep rank order only on two ranks with the
+  // root at rank 0 (docs/algorithms/circulant.md, "Errata and decisions":
+  // rank order); the census never does. The other collectives move data
+  // unchanged.
+  bool InRankOrder = H.Ranks <= 2 && H.Root.value_or(0) == 0;
   H.RequiresCommutative =
-      H.Kind == Collective::Allreduce || H.Kind == Collective::Reduce;
+      (H.Kind == Collective::Allreduce || H.Kind == Collective::Reduce) &&
+      !InRankOrder;
   // The catalog (params()) limits blocks to the collectives that use it.
-  bool GivenBlocks = Request.Params.count("blocks");
   switch (H.Kind) {
   case Collective::Broadcast:
   case Collective::Reduce:
   case Collective::Allgatherv: {
-    uint64_t N = 0;
-    if (GivenBlocks) {
-      llvm::Expected<int64_t> Given = integerParam(
-          Request.Params, "blocks", 1, 1, int64_t(maxBlocks(Request)));
-      if (!Given)
-        return Given.takeError();
-      N = uint64_t(*Given);
-    } else {
-      N = chooseBlocks(Request);
-    }
-    layBlocks(H, Request, N);
+    llvm::Expected<uint64_t> N = blockCount(Request);
+    if (!N)
+      return N.takeError();
+    layBlocks(H, Request, *N);
     break;
   }
   case Collective::Allgather:
     H.Blocks = H.Ranks;
     break;
-  case Collective::Allreduce:
+  case Collective::Allreduce: {
+    AllreduceVariant V = chooseVariant(Request);
+    H.Params["variant"] = variantName(V).str();
+    setPrepared(H, AllreduceShape{V});
+    if (V == AllreduceVariant::ReduceBroadcast) {
+      llvm::Expected<uint64_t> N = blockCount(Request);
+      if (!N)
+        return N.takeError();
+      layBlocks(H, Request, *N);
+      break;
+    }
+    H.RequiresCommutative = true;
+    if (Request.Params.count("blocks"))
+      return createStringError(
+          inconvertibleErrorCode(),
+          "parameter blocks of 'circulant' applies to the allreduce with "
+          "variant=reduce-broadcast only: the census sends the whole vector");
     // Every rank sums in its own cyclic order ("Census allreduce"):
     // correct only for commutative operators, and floating-point results may
     // differ between ranks in the last bits.
     H.Blocks = 1;
     H.Buffers = {"data", "partial", "incoming", "outgoing"};
     break;
+  }
   default:
     break;
   }
@@ -228,7 +347,7 @@ CirculantAlgorithm::prepare(const CompileRequest &Request) const {
 
 std::string CirculantAlgorithm::explain(const CompileRequest &Request,
                                         const PlanHeader &H) const {
-  unsigned Q = H.Ranks <= 1 ? 0 : llvm::Log2_64_Ceil(H.Ranks);
+  unsigned Q = ceilLog2(H.Ranks);
   std::string Text;
   llvm::raw_string_ostream Out(Text);
   if (H.Kind == Collective::Allgather) {
@@ -236,27 +355,42 @@ std::string CirculantAlgorithm::explain(const CompileRequest &Request,
         << "receives skip[k+1] - skip[k] blocks";
     return Out.str();
   }
-  if (H.Kind == Collective::Allreduce) {
+  bool Allreduce = H.Kind == Collective::Allreduce;
+  if (Allreduce && H.Params.at("variant") == "census") {
     Out << "census allreduce: q = " << Q << " rounds of whole-vector "
         << "messages; each rank sums in its own cyclic order, so "
         << "floating-point results may differ between ranks in the last bits";
     return Out.str();
   }
   uint64_t N = fromOneRoot(H.Kind) ? H.Blocks : H.Blocks / H.Ranks;
-  Out << "n = " << N << " blocks per root, " << (Q == 0 ? 0 : N - 1 + Q)
-      << " rounds (n - 1 + q, q = " << Q << ")";
+  uint64_t Rounds = Q == 0 ? 0 : N - 1 + Q;
+  if (Allreduce)
+    Out << "reduce-broadcast allreduce: n = " << N << " blocks, " << 2 * Rounds
+        << " rounds (2(n - 1 + q), q = " << Q
+        << "): the n-block reduce to rank 0, the broadcast schedule run "
+        << "backwards, then the n-block broadcast from rank 0, so every rank "
+        << "ends with rank 0's bits";
+  else
+    Out << "n = " << N << " blocks per root, " << Rounds
+        << " rounds (n - 1 + q, q = " << Q << ")";
   if (H.Kind == Collective::Reduce)
     Out << ", the broadcast schedule run backwards";
   if (Request.Params.count("blocks")) {
     Out << "; n given by parameter blocks";
     return Out.str();
   }
-  Out << "; model optimum n* = sqrt((q-1) beta m / alpha) = "
-      << llvm::format("%.2f", optimalBlocks(Q, Request.Bytes, Request.Cost))
+  BlockModel B = blockModel(H.Kind, Request.Cost);
+  Out << "; model optimum n* = sqrt((q-1) b m / a) = "
+      << llvm::format("%.2f", optimalBlocks(Q, Request.Bytes, B))
       << ", rounded to the neighbour with the smaller predicted time; "
-      << "T(n) = (n-1+q)(alpha + beta m/n) = "
-      << llvm::format("%.4g", modelTime(Q, N, Request.Bytes, Request.Cost))
-      << " s";
+      << "T(n) = (n-1+q)(a + b m/n) = "
+      << llvm::format("%.4g", modelTime(Q, N, Request.Bytes, B)) << " s";
+  if (Allreduce)
+    Out << " (a = 2 alpha, b = 2 beta + gamma)";
+  else if (H.Kind == Collective::Reduce)
+    Out << " (a = alpha, b = beta + gamma)";
+  else
+    Out << " (a = alpha, b = beta)";
   return Out.str();
 }
 
@@ -283,7 +417,10 @@ Program CirculantAlgorithm::buildRank(const PlanHeader &H,
     buildAllgatherv(H, Rank, Prog);
     break;
   case Collective::Allreduce:
-    buildAllreduce(H, Rank, Prog);
+    if (preparedAs<AllreduceShape>(H).Variant == AllreduceVariant::Census)
+      buildCensus(H, Rank, Prog);
+    else
+      buildReduceBroadcast(H, Rank, Prog);
     break;
   default:
     break;
@@ -383,8 +520,8 @@ void CirculantAlgorithm::buildAllgatherv(const PlanHeader &H, uint32_t Rank,
 // even, W (+) V goes to r - skip[k]; when odd, W alone goes to
 // r - skip[k] + 1. A Recv may not land in a buffer sent in the same round,
 // hence the incoming and outgoing buffers.
-void CirculantAlgorithm::buildAllreduce(const PlanHeader &H, uint32_t Rank,
-                                        Program &Prog) const {
+void CirculantAlgorithm::buildCensus(const PlanHeader &H, uint32_t Rank,
+                                     Program &Prog) const {
   uint32_t P = H.Ranks;
   Skips S(P);
   unsigned Q = S.q();
@@ -413,6 +550,23 @@ void CirculantAlgorithm::buildAllreduce(const PlanHeader &H, uint32_t Rank,
     }
   }
   Prog.add(Q - 1, Op::local(PartialBuffer, DataBuffer, All, Combine::Reduce));
+}
+
+// "Allreduce, n blocks": the reduce to rank 0 (the broadcast from rank 0 run
+// backwards, ReversedBroadcast.h) in rounds 0 .. n - 2 + q, then that
+// broadcast in rounds n - 1 + q .. 2(n - 1 + q) - 1. Rank 0 combines each
+// block once, in its reduce tree; every other rank's copy is replaced by
+// rank 0's, so all ranks end with the same bits.
+void CirculantAlgorithm::buildReduceBroadcast(const PlanHeader &H,
+                                              uint32_t Rank,
+                                              Program &Prog) const {
+  Program Broadcast;
+  buildBroadcast(H, Rank, Broadcast);
+  uint32_t Rounds = uint32_t(H.Blocks - 1 + llvm::Log2_64_Ceil(H.Ranks));
+  Prog = reversedBroadcast(Broadcast, Rounds);
+  for (const Round &Rd : Broadcast.Rounds)
+    for (const Op &O : Rd.Ops)
+      Prog.add(Rounds + Rd.Index, O);
 }
 
 } // namespace

@@ -107,9 +107,13 @@ TEST_CASE("a parameter declared for some collectives is refused for others") {
 
 TEST_CASE("the families' catalogs refuse what they cannot serve") {
   const Algorithm &Circulant = *findAlgorithm("circulant");
-  std::string E = refusal(Circulant, request(8, {{"blocks", "4"}}));
-  CHECK(contains(E, "applies to broadcast, reduce and allgatherv only, not "
-                    "allreduce"));
+  std::string E =
+      refusal(Circulant, request(8, {{"blocks", "4"}}, Collective::Allgather));
+  CHECK(contains(E, "applies to broadcast, reduce, allgatherv and allreduce "
+                    "only, not allgather"));
+  E = refusal(Circulant,
+              request(8, {{"variant", "census"}}, Collective::Broadcast));
+  CHECK(contains(E, "applies to allreduce only, not broadcast"));
   CompileRequest V = request(8, {{"blocks", "4"}}, Collective::Allgatherv);
   V.Weights.assign(8, 1);
   CHECK(refusal(Circulant, V) == "");

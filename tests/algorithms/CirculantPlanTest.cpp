@@ -5,10 +5,12 @@
 // the contributions each (rank, buffer, block) holds and checks the end state
 // each collective promises. Oracles besides: broadcast round tables
 // worked out by hand for p = 5 and p = 6 (docs/algorithms/circulant.md, "Test
-// oracles") and the block count the cost model implies (its "Rounds and
-// bytes per rank").
+// oracles"; CirculantRoundTables.h) and the block count the cost model
+// implies (its "Rounds and bytes per rank").
 //
 //===----------------------------------------------------------------------===//
+
+#include "CirculantRoundTables.h"
 
 #include "tests/support/PlanFactory.h"
 #include "tests/support/ReferenceInterpreter.h"
@@ -21,11 +23,11 @@
 #include <cmath>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 using namespace collplan;
+using namespace collplan::test::circulant_tables;
 
 namespace {
 
@@ -101,71 +103,6 @@ void checkFinal(const SimResult &S, uint32_t P, uint64_t B, Fn Expected) {
       CAPTURE(Bl);
       REQUIRE(S.Final[R][Bl] == Expected(Bl));
     }
-}
-
-/// Broadcast round tables for root 0, worked out by hand: one line per
-/// round, one cell per rank, "a<-f" (receive block a from f) and "b->t"
-/// (send block b to t), "." for nothing.
-const char *const RoundTables[] = {
-    // Broadcast, p = 5, n = 4.
-    R"(
-. 0->1 | 0<-0 . | . . | . . | . .
-. 1->2 | . . | 1<-0 . | . . | . .
-. 2->3 | . 0->4 | . . | 2<-0 . | 0<-1 .
-. 3->1 | 3<-0 0->2 | 0<-1 1->3 | 1<-2 2->4 | 2<-3 .
-. 3->2 | 2<-4 0->3 | 3<-0 1->4 | 0<-1 . | 1<-2 2->1
-. 3->3 | 1<-3 3->4 | 2<-4 . | 3<-0 1->1 | 3<-1 2->2
-)",
-    // Broadcast, p = 6, n = 5.
-    R"(
-. 0->3 | . . | . . | 0<-0 . | . . | . .
-. 1->1 | 1<-0 . | . . | . 0->4 | 0<-3 . | . .
-. 2->2 | . . | 2<-0 . | . 0->5 | . . | 0<-3 .
-. 3->3 | 0<-4 1->4 | 0<-5 2->5 | 3<-0 . | 1<-1 0->1 | 2<-2 0->2
-. 4->1 | 4<-0 1->2 | 1<-1 2->3 | 2<-2 3->4 | 3<-3 1->5 | 1<-4 .
-. 4->2 | 2<-5 1->3 | 4<-0 2->4 | 1<-1 3->5 | 2<-2 . | 3<-3 2->1
-. 4->3 | 3<-4 4->4 | 3<-5 4->5 | 4<-0 . | 4<-1 3->1 | 4<-2 3->2
-)",
-};
-
-struct Cell {
-  int64_t RecvBlock = -1, From = -1, SendBlock = -1, To = -1;
-  friend bool operator==(const Cell &A, const Cell &B) {
-    return A.RecvBlock == B.RecvBlock && A.From == B.From &&
-           A.SendBlock == B.SendBlock && A.To == B.To;
-  }
-};
-
-std::vector<std::vector<Cell>> parseRoundTable(const char *Text) {
-  std::vector<std::vector<Cell>> Rounds;
-  std::istringstream In(Text);
-  std::string Line;
-  while (std::getline(In, Line)) {
-    if (Line.empty())
-      continue;
-    std::vector<Cell> Row;
-    std::istringstream Cells(Line);
-    std::string CellText;
-    while (std::getline(Cells, CellText, '|')) {
-      std::istringstream Fields(CellText);
-      std::string RecvText, SendText;
-      Fields >> RecvText >> SendText;
-      Cell C;
-      if (RecvText != ".") {
-        size_t Arrow = RecvText.find("<-");
-        C.RecvBlock = std::stoll(RecvText.substr(0, Arrow));
-        C.From = std::stoll(RecvText.substr(Arrow + 2));
-      }
-      if (SendText != ".") {
-        size_t Arrow = SendText.find("->");
-        C.SendBlock = std::stoll(SendText.substr(0, Arrow));
-        C.To = std::stoll(SendText.substr(Arrow + 2));
-      }
-      Row.push_back(C);
-    }
-    Rounds.push_back(Row);
-  }
-  return Rounds;
 }
 
 } // namespace
@@ -262,7 +199,8 @@ TEST_CASE("simulated regular allgather, P <= 200") {
 TEST_CASE("simulated census allreduce, P <= 200") {
   for (uint32_t P = 1; P <= 200; ++P) {
     CAPTURE(P);
-    Plan Pl = compile(Collective::Allreduce, P, std::nullopt, {});
+    Plan Pl = compile(Collective::Allreduce, P, std::nullopt,
+                      {{"variant", "census"}});
     REQUIRE(Pl.Header.RequiresCommutative);
     SimResult S = simulate(Pl);
     REQUIRE(S.Rounds == ceilLog2(P));

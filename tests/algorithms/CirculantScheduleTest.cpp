@@ -5,9 +5,12 @@
 // embedded below as they appear there), the linear first-phase recipe for
 // baseblocks, the O(p) rule for receive schedules and the invariants (a)-(c)
 // (docs/algorithms/circulant.md, "Schedule arithmetic"), all written here
-// without the code under test.
+// without the code under test; and MPICH's printed p = 17 table
+// (CirculantMpichTable.h).
 //
 //===----------------------------------------------------------------------===//
+
+#include "CirculantMpichTable.h"
 
 #include "compiler/algorithms/CirculantSchedule.h"
 
@@ -313,6 +316,25 @@ TEST_CASE("the paper's printed tables, entry for entry") {
         CHECK(Recv[K] == Rows[1 + K][R]);
         CHECK(Send[K] == Rows[1 + Q + K][R]);
       }
+    }
+  }
+}
+
+TEST_CASE("MPICH's printed p = 17 schedule, entry for entry") {
+  namespace M = collplan::test::mpich17;
+  Skips S(M::P);
+  REQUIRE(S.q() == M::Q);
+  for (unsigned K = 0; K <= M::Q; ++K)
+    CHECK(S[K] == M::Skip[K]);
+  for (uint64_t R = 0; R < M::P; ++R) {
+    CAPTURE(R);
+    PhaseSchedule Recv = receiveSchedule(S, R);
+    PhaseSchedule Send = sendSchedule(S, R);
+    for (unsigned K = 0; K < M::Q; ++K) {
+      CAPTURE(K);
+      // The root's receive row included: MPICH prints what the search gives.
+      CHECK(Recv[K] == M::Recv[K][R]);
+      CHECK(Send[K] == M::Send[K][R]);
     }
   }
 }

@@ -2,9 +2,15 @@
 //
 // Every collective of the `circulant` algorithm for P = 1..256, checked by
 // the verifier (which executes plans symbolically and never calls algorithm
-// code).
+// code); the reduce-broadcast allreduce also by the reference interpreter,
+// on every P up to 256 and on tori and node shapes (the family runs on the
+// circulant graph of the ranks whatever the topology, so these check that
+// the topology changes nothing but the header).
 //
 //===----------------------------------------------------------------------===//
+
+#include "tests/support/PlanChecks.h"
+#include "tests/support/PlanFactory.h"
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/verify/Verifier.h"
@@ -80,8 +86,56 @@ TEST_CASE("circulant allgather and census allreduce verify for P = 1..256") {
   for (uint32_t P = 1; P <= MaxP; ++P) {
     CAPTURE(P);
     CHECK(compileAndVerify(request(Collective::Allgather, P)) == ceilLog2(P));
-    CHECK(compileAndVerify(request(Collective::Allreduce, P)) == ceilLog2(P));
+    CompileRequest Census = request(Collective::Allreduce, P);
+    Census.Params = {{"variant", "census"}};
+    CHECK(compileAndVerify(Census) == ceilLog2(P));
   }
+}
+
+namespace {
+
+/// The reduce-broadcast allreduce on Topo for several n: correct by the
+/// verifier and (up to InterpretUpTo ranks) the reference interpreter, in
+/// 2(n - 1 + q) rounds, every rank ending with rank 0's bits.
+void checkReduceBroadcast(const Topology &Topo, uint32_t InterpretUpTo) {
+  uint32_t P = Topo.ranks();
+  unsigned Q = ceilLog2(P);
+  for (uint64_t N : {uint64_t(1), uint64_t(2), uint64_t(Q + 1),
+                     uint64_t(2 * Q + 1), uint64_t(17)}) {
+    CAPTURE(Topo.str());
+    CAPTURE(N);
+    CompileRequest Req = test::requestFor(
+        Collective::Allreduce, Topo,
+        {{"variant", "reduce-broadcast"}, {"blocks", std::to_string(N)}});
+    llvm::Expected<Plan> Pl = compilePlan(*findAlgorithm("circulant"), Req);
+    if (!Pl) {
+      FAIL_CHECK(llvm::toString(Pl.takeError()));
+      continue;
+    }
+    test::expectCorrect(*Pl, /*Interpret=*/P <= InterpretUpTo);
+    VerifyResult V = verifyPlan(*Pl);
+    CHECK(V.Stats.Rounds == (P == 1 ? 0 : 2 * (N - 1 + Q)));
+    CHECK(V.IdenticalResults);
+  }
+}
+
+} // namespace
+
+TEST_CASE("circulant reduce-broadcast allreduce is correct for P = 1..256, "
+          "five block counts, in 2(n - 1 + q) rounds with identical results") {
+  for (uint32_t P = 1; P <= MaxP; ++P)
+    checkReduceBroadcast(Topology::flat(P), /*InterpretUpTo=*/MaxP);
+}
+
+TEST_CASE("circulant reduce-broadcast allreduce on tori and node shapes") {
+  checkReduceBroadcast(Topology::torus({8, 8}, 1), MaxP);
+  checkReduceBroadcast(Topology::torus({4, 6}, 1), MaxP);
+  checkReduceBroadcast(Topology::torus({3, 5, 2}, 1), MaxP);
+  checkReduceBroadcast(Topology::torus({4, 4}, 2), MaxP);
+  checkReduceBroadcast(Topology::nodes(12, 8), MaxP);
+  checkReduceBroadcast(Topology::nodes(7, 3), MaxP);
+  checkReduceBroadcast(Topology::nodes(16, 16), MaxP);
+  checkReduceBroadcast(Topology::nodes(5, 4, RankMapping::RoundRobin), MaxP);
 }
 
 TEST_CASE("circulant allgatherv verifies for P = 1..256") {

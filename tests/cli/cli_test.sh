@@ -304,13 +304,13 @@ check "list names ring with its collectives" test \
   "$(json_get "$WORK/out" "'reduce-scatter' in [a for a in d if a['name']=='ring'][0]['collectives']")" = True
 check "list json shows swing's restrictions" test \
   "$(json_get "$WORK/out" "[r['requires'] for r in [a for a in d if a['name']=='swing'][0]['restrictions']] == ['commutative', 'one-rank-per-torus-node']")" = True
-check "list json shows the collectives circulant's blocks applies to" test \
-  "$(json_get "$WORK/out" "[p['collectives'] for p in [a for a in d if a['name']=='circulant'][0]['params']] == [['broadcast', 'reduce', 'allgatherv']]")" = True
+check "list json shows the collectives circulant's parameters apply to" test \
+  "$(json_get "$WORK/out" "[p['collectives'] for p in [a for a in d if a['name']=='circulant'][0]['params']] == [['broadcast', 'reduce', 'allgatherv', 'allreduce'], ['allreduce']]")" = True
 expect 0 "list text" -- "$COLLPLAN" list
 check "list shows the restrictions" grep -q \
   "requires:    commutative, power-of-two-ranks (when group=xor)" "$WORK/out"
 check "list shows which collectives a parameter applies to" grep -q \
-  -- "--param blocks=an integer >= 1 (broadcast, reduce, allgatherv only)" "$WORK/out"
+  -- "--param blocks=an integer >= 1 (broadcast, reduce, allgatherv, allreduce only)" "$WORK/out"
 expect 3 "a declared restriction refuses before prepare" -- "$COLLPLAN" \
   compile --topology torus:4x4 --ppn 2 --algorithm swing -o "$WORK/refused.yaml"
 check "the refusal names the restriction and the way out" grep -q \
@@ -592,7 +592,7 @@ check "62 sizes priced up to 2^63, then 2^64 - 1" grep -q "(62 sizes)" \
 # One rule for every named rank-dependent family: built as asked, exit 0,
 # with the verifier's warning (nap compiled so while swing's latency
 # variant was refused, exit 3).
-for FAMILY in "nap --topology nodes:3x4" "circulant -P 12" \
+for FAMILY in "nap --topology nodes:3x4" "circulant --param variant=census -P 12" \
   "swing --param variant=latency -P 12" "permutation --param r=1 -P 12"; do
   # shellcheck disable=SC2086  # FAMILY is a list of arguments
   "$COLLPLAN" compile -c allreduce -a $FAMILY >"$WORK/named.out" 2>&1

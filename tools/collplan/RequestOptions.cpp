@@ -44,9 +44,9 @@ void addRequestOptions(CLI::App &Cmd, RequestOptions &O) {
                "whose ranks combine a block in different orders (faster "
                "for some P; floating-point results may then differ in the "
                "last bits between ranks). A family named with -a and one "
-               "setting (nap, circulant, swing variant=latency, ...) is "
-               "always built as asked, with a warning when its ranks "
-               "differ");
+               "setting (nap, circulant variant=census, swing "
+               "variant=latency, ...) is always built as asked, with a "
+               "warning when its ranks differ");
   Cmd.add_flag("--reproducible", O.Reproducible,
                "when choosing, take only plans whose every reduced element is "
                "combined in the canonical tree for P (recursive doubling's "

@@ -1,8 +1,8 @@
 #!/bin/sh
 # run_interposer_rounding.sh COLLPLAN LIBRARY APP WORKDIR P
 # The default's promise that every rank ends with the same bits, kept by the
-# interposer: with only a circulant allreduce plan in the directory (whose
-# ranks combine in different orders: the verifier's stamp says so), the
+# interposer: with only a circulant census allreduce plan in the directory
+# (whose ranks combine in different orders: the verifier's stamp says so), the
 # float sum of FloatSumApp is left to the library with a log line, while
 # its int sum (exact in any order) runs from the plan. With
 # COLLPLAN_ALLOW_RANK_DEPENDENT_ROUNDING=1 the float sum runs from the plan
@@ -13,7 +13,7 @@ MPI_RUN=$(dirname "$0")/mpi_run.sh
 PLANS=$WORK/plans
 rm -rf "$WORK" && mkdir -p "$PLANS"
 PLAN=$PLANS/allreduce-p$P-0-inf.cplan
-"$COLLPLAN" compile -c allreduce -a circulant -P "$P" -o "$PLAN" >/dev/null
+"$COLLPLAN" compile -c allreduce -a circulant --param variant=census -P "$P" -o "$PLAN" >/dev/null
 fail() { cat "$WORK/out" "$WORK/log"; echo "FAIL: $1"; exit 1; }
 run() { # [VAR=VALUE]...
   timeout -k 10 90 sh "$MPI_RUN" "$P" LD_PRELOAD="$LIB" \

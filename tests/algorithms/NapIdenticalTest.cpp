@@ -103,14 +103,6 @@ interNodeSends(const Plan &P) {
   return Out;
 }
 
-std::set<uint32_t> roundsOf(const Plan &P) {
-  std::set<uint32_t> Out;
-  for (const Program &Prog : P.Programs)
-    for (const Round &Rd : Prog.Rounds)
-      Out.insert(Rd.Index);
-  return Out;
-}
-
 } // namespace
 
 TEST_CASE("4 x 4 by hand: one tree in the identical order, four in the "

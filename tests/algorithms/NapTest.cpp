@@ -73,14 +73,6 @@ bool exchanges(const std::vector<Message> &Sends, uint32_t A, uint32_t B) {
   return sends(Sends, A, B) && sends(Sends, B, A);
 }
 
-std::set<uint32_t> roundsOf(const Plan &P) {
-  std::set<uint32_t> Out;
-  for (const Program &Prog : P.Programs)
-    for (const Round &Rd : Prog.Rounds)
-      Out.insert(Rd.Index);
-  return Out;
-}
-
 /// A tiny symbolic replay independent of the verifier: per rank and buffer,
 /// how many times each rank's input is in it, after every round.
 class Replay {

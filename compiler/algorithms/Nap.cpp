@@ -38,10 +38,11 @@
 // the node's partial into the intra-node allreduce in slot J: every node of
 // the group then combines the K subgroup partials in one tree, recursive
 // doubling over slots 0..K-1, whatever its subgroup; by induction over the
-// steps every rank ends with the same tree. Same rounds, inter-node
-// messages and combines; only rank J's transfers, elided in the printed
-// order, are now made, and the result is copied into "data" instead of
-// added to it (docs/algorithms/nap.md, "Identical results").
+// steps every rank ends with the same tree. Same rounds and inter-node
+// messages; rank J's intra-node transfers, elided in the printed order, are
+// now made, and the step ends by copying the result into "data" instead of
+// adding to it, one combine fewer (docs/algorithms/nap.md, "Identical
+// results").
 //
 // Nodes of different sizes (a hostfile's irregular job): NAP runs on the q
 // lowest local ranks of every node, q the smallest node's size. Before it,
@@ -164,8 +165,8 @@ void addNap(Program &Prog, const Topology &T, uint32_t PerNode, uint32_t Node,
     if (Identical) {
       // Slot J holds the node's own partial, in "data": all of [0, K) hold
       // a contribution. Ranks past K and rank J allreduce in "data" (past
-      // K it holds nothing the allreduce reads); the others in "received",
-      // copied into "data" at the end.
+      // K it contributes nothing and is overwritten before it is read); the
+      // others in "received", copied into "data" at the end.
       bool InData = Local == J || Local >= K;
       auto Slots = [K](uint32_t Lo, uint32_t Hi) {
         return Lo < std::min(Hi, K);

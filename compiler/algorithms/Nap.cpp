@@ -30,6 +30,20 @@
 // node-level pattern. With one rank per node there is nothing to be
 // node-aware about: the plan is recursive doubling's.
 //
+// Identical results (order=identical, the default). Each step as printed
+// adds the node's own partial to the allreduce of the others' (N_j (+)
+// tree(others)), so nodes of different subgroups group the same partials
+// differently and floating-point results differ across nodes. In the
+// identical order the rank whose position is its own subgroup (J) brings
+// the node's partial into the intra-node allreduce in slot J: every node of
+// the group then combines the K subgroup partials in one tree, recursive
+// doubling over slots 0..K-1, whatever its subgroup; by induction over the
+// steps every rank ends with the same tree. Same rounds and inter-node
+// messages; rank J's intra-node transfers, elided in the printed order, are
+// now made, and the step ends by copying the result into "data" instead of
+// adding to it, one combine fewer (docs/algorithms/nap.md, "Identical
+// results").
+//
 // Nodes of different sizes (a hostfile's irregular job): NAP runs on the q
 // lowest local ranks of every node, q the smallest node's size. Before it,
 // the other ranks fold in: in fold round j, local rank (j+1)q + g sends its
@@ -121,9 +135,9 @@ void addIntraAllreduce(Program &Prog, const Topology &T, uint32_t PerNode,
 }
 
 /// NAP among local ranks [0, PerNode) of every node, from round First:
-/// local rank Local of Node's part.
+/// local rank Local of Node's part; Identical: the identical order.
 void addNap(Program &Prog, const Topology &T, uint32_t PerNode, uint32_t Node,
-            uint32_t Local, uint32_t First) {
+            uint32_t Local, uint32_t First, bool Identical) {
   BlockSet All = BlockSet::single(0);
   uint32_t R = intraRounds(PerNode);
   llvm::SmallVector<NodeGroupSplit, 4> Splits =
@@ -148,6 +162,22 @@ void addNap(Program &Prog, const Topology &T, uint32_t PerNode, uint32_t Node,
     // Local ranks [0, K) other than the node's own subgroup J received a
     // partial (by exchange or one way); the others hold nothing.
     uint32_t K = S.K, J = S.subgroupOf(Node);
+    if (Identical) {
+      // Slot J holds the node's own partial, in "data": all of [0, K) hold
+      // a contribution. Ranks past K and rank J allreduce in "data" (past
+      // K it contributes nothing and is overwritten before it is read); the
+      // others in "received", copied into "data" at the end.
+      bool InData = Local == J || Local >= K;
+      auto Slots = [K](uint32_t Lo, uint32_t Hi) {
+        return Lo < std::min(Hi, K);
+      };
+      addIntraAllreduce(Prog, T, PerNode, Node, Local, InterRound + 1,
+                        InData ? DataBuffer : ReceivedBuffer, Slots);
+      if (!InData)
+        Prog.add(InterRound + R,
+                 Op::local(ReceivedBuffer, DataBuffer, All, Combine::Replace));
+      continue;
+    }
     auto Received = [K, J](uint32_t Lo, uint32_t Hi) {
       Hi = std::min(Hi, K);
       return Lo < Hi && (Hi - Lo >= 2 || Lo != J);
@@ -158,6 +188,11 @@ void addNap(Program &Prog, const Topology &T, uint32_t PerNode, uint32_t Node,
              Op::local(ReceivedBuffer, DataBuffer, All, Combine::Reduce));
   }
 }
+
+/// The order nodes combine subgroup partials in (parameter "order").
+struct NapOrder {
+  bool Identical = true;
+};
 
 class NapAlgorithm final : public Algorithm {
 public:
@@ -170,6 +205,24 @@ public:
   llvm::ArrayRef<Collective> collectives() const override {
     static constexpr Collective Supported[] = {Collective::Allreduce};
     return Supported;
+  }
+  std::vector<ParamInfo> params() const override {
+    return {{"order",
+             "identical (every node combines the subgroups' partials in one "
+             "tree: the same bits on every rank) or rank-dependent (each node "
+             "adds its own partial to the others', as printed)",
+             "identical", ParamDomain::oneOf({"identical", "rank-dependent"})}};
+  }
+
+  /// Both orders: they take the same rounds, and the tuner's verdict, not
+  /// the family, decides whether a rank-dependent plan may be chosen.
+  std::vector<std::map<std::string, std::string>>
+  candidates(const CompileRequest &Request) const override {
+    if (Request.Params.count("order"))
+      return {{{"order", Request.Params.at("order")}}};
+    if (Request.Topo.ranksPerNode() == 1) // Recursive doubling either way.
+      return {{}};
+    return {{{"order", "identical"}}, {{"order", "rank-dependent"}}};
   }
 
   llvm::Expected<PlanHeader>
@@ -191,9 +244,14 @@ public:
     PlanHeader H = headerFor(*this, Request);
     H.Blocks = 1;
     H.Buffers = {"data", "received", "scratch"};
-    // Each node adds the subgroups' partials in its own order
+    // Subgroups' partials are combined in slot order, not rank order
     // (docs/algorithms/nap.md, "Errata and decisions", operators).
     H.RequiresCommutative = true;
+    auto It = Request.Params.find("order");
+    NapOrder Order;
+    Order.Identical = It == Request.Params.end() || It->second == "identical";
+    H.Params["order"] = Order.Identical ? "identical" : "rank-dependent";
+    setPrepared(H, Order);
     return H;
   }
 
@@ -220,7 +278,7 @@ public:
     for (uint32_t J = 0; J < Folds && (J + 1) * Q + Local < Size; ++J)
       Prog.add(J, Op::recv(T.rankAt(Node, (J + 1) * Q + Local), All,
                            Combine::Reduce, DataBuffer));
-    addNap(Prog, T, Q, Node, Local, Folds);
+    addNap(Prog, T, Q, Node, Local, Folds, preparedAs<NapOrder>(H).Identical);
     for (uint32_t J = 0; J < Folds && (J + 1) * Q + Local < Size; ++J)
       Prog.add(End + J,
                Op::send(T.rankAt(Node, (J + 1) * Q + Local), All, DataBuffer));
@@ -256,6 +314,11 @@ public:
                                : std::string()) +
              " nodes";
     }
+    Out += preparedAs<NapOrder>(H).Identical
+               ? "; order=identical: every node combines the subgroups' "
+                 "partials in one tree (the same bits on every rank)"
+               : "; order=rank-dependent: each node adds its own partial to "
+                 "the others' (bits may differ between nodes)";
     return Out;
   }
 };

@@ -10,6 +10,7 @@
 
 #include "tests/support/PlanFactory.h"
 
+#include <set>
 #include <vector>
 
 namespace collplan::test {
@@ -27,6 +28,15 @@ inline std::vector<uint32_t> activeRounds(const Plan &P, uint32_t Rank) {
   std::vector<uint32_t> Out;
   for (const Round &Rd : P.Programs[Rank].Rounds)
     Out.push_back(Rd.Index);
+  return Out;
+}
+
+/// Every round index in which some rank does anything.
+inline std::set<uint32_t> roundsOf(const Plan &P) {
+  std::set<uint32_t> Out;
+  for (const Program &Prog : P.Programs)
+    for (const Round &Rd : Prog.Rounds)
+      Out.insert(Rd.Index);
   return Out;
 }
 

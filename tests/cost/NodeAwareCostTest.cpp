@@ -176,20 +176,30 @@ TEST_CASE("NAP under parameter set A, schedule-faithful") {
   // (docs/cost-model.md, "Injection limit"): each such step costs alpha +
   // (ppn-1) s / min(R_N, ppn-1) instead of alpha + ppn s / R_N. With ppn = 4
   // both are 8; with ppn = 16 it is 30 against 32, 2 less per inter-node step.
+  // That is the printed order (order=rank-dependent). The identical order
+  // (docs/algorithms/nap.md, "Identical results") ends each inter-node step
+  // with a copy instead of Eq. 6's extra combine X (+) T: gamma s less per
+  // step, the same rounds and messages.
   struct Case {
-    uint32_t Nodes, Ppn;
+    uint32_t Nodes, Ppn, L;
     double AsPrinted, Faithful;
-  } Cases[] = {{4, 4, 22.36, 22.36},
-               {16, 16, 50.712, 50.712 - 2},
-               {4096, 16, 143.432, 143.432 - 3 * 2}};
+  } Cases[] = {{4, 4, 1, 22.36, 22.36},
+               {16, 16, 1, 50.712, 50.712 - 2},
+               {4096, 16, 3, 143.432, 143.432 - 3 * 2}};
   for (const Case &K : Cases) {
     CAPTURE(K.Nodes);
     CompileRequest Req =
         requestFor(Collective::Allreduce, Topology::nodes(K.Nodes, K.Ppn));
     Req.Bytes = 8;
-    Plan P = compileWith("nap", Req);
-    CostReport R = evaluateCost(P, 8, parameterSetA());
+    CostParams A = parameterSetA();
+    Req.Params = {{"order", "rank-dependent"}};
+    CostReport R = evaluateCost(compileWith("nap", Req), 8, A);
     CHECK(R.Time == doctest::Approx(K.Faithful).epsilon(1e-12));
+    Req.Params = {{"order", "identical"}};
+    CostReport Identical = evaluateCost(compileWith("nap", Req), 8, A);
+    CHECK(Identical.Time ==
+          doctest::Approx(K.Faithful - K.L * A.Gamma * 8).epsilon(1e-12));
+    CHECK(Identical.InterNodeMessages == R.InterNodeMessages);
   }
 }
 

@@ -56,6 +56,11 @@ TEST_CASE("the verifier's identical-results verdict matches float sums") {
   for (auto [N, K] : {std::pair{2u, 2u}, {3u, 2u}, {2u, 3u}, {4u, 2u}})
     for (const char *A : {"nap", "smp"})
       Shapes.push_back({A, Topology::nodes(N, K), {}});
+  // NAP's two orders where a step merges three or more subgroups (K >= 3),
+  // the only place they differ.
+  for (auto [N, K] : {std::pair{4u, 4u}, {3u, 4u}, {5u, 3u}, {3u, 3u}})
+    for (const char *Order : {"identical", "rank-dependent"})
+      Shapes.push_back({"nap", Topology::nodes(N, K), {{"order", Order}}});
   int Identical = 0, Different = 0;
   for (const Shape &S : Shapes) {
     const Algorithm *A = findAlgorithm(S.Algorithm);
@@ -82,6 +87,9 @@ TEST_CASE("the verifier's identical-results verdict matches float sums") {
       Same &= Bits[R] == Bits[0];
     }
     CHECK(Same == V.IdenticalResults);
+    auto Order = S.Params.find("order");
+    if (Order != S.Params.end())
+      CHECK(Same == (Order->second == "identical"));
     (V.IdenticalResults ? Identical : Different)++;
     // Stopping at the first difference (the tuner's check) gives the same
     // verdict, and claims validity only when it replayed the whole plan.

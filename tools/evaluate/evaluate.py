@@ -86,13 +86,18 @@ def measured_gamma(collplan):
 
 
 def compile_plan(collplan, platform, gamma, algorithm, size, path):
-    """Compiles (and verifies) a plan; None with the reason if refused."""
+    """Compiles (and verifies) a plan; None with the reason if refused.
+    ALGORITHM may carry parameters: nap@order=rank-dependent (several
+    joined by +)."""
+    algorithm, _, params = algorithm.partition("@")
     cmd = [collplan, "compile", "--collective", "allreduce",
            "--algorithm", algorithm, "--topology", platform.topology,
            "--ranks", str(platform.ranks), "--bytes", str(size),
            "--gamma", f"{gamma:.6g}", "--element-size", "4",
            "--format", "json", "-o", path]
     cmd += platform.cost_flags
+    for p in filter(None, params.split("+")):
+        cmd += ["--param", p]
     if platform.ppn > 1 and platform.topology.startswith("torus"):
         cmd += ["--ppn", str(platform.ppn)]
     r = subprocess.run(cmd, capture_output=True, text=True)

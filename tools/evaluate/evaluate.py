@@ -31,6 +31,7 @@ import csv
 import json
 import math
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -180,12 +181,18 @@ def simulate(collective, driver, platform, files, target, size,
     cmd = ["smpirun", "-np", str(platform.ranks), "-platform", files[0],
            "-hostfile", files[1]] + ["--cfg=" + c for c in cfg]
     cmd += ["--log=root.thresh:error", driver] + target + args
+    # Its own process group: on a timeout smpirun's child, the simulator,
+    # goes too (killing smpirun alone left it running).
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True,
-                           timeout=ALLTOALL_RUN_TIMEOUT if
-                           collective == "alltoall" else RUN_TIMEOUT)
+        out, err = p.communicate(timeout=ALLTOALL_RUN_TIMEOUT if
+                                 collective == "alltoall" else RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
         return None, "timeout", False
+    r = subprocess.CompletedProcess(cmd, p.returncode, out, err)
     for line in r.stdout.splitlines():
         if line.startswith("{"):
             return json.loads(line)["seconds"], "", checked
@@ -395,6 +402,9 @@ def main():
                     f"{time.time() - started:.0f}s] {human(size)} "
                     f"smpi:{name}: "
                     + (f"{sim * 1e6:.2f} us" if sim is not None else why))
+            # After every size, so a long run that stops keeps what it
+            # measured.
+            fid = write_outputs(args.out, prefix, rows)
         if not args.no_plots:
             plot(rows, collective, platform.name,
                  os.path.join(args.out, prefix + platform.name + ".svg"))

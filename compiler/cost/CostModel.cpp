@@ -212,8 +212,11 @@ private:
     if (H.Ranks > 1)
       Report.LatencyDeficiency =
           double(CommRounds) / llvm::Log2_64_Ceil(H.Ranks);
+    // n is what a rank holds: for a personalised exchange, whose vector is
+    // the P x P matrix, its row (CollectiveContract.h).
+    double PerRank = double(Bytes) / (isPersonalised(H.Kind) ? H.Ranks : 1);
     if (Bytes)
-      Report.BandwidthDeficiency = Uncongested / (double(Bytes) / D);
+      Report.BandwidthDeficiency = Uncongested / (PerRank / D);
     if (Uncongested > 0)
       Report.CongestionDeficiency = Congested / Uncongested;
   }

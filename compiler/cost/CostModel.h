@@ -42,8 +42,9 @@
 // messages of a round then overlap fully, as on full-duplex links.
 //
 // Deficiencies (Swing, De Sensi et al., NSDI'24, §2.2 and Table 2), measured
-// on the plan rather than taken from a table, for p ranks, n bytes and D
-// torus dimensions of size > 1 (D = 1 off a torus):
+// on the plan rather than taken from a table, for p ranks, n bytes (a rank's
+// vector: for alltoall its row, the matrix over p) and D torus dimensions of
+// size > 1 (D = 1 off a torus):
 //
 //   * latency deficiency   Lambda = (rounds that move a message) /
 //                                   ceil(log2 p);

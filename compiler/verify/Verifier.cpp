@@ -5,12 +5,13 @@
 // structure (Plan.h checkStructure), matching and the per-round rules
 // (Matching.h) with, for alltoall, each block's single arrival
 // (SingleArrival.h), then the symbolic replay and end state
-// (SymbolicExecution.h).
+// (SymbolicExecution.h; for alltoall, PersonalisedReplay.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/verify/Verifier.h"
 #include "compiler/verify/Matching.h"
+#include "compiler/verify/PersonalisedReplay.h"
 #include "compiler/verify/SingleArrival.h"
 #include "compiler/verify/SymbolicExecution.h"
 
@@ -65,6 +66,15 @@ void verifyStages(const Plan &P, const VerifyOptions &Options,
 
   VerifyOptions Effective = Options;
   Effective.MaxErrors = MaxErrors;
+  if (isPersonalised(H.Kind)) {
+    // Nothing is combined, so the verdicts on trees hold trivially and the
+    // replay of places is exact whatever the mode asked.
+    Stats.ModeUsed = VerifyMode::Exact;
+    verify::replayPersonalised(P, Matched, Effective, Result.Errors);
+    verify::sortDiagnostics(Result.Errors, MaxErrors);
+    Result.Valid = Result.Errors.empty();
+    return;
+  }
   verify::TreeVerdict Trees;
   verify::executeSymbolically(P, Matched, Stats.ModeUsed, Effective,
                               Result.Errors, Trees);

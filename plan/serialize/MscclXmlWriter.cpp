@@ -10,6 +10,13 @@
 // depends on that step; a step with several such dependencies is preceded
 // by nop steps that carry the others, as MSCCLang writes them.
 //
+// Alltoall is written out of place, as MSCCL's alltoall files are (the
+// inverse of import's naming, README "MSCCL XML"): a gpu's own row is its
+// `i` buffer, its column its `o` buffer (the diagonal copied from one to the
+// other at the end), and every other block it holds on the way, in `data`
+// or a scratch buffer, a scratch chunk of its own, numbered in the order the
+// gpu first writes it (PersonalisedChunks).
+//
 //===----------------------------------------------------------------------===//
 
 #include "plan/serialize/MscclXml.h"
@@ -48,10 +55,67 @@ struct StepId {
   uint32_t Step;
 };
 
+/// Where a block of a plan buffer lies in one gpu's MSCCL buffers.
+struct Chunk {
+  char Buf;
+  int64_t Off;
+};
+
+/// Alltoall's chunks: per gpu, the scratch chunk of every (buffer, block)
+/// it holds other than its row and column in `data`, in the order the gpu
+/// first receives or copies into it. Every gpu's is built before any is
+/// written, since a send names where its receiver puts the block.
+class PersonalisedChunks {
+public:
+  explicit PersonalisedChunks(const Plan &P)
+      : H(P.Header), PerRow(H.Blocks / H.Ranks), PerPair(H.pairBlocks()),
+        Scratch(H.Ranks), Count(H.Ranks, 0) {
+    for (uint32_t R = 0; R < H.Ranks; ++R)
+      for (const Round &Rd : P.Programs[R].Rounds)
+        for (int Pass : {int(OpKind::Recv), int(OpKind::Local)})
+          for (const Op &O : Rd.Ops)
+            if (int(O.Kind) == Pass)
+              O.Blocks.forEachBlock([&](uint64_t B) {
+                if (!own(R, O.Buffer, B))
+                  Scratch[R].try_emplace(key(O.Buffer, B), Count[R]++);
+              });
+  }
+
+  Chunk at(uint32_t Rank, uint16_t Buffer, uint64_t Block) const {
+    uint64_t Sender = Block / PerRow, Within = Block % PerRow;
+    if (Buffer == DataBuffer && Sender == Rank)
+      return {'i', int64_t(Within)};
+    if (Buffer == DataBuffer && Within / PerPair == Rank)
+      return {'o', int64_t(Sender * PerPair + Within % PerPair)};
+    auto It = Scratch[Rank].find(key(Buffer, Block));
+    // A block read where nothing put it (a plan the verifier refuses).
+    return {'s', It == Scratch[Rank].end() ? -1 : int64_t(It->second)};
+  }
+  int64_t scratchChunks(uint32_t Rank) const { return Count[Rank]; }
+  uint64_t perRow() const { return PerRow; }
+  uint64_t perPair() const { return PerPair; }
+
+private:
+  const PlanHeader &H;
+  uint64_t PerRow, PerPair;
+  std::vector<llvm::DenseMap<uint64_t, uint64_t, PackedKeyInfo>> Scratch;
+  std::vector<int64_t> Count;
+
+  static uint64_t key(uint16_t Buffer, uint64_t Block) {
+    return (uint64_t(Buffer) << 48) | Block;
+  }
+  /// Whether the block is in Rank's row or column of `data`.
+  bool own(uint32_t Rank, uint16_t Buffer, uint64_t Block) const {
+    return Buffer == DataBuffer &&
+           (Block / PerRow == Rank || Block % PerRow / PerPair == Rank);
+  }
+};
+
 class RankWriter {
 public:
-  RankWriter(const Plan &P, uint32_t Rank, const MscclExportOptions &O)
-      : P(P), Rank(Rank), O(O) {}
+  RankWriter(const Plan &P, uint32_t Rank, const MscclExportOptions &O,
+             const PersonalisedChunks *Chunks)
+      : P(P), Rank(Rank), O(O), Chunks(Chunks) {}
   llvm::Error run();
   std::vector<XmlTb> Tbs;
   int64_t ScratchChunks = 0;
@@ -60,6 +124,7 @@ private:
   const Plan &P;
   uint32_t Rank;
   const MscclExportOptions &O;
+  const PersonalisedChunks *Chunks;                     ///< Alltoall only.
   std::map<std::pair<int64_t, int64_t>, uint32_t> TbOf; ///< (peer, chan)
   std::map<uint32_t, uint64_t> SentTo, ReceivedFrom;    ///< pieces per peer
   struct Access {
@@ -85,10 +150,33 @@ private:
     return DataBuffer;
   }
   char bufferOf(uint16_t Buffer) const;
-  int64_t offsetOf(uint16_t Buffer, uint64_t Block) const {
-    return Buffer == DataBuffer
-               ? int64_t(Block)
-               : int64_t((Buffer - 1) * P.Header.Blocks + Block);
+  /// Where Block of Buffer lies at gpu At.
+  Chunk chunkOf(uint32_t At, uint16_t Buffer, uint64_t Block) const {
+    if (Chunks)
+      return Chunks->at(At, Buffer, Block);
+    return {bufferOf(Buffer),
+            Buffer == DataBuffer
+                ? int64_t(Block)
+                : int64_t((Buffer - 1) * P.Header.Blocks + Block)};
+  }
+  /// R cut where the chunks at either end stop being consecutive: alltoall's
+  /// blocks of one range may lie in different buffers.
+  std::vector<BlockRange> runs(BlockRange R, uint32_t At, uint16_t Buffer,
+                               uint32_t OtherAt, uint16_t Other) const {
+    if (!Chunks)
+      return {R};
+    std::vector<BlockRange> Out;
+    for (uint64_t B = R.Begin; B < R.End; ++B) {
+      auto Next = [&](uint32_t G, uint16_t Buf) {
+        Chunk Prev = chunkOf(G, Buf, B - 1), Here = chunkOf(G, Buf, B);
+        return Prev.Buf == Here.Buf && Prev.Off + 1 == Here.Off;
+      };
+      if (B > R.Begin && Next(At, Buffer) && Next(OtherAt, Other))
+        Out.back().End = B + 1;
+      else
+        Out.push_back({B, B + 1});
+    }
+    return Out;
   }
   void emit(uint32_t Tb, XmlStep S,
             const std::vector<std::pair<uint16_t, BlockRange>> &Reads,
@@ -193,7 +281,23 @@ llvm::Error RankWriter::run() {
         // operations run in order (Plan.h).
         if (int(Operation.Kind) != Pass)
           continue;
-        for (BlockRange R : Pieces(Operation.Blocks)) {
+        bool IsSend = Operation.Kind == OpKind::Send;
+        size_t K =
+            IsSend ? Nth[Operation.Peer].first : Nth[Operation.Peer].second;
+        // The buffer at the other end: the peer's matched operation's, or
+        // a local operation's source.
+        uint32_t OtherAt =
+            Operation.Kind == OpKind::Local ? Rank : Operation.Peer;
+        uint16_t Other = Operation.Kind == OpKind::Local
+                             ? Operation.Source
+                             : peerBuffer(Rd.Index, Operation.Peer, K,
+                                          IsSend ? OpKind::Recv : OpKind::Send);
+        std::vector<BlockRange> Cut;
+        for (BlockRange Piece : Pieces(Operation.Blocks))
+          for (BlockRange Run :
+               runs(Piece, Rank, Operation.Buffer, OtherAt, Other))
+            Cut.push_back(Run);
+        for (BlockRange R : Cut) {
           XmlStep S{"s"};
           S.Count = int64_t(R.size());
           if (Operation.Kind == OpKind::Local) {
@@ -202,10 +306,12 @@ llvm::Error RankWriter::run() {
               Tbs.push_back(XmlTb());
             }
             S.Type = Operation.Mode == Combine::Reduce ? "re" : "cpy";
-            S.SrcBuf = bufferOf(Operation.Source);
-            S.SrcOff = offsetOf(Operation.Source, R.Begin);
-            S.DstBuf = bufferOf(Operation.Buffer);
-            S.DstOff = offsetOf(Operation.Buffer, R.Begin);
+            Chunk From = chunkOf(Rank, Operation.Source, R.Begin);
+            Chunk To = chunkOf(Rank, Operation.Buffer, R.Begin);
+            S.SrcBuf = From.Buf;
+            S.SrcOff = From.Off;
+            S.DstBuf = To.Buf;
+            S.DstOff = To.Off;
             std::vector<std::pair<uint16_t, BlockRange>> Reads = {
                 {Operation.Source, R}};
             if (Operation.Mode == Combine::Reduce)
@@ -213,34 +319,28 @@ llvm::Error RankWriter::run() {
             emit(LocalTb, S, Reads, {{Operation.Buffer, R}});
             continue;
           }
-          bool IsSend = Operation.Kind == OpKind::Send;
           uint64_t &Count = (IsSend ? SentTo : ReceivedFrom)[Operation.Peer];
           uint32_t Tb = tbFor(Operation.Peer, int64_t(Count++ % Channels));
-          char Buf = bufferOf(Operation.Buffer);
-          int64_t Off = offsetOf(Operation.Buffer, R.Begin);
+          Chunk Mine = chunkOf(Rank, Operation.Buffer, R.Begin);
           if (IsSend) {
             // dstbuf/dstoff say where the receiver puts it.
-            uint16_t Dst = peerBuffer(Rd.Index, Operation.Peer,
-                                      Nth[Operation.Peer].first, OpKind::Recv);
-            S.SrcBuf = Buf;
-            S.SrcOff = Off;
-            S.DstBuf = bufferOf(Dst);
-            S.DstOff = offsetOf(Dst, R.Begin);
+            Chunk Dst = chunkOf(Operation.Peer, Other, R.Begin);
+            S.SrcBuf = Mine.Buf;
+            S.SrcOff = Mine.Off;
+            S.DstBuf = Dst.Buf;
+            S.DstOff = Dst.Off;
             emit(Tb, S, {{Operation.Buffer, R}}, {});
             continue;
           }
           // A receive that reduces: rrc with the destination as its source.
           bool Reduce = Operation.Mode == Combine::Reduce;
           S.Type = Reduce ? "rrc" : "r";
-          S.DstBuf = Buf;
-          S.DstOff = Off;
+          S.DstBuf = Mine.Buf;
+          S.DstOff = Mine.Off;
           // An rrc's source is its destination; an r's is the sender's.
-          uint16_t Src =
-              Reduce ? Operation.Buffer
-                     : peerBuffer(Rd.Index, Operation.Peer,
-                                  Nth[Operation.Peer].second, OpKind::Send);
-          S.SrcBuf = bufferOf(Src);
-          S.SrcOff = offsetOf(Src, R.Begin);
+          Chunk Src = Reduce ? Mine : chunkOf(Operation.Peer, Other, R.Begin);
+          S.SrcBuf = Src.Buf;
+          S.SrcOff = Src.Off;
           std::vector<std::pair<uint16_t, BlockRange>> Reads;
           if (Reduce)
             Reads.push_back({Operation.Buffer, R});
@@ -251,6 +351,22 @@ llvm::Error RankWriter::run() {
         if (Operation.Kind == OpKind::Recv)
           ++Nth[Operation.Peer].second;
       }
+  }
+  if (Chunks) {
+    // Out of place, the diagonal goes from the row to the column.
+    if (LocalTb == UINT32_MAX) {
+      LocalTb = uint32_t(Tbs.size());
+      Tbs.push_back(XmlTb());
+    }
+    uint64_t K = Chunks->perPair(), Diagonal = Rank * Chunks->perRow();
+    BlockRange Own{Diagonal + Rank * K, Diagonal + (Rank + 1) * K};
+    XmlStep Copy{"cpy"};
+    Copy.SrcBuf = 'i';
+    Copy.DstBuf = 'o';
+    Copy.SrcOff = Copy.DstOff = int64_t(Rank * K);
+    Copy.Count = int64_t(K);
+    emit(LocalTb, Copy, {{DataBuffer, Own}}, {});
+    ScratchChunks = Chunks->scratchChunks(Rank);
   }
   // A threadblock names only the connections it uses.
   for (XmlTb &Tb : Tbs) {
@@ -297,13 +413,9 @@ llvm::Error refuse(const llvm::Twine &Why) {
 Expected<std::string> encodeMscclXml(const Plan &P,
                                      const MscclExportOptions &O) {
   const PlanHeader &H = P.Header;
-  if (isPersonalised(H.Kind))
-    return refuse("exporting " + collectiveName(H.Kind) +
-                  " is not implemented (MSCCL's alltoall files are read by "
-                  "import)");
   if (H.Kind == Collective::Allgatherv || !H.Weights.empty())
     return refuse("MSCCL's chunks are all the same size; a plan with block "
-                  "weights (allgatherv) has no MSCCL form");
+                  "weights (allgatherv, alltoallv) has no MSCCL form");
   if (O.Dialect != "msccl" && O.Dialect != "rccl")
     return makeError(ErrorKind::Usage, "--dialect must be msccl or rccl");
   if (O.Protocol != "Simple" && O.Protocol != "LL" && O.Protocol != "LL128")
@@ -320,10 +432,14 @@ Expected<std::string> encodeMscclXml(const Plan &P,
     return refuse(llvm::Twine(H.Blocks) +
                   " blocks: offsets must fit in 16 bits (at most " +
                   llvm::Twine(O.Limits.MaxOffset + 1) + " chunks)");
+  bool Personalised = isPersonalised(H.Kind);
+  std::optional<PersonalisedChunks> Chunks;
+  if (Personalised)
+    Chunks.emplace(P);
   std::vector<RankWriter> Ranks;
   Ranks.reserve(H.Ranks);
   for (uint32_t R = 0; R < H.Ranks; ++R) {
-    Ranks.emplace_back(P, R, O);
+    Ranks.emplace_back(P, R, O, Chunks ? &*Chunks : nullptr);
     if (llvm::Error E = Ranks.back().run())
       return E;
     RankWriter &W = Ranks.back();
@@ -375,21 +491,31 @@ Expected<std::string> encodeMscclXml(const Plan &P,
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   OS << "<!-- Written by collplan export: " << collectiveName(H.Kind)
-     << " plan, the user's buffer used in place. -->\n";
+     << " plan, "
+     << (Personalised ? "out of place: a gpu's row in i, its column in o"
+                      : "the user's buffer used in place")
+     << ". -->\n";
+  // An alltoall's loop is a gpu's row; any other's the whole vector.
+  uint64_t Loop = Personalised ? H.Blocks / H.Ranks : H.Blocks;
   OS << "<algo name=\"";
   escape(OS, H.Algorithm.empty() ? "collplan" : H.Algorithm);
   OS << "\" proto=\"" << O.Protocol << "\" nchannels=\"" << O.Channels
-     << "\" nchunksperloop=\"" << H.Blocks << "\" ngpus=\"" << H.Ranks
-     << "\" coll=\"" << Coll << "\" inplace=\"1\"";
+     << "\" nchunksperloop=\"" << Loop << "\" ngpus=\"" << H.Ranks
+     << "\" coll=\"" << Coll << "\" inplace=\"" << (Personalised ? 0 : 1)
+     << "\"";
   if (Rccl)
-    OS << " outofplace=\"0\" minBytes=\"0\" maxBytes=\"" << INT64_MAX << "\"";
+    OS << " outofplace=\"" << (Personalised ? 1 : 0)
+       << "\" minBytes=\"0\" maxBytes=\"" << INT64_MAX << "\"";
   OS << ">\n";
   bool Gather = H.Kind == Collective::Allgather;
   for (uint32_t R = 0; R < H.Ranks; ++R) {
     const RankWriter &W = Ranks[R];
-    OS << "  <gpu id=\"" << R << "\" i_chunks=\"" << (Gather ? 0 : H.Blocks)
-       << "\" o_chunks=\"" << (Gather ? H.Blocks : 0) << "\" s_chunks=\""
-       << W.ScratchChunks << "\">\n";
+    OS << "  <gpu id=\"" << R << "\" i_chunks=\"" << (Gather ? 0 : Loop)
+       << "\" o_chunks=\""
+       << (Gather         ? H.Blocks
+           : Personalised ? Loop
+                          : 0)
+       << "\" s_chunks=\"" << W.ScratchChunks << "\">\n";
     for (size_t T = 0; T < W.Tbs.size(); ++T) {
       const XmlTb &Tb = W.Tbs[T];
       OS << "    <tb id=\"" << T << "\" send=\"" << Tb.Send << "\" recv=\""

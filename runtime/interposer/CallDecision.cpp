@@ -213,10 +213,16 @@ std::string hashName(uint64_t Hash) {
   return Hash ? planHashHex(Hash) : std::string("none (no plan)");
 }
 
+/// How a decision finds this rank's plan, warning through Warn.
+using LookupFn = llvm::function_ref<std::optional<FoundPlan>(
+    const std::function<void(const std::string &)> &Warn)>;
+
 /// The decision for calls shaped like C on S's communicator, made the first
-/// time one is seen: every rank looks its plan up, then one allreduce of the
-/// hash and its complement gives the highest and lowest hash found.
-Decision &decide(CommState &S, const Call &C) {
+/// time one is seen: every rank looks its plan up (the directory's plan for
+/// C.Key, or Lookup's), then one allreduce of the hash and its complement
+/// gives the highest and lowest hash found.
+Decision &decide(CommState &S, const Call &C,
+                 std::optional<LookupFn> Lookup = std::nullopt) {
   if (S.LastDecision && S.LastDecision->first == C.Key)
     return S.LastDecision->second;
   auto It = S.Decisions.find(C.Key);
@@ -224,12 +230,12 @@ Decision &decide(CommState &S, const Call &C) {
     S.LastDecision = &*It;
     return It->second;
   }
-  std::optional<FoundPlan> Found = planDirectory()->find(
-      C.Key, S.Rank,
-      // A plan file the job cannot use is always worth a line (once).
-      [&](const std::string &Warning) {
-        warnOnce(std::string(C.Function) + ": " + Warning);
-      });
+  // A plan file the job cannot use is always worth a line (once).
+  auto Warn = [&](const std::string &Warning) {
+    warnOnce(std::string(C.Function) + ": " + Warning);
+  };
+  std::optional<FoundPlan> Found =
+      Lookup ? (*Lookup)(Warn) : planDirectory()->find(C.Key, S.Rank, Warn);
   uint64_t Mine = !Found             ? 0
                   : Found->library() ? LibraryHash
                                      : Found->Slice->Hash;
@@ -273,6 +279,41 @@ Decision &decide(CommState &S, const Call &C) {
   return S.LastDecision->second;
 }
 
+/// Fails the call on every rank whose ranks found different plans.
+int failDisagreement(const Call &C, const Decision &D) {
+  // Every rank of the call is here: let each say why before the first
+  // error handler that aborts (MPICH's default) ends the job.
+  log(std::string(C.Function) + ": " + D.Error);
+  PMPI_Barrier(C.Comm);
+  PMPI_Comm_call_errhandler(C.Comm, MPI_ERR_OTHER);
+  return MPI_ERR_OTHER;
+}
+
+/// Runs D's plan for C, making the communicator's duplicate, transport and
+/// the plan's executor on first use.
+int runPlan(Call &C, CommState &S, Decision &D, RunFn Run) {
+  if (!S.Transport) {
+    PMPI_Comm_dup(C.Comm, &S.Dup);
+    S.Transport = std::make_unique<MpiTransport>(S.Dup);
+  }
+  if (!D.Ex) {
+    const RankSlice &P = *D.Found->Slice;
+    std::unique_ptr<Executor> &Ex = S.Executors[&P];
+    if (!Ex)
+      Ex = std::make_unique<Executor>(P.Header, P.Prog, P.Rank);
+    D.Ex = Ex.get();
+  }
+  ++S.FromPlans;
+  if (verbosity() >= 2)
+    log(C.describe(S) + ": plan " + D.Found->Entry->Path);
+  if (llvm::Error Err = Run(*D.Ex, *S.Transport, S)) {
+    log(std::string(C.Function) + ": " + llvm::toString(std::move(Err)));
+    PMPI_Comm_call_errhandler(C.Comm, MPI_ERR_OTHER);
+    return MPI_ERR_OTHER;
+  }
+  return MPI_SUCCESS;
+}
+
 } // namespace
 
 bool repeatsCallToMpi(const RawCall &R) {
@@ -298,19 +339,8 @@ std::optional<int> fromPlan(Call &C, RunFn Run) {
     return std::nullopt;
   }
   Decision &D = decide(S, C);
-  auto Fail = [&](const std::string &Message) -> int {
-    log(std::string(C.Function) + ": " + Message);
-    PMPI_Comm_call_errhandler(C.Comm, MPI_ERR_OTHER);
-    return MPI_ERR_OTHER;
-  };
-  if (!D.Error.empty()) {
-    // Every rank of the call is here: let each say why before the first
-    // error handler that aborts (MPICH's default) ends the job.
-    log(std::string(C.Function) + ": " + D.Error);
-    PMPI_Barrier(C.Comm);
-    PMPI_Comm_call_errhandler(C.Comm, MPI_ERR_OTHER);
-    return MPI_ERR_OTHER;
-  }
+  if (!D.Error.empty())
+    return failDisagreement(C, D);
   // Calls MPI serves: a repeat goes straight there (every call is logged
   // at verbosity 2).
   if ((!D.Found || D.Found->library()) && C.Raw && verbosity() < 2) {
@@ -331,23 +361,55 @@ std::optional<int> fromPlan(Call &C, RunFn Run) {
           C.mpiFunction());
     return std::nullopt;
   }
-  if (!S.Transport) {
-    PMPI_Comm_dup(C.Comm, &S.Dup);
-    S.Transport = std::make_unique<MpiTransport>(S.Dup);
+  return runPlan(C, S, D, Run);
+}
+
+std::optional<int> fromAgreedPlan(Call &C, PartFitFn PartFit, RunFn Run) {
+  if (!planDirectory())
+    return std::nullopt;
+  CommState &S = stateOf(C.Comm);
+  C.Key.Ranks = S.Size;
+  C.Key.Bytes = 0; // The communicator's candidate, for calls of any size.
+  C.AnySize = true;
+  if (S.Inter) {
+    leaveToMpi(C, S, "an intercommunicator");
+    return std::nullopt;
   }
-  if (!D.Ex) {
-    const RankSlice &P = *D.Found->Slice;
-    std::unique_ptr<Executor> &Ex = S.Executors[&P];
-    if (!Ex)
-      Ex = std::make_unique<Executor>(P.Header, P.Prog, P.Rank);
-    D.Ex = Ex.get();
+  Decision &D = decide(S, C, LookupFn([&](const auto &Warn) {
+                         return planDirectory()->findForRanks(
+                             C.Key.Kind, S.Size, S.Rank, Warn);
+                       }));
+  if (!D.Error.empty())
+    return failDisagreement(C, D);
+  if (!D.Found) {
+    ++D.NoPlanCalls;
+    if (verbosity() >= 2)
+      log(C.describe(S) + ": no plan fits, calling " + C.mpiFunction());
+    return std::nullopt;
   }
-  ++S.FromPlans;
-  if (verbosity() >= 2)
-    log(C.describe(S) + ": plan " + D.Found->Entry->Path);
-  if (llvm::Error Err = Run(*D.Ex, *S.Transport, S))
-    return Fail(llvm::toString(std::move(Err)));
-  return MPI_SUCCESS;
+  // Every call: each rank's verdict on its own part and the size it implies
+  // (0: its part is empty at any size), agreed by one allreduce of three
+  // integers: any rank refusing, the largest size, the smallest.
+  std::optional<uint64_t> Mine = PartFit(D.Found->Slice->Header, S.Rank);
+  int64_t Sent[3] = {!Mine, Mine && *Mine ? int64_t(*Mine) : -1,
+                     Mine && *Mine ? -int64_t(*Mine) : INT64_MIN};
+  int64_t Agreed[3] = {0, 0, 0};
+  PMPI_Allreduce(Sent, Agreed, 3, MPI_INT64_T, MPI_MAX, C.Comm);
+  // Some rank knows a size whenever Agreed[1] >= 0, so Agreed[2] is then
+  // minus the smallest.
+  const char *Refused = Agreed[0] ? "the ranks' counts are not the plan's "
+                                    "weights"
+                        : Agreed[1] < 0 ? "nothing to move"
+                        : Agreed[1] != -Agreed[2]
+                            ? "the ranks' counts are not the plan's weights"
+                            : nullptr;
+  if (Refused) {
+    leaveToMpi(C, S, Refused);
+    return std::nullopt;
+  }
+  C.Key.Bytes = uint64_t(Agreed[1]);
+  C.AnySize = false;
+  return runPlan(C, S, D, Run);
 }
 
 void summarizeAll() {

@@ -120,9 +120,14 @@ struct Call {
     Key.Kind = Kind;
   }
 
+  /// Its decision holds for calls of every size (fromAgreedPlan's).
+  bool AnySize = false;
+
   std::string describe(const CommState &S) const {
-    return std::string(Function) + " of " + std::to_string(Key.Bytes) +
-           " bytes on " + std::to_string(S.Size) + " ranks";
+    return std::string(Function) + " of " +
+           (AnySize ? std::string("any size")
+                    : std::to_string(Key.Bytes) + " bytes") +
+           " on " + std::to_string(S.Size) + " ranks";
   }
   std::string mpiFunction() const {
     return "PMPI_" + std::string(Function).substr(4);
@@ -140,6 +145,23 @@ using RunFn =
 /// The call's result when its ranks agreed on a plan and ran it; nothing when
 /// they all go to PMPI_.
 std::optional<int> fromPlan(Call &C, RunFn Run);
+
+/// A rank's test of its own part of a call against a plan's header: the
+/// vector's bytes the part implies (0: the part is empty at any size), or
+/// nothing when the plan cannot serve it.
+using PartFitFn = llvm::function_ref<std::optional<uint64_t>(const PlanHeader &,
+                                                             uint32_t Rank)>;
+
+/// For a call whose shape no rank knows whole (MPI_Alltoallv: each rank
+/// knows its row and column of the counts): the communicator's ranks agree
+/// once, as fromPlan does, on the directory's plan of C's collective for
+/// their P (PlanDirectory::findForRanks), whatever its size and weights.
+/// Then every call costs one more allreduce of three 64-bit integers: each
+/// rank's PartFit verdict and size; the plan runs (C.Key.Bytes the agreed
+/// size) only if every rank's part fits at one size, else every rank goes
+/// to PMPI_, logged as "the ranks' counts are not the plan's weights". With
+/// no such plan for P, calls go to PMPI_ without the allreduce.
+std::optional<int> fromAgreedPlan(Call &C, PartFitFn PartFit, RunFn Run);
 
 /// Prints the summaries of the communicators still alive (MPI_Finalize).
 void summarizeAll();

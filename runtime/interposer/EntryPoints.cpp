@@ -122,6 +122,19 @@ COLLPLAN_EXPORT int MPI_Alltoall(const void *SendBuf, int SendCount,
                               RecvType, Comm);
 }
 
+COLLPLAN_EXPORT int MPI_Alltoallv(const void *SendBuf, const int SendCounts[],
+                                  const int SendDispls[], HandleWord SendType,
+                                  void *RecvBuf, const int RecvCounts[],
+                                  const int RecvDispls[], HandleWord RecvType,
+                                  HandleWord Comm) {
+  if (!servesRunningMpi())
+    return library<&MPI_Alltoallv>("PMPI_Alltoallv")(
+        SendBuf, SendCounts, SendDispls, SendType, RecvBuf, RecvCounts,
+        RecvDispls, RecvType, Comm);
+  return interposer::alltoallv(SendBuf, SendCounts, SendDispls, SendType,
+                               RecvBuf, RecvCounts, RecvDispls, RecvType, Comm);
+}
+
 COLLPLAN_EXPORT int MPI_Finalize(void) {
   if (!servesRunningMpi())
     return library<&MPI_Finalize>("PMPI_Finalize")();

@@ -36,6 +36,10 @@ int allgatherv(const void *SendBuf, int SendCount, HandleWord SendType,
 int alltoall(const void *SendBuf, int SendCount, HandleWord SendType,
              void *RecvBuf, int RecvCount, HandleWord RecvType,
              HandleWord Comm);
+int alltoallv(const void *SendBuf, const int SendCounts[],
+              const int SendDispls[], HandleWord SendType, void *RecvBuf,
+              const int RecvCounts[], const int RecvDispls[],
+              HandleWord RecvType, HandleWord Comm);
 /// Prints the summaries still due, then finalizes MPI.
 int finalize();
 

@@ -3,7 +3,7 @@
 // Preloaded into an unmodified MPI program (mpirun -x LD_PRELOAD=... -x
 // COLLPLAN_PLANS=DIR), this library serves MPI_Allreduce,
 // MPI_Reduce_scatter_block, MPI_Allgather, MPI_Allgatherv, MPI_Alltoall,
-// MPI_Bcast and
+// MPI_Alltoallv, MPI_Bcast and
 // MPI_Reduce through the MPI profiling interface (the symbols themselves are
 // in EntryPoints.cpp). The same source is built once per MPI ABI found:
 // libcollplan_mpi.so against Open MPI, libcollplan_mpich.so against MPICH
@@ -17,9 +17,9 @@
 // executor's view of its buffers; which path the call takes, the same on
 // every rank, is CallDecision.h's. A buffer whose datatype is not plain
 // contiguous bytes is packed into a staging area (MpiTypes.h) instead of
-// being sent down another path. MPI_Alltoallv is not served: no rank knows
-// the other ranks' counts, which a plan's weights fix (a count allgather
-// per call would cost what the plan saves). Not thread-safe: calls from several
+// being sent down another path. MPI_Alltoallv's counts are known to no rank
+// whole (each has its row and column), so its ranks agree on every call
+// (CallDecision.h, fromAgreedPlan). Not thread-safe: calls from several
 // threads at once are not supported.
 //
 //===----------------------------------------------------------------------===//
@@ -28,8 +28,11 @@
 #include "runtime/interposer/Interposed.h"
 #include "runtime/interposer/MpiTypes.h"
 
+#include "plan/dispatch/PairSizes.h"
+
 #include <mpi.h>
 
+#include <map>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -407,6 +410,91 @@ int alltoall(const void *SendBuf, int SendCount, HandleWord SendTypeW,
             llvm::Error E = Ex.run(Tr, byteArgs(Input, Stage, C.Key.Bytes));
             if (!E)
               unpackBytes(Stage, Elements, RecvType, L, RecvBuf, Comm);
+            return E;
+          }))
+    return *Result;
+  return Library();
+}
+
+/// One side of an alltoallv as the executor reads it: each peer's bytes,
+/// where they start when packed in rank order, and whether the user's
+/// buffer already lies that way (else it goes through a staging area).
+struct PackedSide {
+  std::vector<uint64_t> Bytes, Begin;
+  bool Direct = true;
+  bool Valid = true;
+
+  PackedSide(int Size, const int Counts[], const int Displs[],
+             const TypeLayout &L)
+      : Bytes(size_t(Size)), Begin(size_t(Size) + 1, 0) {
+    Direct = L.Contiguous;
+    for (int R = 0; R < Size; ++R) {
+      Valid &= Counts[R] >= 0 && Displs[R] >= 0;
+      Bytes[R] = uint64_t(std::max(Counts[R], 0)) * L.Size;
+      Begin[R + 1] = Begin[R] + Bytes[R];
+      Direct &=
+          uint64_t(std::max(Displs[R], 0)) * uint64_t(L.Extent) == Begin[R];
+    }
+  }
+};
+
+int alltoallv(const void *SendBuf, const int SendCounts[],
+              const int SendDispls[], HandleWord SendTypeW, void *RecvBuf,
+              const int RecvCounts[], const int RecvDispls[],
+              HandleWord RecvTypeW, HandleWord CommW) {
+  auto SendType = handle<MPI_Datatype>(SendTypeW);
+  auto RecvType = handle<MPI_Datatype>(RecvTypeW);
+  auto Comm = handle<MPI_Comm>(CommW);
+  auto Library = [&] {
+    return PMPI_Alltoallv(SendBuf, SendCounts, SendDispls, SendType, RecvBuf,
+                          RecvCounts, RecvDispls, RecvType, Comm);
+  };
+  Call C("MPI_Alltoallv", Comm, Collective::Alltoallv);
+  // Only what every rank sees alike may leave the call to MPI before the
+  // ranks agree: the rest is each rank's verdict in the agreement.
+  if (isIntercommunicator(Comm)) {
+    refuse(C, "an intercommunicator");
+    return Library();
+  }
+  int Size = 1;
+  PMPI_Comm_size(Comm, &Size);
+  bool InPlace = SendBuf == MPI_IN_PLACE;
+  TypeLayout RL = layoutOf(RecvType), SL = InPlace ? RL : layoutOf(SendType);
+  PackedSide Row(Size, InPlace ? RecvCounts : SendCounts,
+                 InPlace ? RecvDispls : SendDispls, SL);
+  PackedSide Column(Size, RecvCounts, RecvDispls, RL);
+  // Each plan's pair sizes are summed once: slices live as long as the
+  // directory, which is never freed.
+  static std::map<const PlanHeader *, PairSizes> PairsOf;
+  if (std::optional<int> Result = fromAgreedPlan(
+          C,
+          [&](const PlanHeader &H, uint32_t Rank) -> std::optional<uint64_t> {
+            // In place, the row would be read from where the column lands.
+            if (InPlace || !Row.Valid || !Column.Valid)
+              return std::nullopt;
+            auto It = PairsOf.try_emplace(&H, H).first;
+            return It->second.bytesFor(Rank, Row.Bytes, Column.Bytes);
+          },
+          [&](Executor &Ex, Transport &Tr, CommState &S) {
+            const void *Input = SendBuf;
+            if (!Row.Direct) {
+              char *Packed = room(S.SendStaging, Row.Begin[Size]);
+              for (int R = 0; R < Size; ++R)
+                packBytes(static_cast<const char *>(SendBuf) +
+                              MPI_Aint(SendDispls[R]) * SL.Extent,
+                          uint64_t(SendCounts[R]), SendType, SL,
+                          Packed + Row.Begin[R], Comm);
+              Input = Packed;
+            }
+            void *Output =
+                Column.Direct ? RecvBuf : room(S.Staging, Column.Begin[Size]);
+            llvm::Error E = Ex.run(Tr, byteArgs(Input, Output, C.Key.Bytes));
+            for (int R = 0; !E && !Column.Direct && R < Size; ++R)
+              unpackBytes(static_cast<char *>(Output) + Column.Begin[R],
+                          uint64_t(RecvCounts[R]), RecvType, RL,
+                          static_cast<char *>(RecvBuf) +
+                              MPI_Aint(RecvDispls[R]) * RL.Extent,
+                          Comm);
             return E;
           }))
     return *Result;

@@ -108,6 +108,20 @@ PlanDirectory::find(const CallShape &Call, uint32_t Rank,
   return std::nullopt;
 }
 
+std::optional<FoundPlan> PlanDirectory::findForRanks(
+    Collective Kind, uint32_t Ranks, uint32_t Rank,
+    const std::function<void(const std::string &)> &Warn) {
+  for (std::unique_ptr<PlanEntry> &E : Entries) {
+    const DispatchRule &R = E->Rule;
+    if (E->Failed || R.Library || R.Kind != Kind || R.Ranks != Ranks ||
+        (IgnoreMeasured && R.measured()))
+      continue;
+    if (const RankSlice *Slice = sliceOf(*E, Rank, Warn))
+      return FoundPlan{E.get(), Slice};
+  }
+  return std::nullopt;
+}
+
 std::vector<FoundPlan> PlanDirectory::findEveryPlan(
     const CallShape &Call, uint32_t Rank,
     const std::function<void(const std::string &)> &Warn) {

@@ -63,6 +63,14 @@ public:
   find(const CallShape &Call, uint32_t Rank,
        const std::function<void(const std::string &)> &Warn);
 
+  /// The first plan file by precedence that holds a plan of Kind for P
+  /// ranks, whatever its size and weights, with Rank's slice loaded: for a
+  /// call whose shape no rank knows whole (alltoallv's counts), which each
+  /// rank then tests against its own part (PairSizes.h). No library rule.
+  std::optional<FoundPlan>
+  findForRanks(Collective Kind, uint32_t Ranks, uint32_t Rank,
+               const std::function<void(const std::string &)> &Warn);
+
   /// Every plan file that serves Call at Rank (each file once, in
   /// precedence order); no library rule. Measured tuning times them all.
   std::vector<FoundPlan>

@@ -159,8 +159,14 @@ expect 3 "alltoallv with one weight per rank" -- "$COLLPLAN" compile \
 check "the message asks for P^2 weights" grep -q "pair, 9" "$WORK/err"
 expect 3 "pairwise XOR needs a power of two" -- "$COLLPLAN" compile \
   --ranks 6 --collective alltoall -a pairwise --param pairing=xor
-expect 3 "exporting alltoall is not implemented" -- "$COLLPLAN" export \
+expect 0 "export alltoall to MSCCL XML" -- "$COLLPLAN" export \
   "$WORK/a2a.cplan" -o "$WORK/a2a.xml"
+check "alltoall is exported out of place" grep -q 'coll="alltoall" inplace="0"' \
+  "$WORK/a2a.xml"
+expect 0 "the exported alltoall imports and verifies" -- "$COLLPLAN" verify \
+  "$WORK/a2a.xml"
+expect 3 "alltoallv of unequal counts has no MSCCL form" -- "$COLLPLAN" \
+  export "$WORK/a2av.cplan" -o "$WORK/a2av.xml"
 # --show: the rules in the interposer's order, with why; JSON alike.
 cp "$WORK/agv/equal.cplan" "$WORK/agv/allgatherv-p4-0-inf.cplan"
 expect 0 "index --show" -- "$COLLPLAN" index --show "$WORK/agv"

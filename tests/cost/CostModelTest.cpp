@@ -35,6 +35,20 @@ TEST_CASE("ring allreduce costs 2(P-1)(alpha + beta m/P) + (P-1) gamma m/P") {
   }
 }
 
+TEST_CASE("alltoall's bandwidth deficiency is per rank's row") {
+  // Pairwise at P = 4 sends one block of the row (n/4 bytes) in each of its
+  // 3 rounds: W = 3n/4, so Psi = 3/4, whatever P times n the matrix is.
+  for (const char *Family : {"pairwise", "bruck"}) {
+    CAPTURE(Family);
+    uint64_t Row = 4000, M = 4 * Row;
+    CostReport R = evaluateCost(
+        test::compileFlat(Family, Collective::Alltoall, 4), M, CostParams{});
+    // Bruck (radix 2) sends half a row in each of its 2 rounds: Psi = 1.
+    CHECK(R.BandwidthDeficiency ==
+          doctest::Approx(std::string(Family) == "pairwise" ? 0.75 : 1.0));
+  }
+}
+
 TEST_CASE("lower bounds per collective") {
   CostParams C;
   C.Alpha = 1;

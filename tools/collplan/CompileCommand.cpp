@@ -173,8 +173,9 @@ void printSummary(const CompileOptions &O, const Plan &P,
   if (H.Topo.kind() == TopologyKind::Torus && H.Topo.ranksPerNode() > 1)
     OS << ", ppn " << H.Topo.ranksPerNode();
   OS << "): " << Cost.Rounds.size() << " rounds, " << H.Blocks << " blocks, "
-     << (H.RequiresCommutative ? "needs a commutative operator"
-                               : "any associative operator")
+     << (!reduces(H.Kind)        ? "no operator (nothing is combined)"
+         : H.RequiresCommutative ? "needs a commutative operator"
+                                 : "any associative operator")
      << "\n";
   OS << "  compiled in " << formatSeconds(CompileSeconds);
   if (Verified)

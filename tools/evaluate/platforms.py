@@ -92,6 +92,12 @@ COMMON_CFG = [
 ]
 
 
+# A message from a host to itself (MPICH's alltoall posts one to self)
+# needs a route: a copy through memory, as inside a node.
+_LOOPBACK = (f" loopback_bw=\"{INTRA_BW:.6g}Bps\""
+             f" loopback_lat=\"{INTRA_LAT:.6g}s\"")
+
+
 def _dims(text):
     dims = [int(x) for x in text.split("x")]
     if not dims or any(d < 1 for d in dims):
@@ -113,7 +119,7 @@ def make(spec):
         xml = _xml(_cluster(
             n, f"topology=\"TORUS\" topo_parameters=\"{topo}\""
             f" bw=\"{TORUS_LINK_BW:.6g}Bps\" lat=\"{TORUS_HOP_LAT:.6g}s\""
-            " sharing_policy=\"SPLITDUPLEX\""))
+            f"{_LOOPBACK} sharing_policy=\"SPLITDUPLEX\""))
         return Platform(
             name="torus-" + arg, topology=spec, ppn=1, ranks=n, xml=xml,
             hosts=[f"node-{i}" for i in range(n)],
@@ -146,7 +152,7 @@ def make(spec):
         if kind == "flat":
             extra = (f"bw=\"{TORUS_LINK_BW:.6g}Bps\""
                      f" lat=\"{SWITCH_ALPHA / 2:.6g}s\""
-                     " bb_bw=\"1e15Bps\" bb_lat=\"0s\""
+                     f" bb_bw=\"1e15Bps\" bb_lat=\"0s\"{_LOOPBACK}"
                      " sharing_policy=\"SPLITDUPLEX\"")
         else:
             leaves = -(-n // 8)

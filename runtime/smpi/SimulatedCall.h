@@ -1,0 +1,130 @@
+//===- SimulatedCall.h - What the SMPI drivers share -------------*- C++
+//-*-===//
+//
+// The drivers (SimulatedAllreduce.cpp, SimulatedAlltoall.cpp) time one
+// collective on a simulated machine: a plan run by the executor over the MPI
+// transport, or the simulated library's own call (--mpi), with the same
+// arguments, buffers and clock. This header holds their command line, their
+// buffers (private, or one shared copy with SMPI_SHARED_MALLOC where P
+// copies would not fit) and the timed loop with its one line of JSON.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COLLPLAN_SMPI_SIMULATEDCALL_H
+#define COLLPLAN_SMPI_SIMULATEDCALL_H
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+
+namespace collplan {
+namespace smpi {
+
+/// The program's name in messages; each driver sets it first.
+inline const char *&programName() {
+  static const char *Name = "collplan_smpi";
+  return Name;
+}
+
+[[noreturn]] inline void fail(int Code, const std::string &Message) {
+  std::fprintf(stderr, "%s: %s\n", programName(), Message.c_str());
+  MPI_Abort(MPI_COMM_WORLD, Code);
+  std::abort();
+}
+
+struct Options {
+  std::string Plan; ///< Empty: the library's own call (--mpi).
+  uint64_t Bytes = 0;
+  bool Check = false;
+  bool Shared = false;
+  int Iterations = 1;
+};
+
+/// (PLAN | --mpi) BYTES [--check] [--shared] [--iterations K]; BYTES a
+/// multiple of 4 (the drivers move 4-byte elements).
+inline Options parseOptions(int Argc, char **Argv) {
+  Options O;
+  bool HaveTarget = false, HaveBytes = false;
+  for (int I = 1; I < Argc; ++I) {
+    std::string A = Argv[I];
+    if (A == "--check")
+      O.Check = true;
+    else if (A == "--shared")
+      O.Shared = true;
+    else if (A == "--mpi")
+      HaveTarget = true;
+    else if (A == "--iterations" && I + 1 < Argc)
+      O.Iterations = std::atoi(Argv[++I]);
+    else if (!HaveTarget && A[0] != '-') {
+      O.Plan = A;
+      HaveTarget = true;
+    } else if (!HaveBytes && A[0] != '-') {
+      O.Bytes = std::strtoull(A.c_str(), nullptr, 10);
+      HaveBytes = true;
+    } else
+      fail(2, "unknown argument '" + A + "'");
+  }
+  if (!HaveTarget || !HaveBytes || O.Iterations < 1)
+    fail(2, std::string("usage: ") + programName() +
+                " (PLAN | --mpi) BYTES [--check] [--shared] [--iterations K]");
+  if (O.Check && O.Shared)
+    fail(2, "--check needs private buffers: drop --shared");
+  if (O.Bytes % 4)
+    fail(2, "BYTES must be a multiple of 4 (4-byte elements)");
+  return O;
+}
+
+inline void *allocate(uint64_t Bytes, bool Shared) {
+  void *P = Shared ? SMPI_SHARED_MALLOC(Bytes) : std::malloc(Bytes);
+  if (!P && Bytes)
+    fail(1, "out of memory for " + std::to_string(Bytes) + " bytes");
+  return P;
+}
+
+inline void release(void *P, bool Shared) {
+  if (Shared)
+    SMPI_SHARED_FREE(P);
+  else
+    std::free(P);
+}
+
+/// Runs Call once to warm up (connections, the executor's scratch), then
+/// Iterations times after a barrier; returns the slowest rank's mean time
+/// per call at rank 0.
+inline double timeCalls(const std::function<void()> &Call, int Iterations) {
+  Call();
+  MPI_Barrier(MPI_COMM_WORLD);
+  double Start = MPI_Wtime();
+  for (int I = 0; I < Iterations; ++I)
+    Call();
+  double Local = (MPI_Wtime() - Start) / Iterations, Max = 0;
+  MPI_Reduce(&Local, &Max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  return Max;
+}
+
+/// Agrees on whether any rank found a wrong result (Wrong on this one) and
+/// prints rank 0's line if none did: {"bytes": B, "ranks": P, "seconds": T,
+/// "checked": bool}. Returns the process's exit code.
+inline int report(const Options &O, double Seconds, bool Wrong) {
+  int Rank = 0, P = 1, Mine = Wrong, Any = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (Wrong)
+    std::fprintf(stderr, "%s: rank %d: wrong result\n", programName(), Rank);
+  MPI_Allreduce(&Mine, &Any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (Rank == 0 && !Any)
+    std::printf("{\"bytes\": %llu, \"ranks\": %d, \"seconds\": %.9g, "
+                "\"checked\": %s}\n",
+                (unsigned long long)O.Bytes, P, Seconds,
+                O.Check ? "true" : "false");
+  return Any ? 1 : 0;
+}
+
+} // namespace smpi
+} // namespace collplan
+
+#endif // COLLPLAN_SMPI_SIMULATEDCALL_H

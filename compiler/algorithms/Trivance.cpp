@@ -1,0 +1,331 @@
+//===- Trivance.cpp - Trivance allreduce, reduce-scatter and allgather ----===//
+//
+// Trivance (Juerss, Addanki and Schmid, "Trivance: Latency-Optimal AllReduce
+// by Shortcutting Multiport Networks", arXiv 2602.17254, 2026) on a torus of
+// nodes, one rank each; a flat topology of P ranks is a ring of P. Each step
+// a rank talks to both of its neighbours 3^c away along one dimension at once
+// (both ports of the bidirectional ring) and combines what both send it
+// jointly, so a dimension of 3^L ranks takes L steps. The steps, peers and
+// block sets live in TrivanceTorus.h.
+//
+// variant=latency (the paper's latency-optimal form, §3): every step sends
+// the whole vector both ways and reduces both incoming vectors (allreduce
+// only). variant=bandwidth (§4): a reduce-scatter in which each step sends a
+// third of what a rank holds each way and keeps the last third, then the
+// mirror-image allgather; allreduce messages are one interval each in the
+// labels of TrivanceTorus.h.
+//
+// Sizes that are not powers of three. The paper's optimality needs 3^L ranks
+// per dimension (its §5 runs other sizes with an extra step). Here each such
+// dimension of size d is folded onto V = 3^floor(log3 d) coordinates, as
+// MPICH folds recursive doubling onto a power of two and Swing folds its
+// odd dimensions: before the collective the coordinates x >= V send their
+// vectors to x mod V (a core coordinate absorbs up to two), after it they
+// receive the result back. Each folded dimension adds two rounds and ships
+// the whole vector in them; dimensions fold one after another among the ranks
+// still inside. Folding only suits allreduce, so reduce-scatter and allgather
+// need every dimension a power of three (or 1).
+//
+// Buffers. A round's receives may not overlap each other or its sends, and
+// a rank hears from both neighbours at once: the latency form receives into
+// two scratch buffers and reduces them into data afterwards; the bandwidth
+// form reduces its - neighbour's part straight into the kept blocks and its
+// + neighbour's through the scratch buffer, as does a core rank absorbing
+// two folded ranks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/algorithms/Algorithm.h"
+#include "compiler/algorithms/TrivanceTorus.h"
+
+#include <map>
+#include <vector>
+
+namespace collplan {
+namespace {
+
+using trivance::TernaryTorus;
+using trivance::Third;
+
+/// What the header's topology and parameters make of a Trivance plan.
+struct TrivanceShape {
+  llvm::SmallVector<uint32_t, 4> Dims;    ///< The real torus.
+  llvm::SmallVector<uint32_t, 4> Virtual; ///< The torus after folding.
+  /// The dimensions that fold, in the order they fold.
+  llvm::SmallVector<uint32_t, 4> FoldedDims;
+  bool Latency = false;
+};
+
+TrivanceShape shapeOf(const Topology &Topo, bool Latency) {
+  TrivanceShape S;
+  llvm::ArrayRef<uint32_t> Dims = rankTorus(Topo).dims();
+  S.Dims.assign(Dims.begin(), Dims.end());
+  S.Latency = Latency;
+  for (uint32_t E = 0; E < S.Dims.size(); ++E) {
+    S.Virtual.push_back(trivance::pow3Floor(S.Dims[E]));
+    if (S.Virtual.back() != S.Dims[E])
+      S.FoldedDims.push_back(E);
+  }
+  return S;
+}
+
+const TrivanceShape &shapeOf(const PlanHeader &H) {
+  return preparedAs<TrivanceShape>(H);
+}
+
+llvm::Error refuse(const llvm::Twine &Message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "trivance: " + Message.str());
+}
+
+class TrivanceAlgorithm final : public Algorithm {
+public:
+  llvm::StringRef name() const override { return "trivance"; }
+  llvm::StringRef summary() const override {
+    return "Trivance (Juerss et al., 2026): both ports of a ring at once, "
+           "neighbours 3^k away, log3 P steps per dimension of a torus";
+  }
+  llvm::ArrayRef<Collective> collectives() const override {
+    static constexpr Collective Supported[] = {Collective::Allreduce,
+                                               Collective::ReduceScatter,
+                                               Collective::Allgather};
+    return Supported;
+  }
+  std::vector<Restriction> restrictions() const override {
+    return {{Requirement::Commutative},
+            {Requirement::OneRankPerTorusNode, "", "",
+             "with several, use --algorithm smp-rsag --param inter=trivance"}};
+  }
+  std::vector<ParamInfo> params() const override {
+    return {{"variant",
+             "bandwidth (reduce-scatter + allgather) or latency (whole "
+             "vector both ways every step; allreduce only)",
+             "chosen by the cost model (allreduce), else bandwidth",
+             ParamDomain::oneOf({"bandwidth", "latency"})}};
+  }
+
+  /// The tuner prices both forms of an allreduce: latency wins small
+  /// vectors, bandwidth large ones.
+  std::vector<std::map<std::string, std::string>>
+  candidates(const CompileRequest &Request) const override {
+    if (Request.Params.count("variant"))
+      return {{{"variant", Request.Params.at("variant")}}};
+    if (Request.Kind != Collective::Allreduce)
+      return {{{"variant", "bandwidth"}}};
+    return {{{"variant", "bandwidth"}}, {{"variant", "latency"}}};
+  }
+
+  llvm::Expected<PlanHeader>
+  prepare(const CompileRequest &Request) const override {
+    PlanHeader H = headerFor(*this, Request);
+    auto It = Request.Params.find("variant");
+    std::string Variant = It == Request.Params.end() ? "bandwidth" : It->second;
+    bool Latency = Variant == "latency";
+    if (Latency && Request.Kind != Collective::Allreduce)
+      return refuse("variant=latency exchanges whole vectors and serves "
+                    "allreduce only");
+    TrivanceShape S = shapeOf(Request.Topo, Latency);
+    if (Request.Kind != Collective::Allreduce && !S.FoldedDims.empty())
+      return refuse(collectiveName(Request.Kind) +
+                    " needs every torus dimension a power of three (other "
+                    "sizes are folded, which only allreduce can undo); got " +
+                    Request.Topo.str() + " of " +
+                    std::to_string(Request.Topo.ranks()) + " ranks");
+    H.Params["variant"] = Variant;
+    uint64_t Virtual = TernaryTorus(S.Virtual).ranks();
+    if (Latency) {
+      H.Blocks = 1;
+      H.Buffers = {"data", "minus", "plus"};
+    } else {
+      H.Blocks = Virtual;
+      H.Buffers = {"data", "scratch"};
+    }
+    H.RequiresCommutative = true;
+    setPrepared(H, std::move(S));
+    return H;
+  }
+
+  std::string explain(const CompileRequest &Request,
+                      const PlanHeader &H) const override {
+    const TrivanceShape &S = shapeOf(H);
+    TernaryTorus Virt(S.Virtual);
+    std::string Out = std::string("trivance ") +
+                      (S.Latency ? "latency" : "bandwidth") + ", " +
+                      std::to_string(Virt.steps()) + " ternary step(s)";
+    if (!S.FoldedDims.empty()) {
+      Out += "; folded";
+      for (uint32_t E : S.FoldedDims)
+        Out += " dimension " + std::to_string(E) + " (" +
+               std::to_string(S.Dims[E]) + " -> " +
+               std::to_string(S.Virtual[E]) + ")";
+      Out += " to powers of three, 2 rounds each";
+    }
+    return Out + "\n";
+  }
+
+  bool rankSymmetric(const PlanHeader &H) const override {
+    return shapeOf(H).FoldedDims.empty();
+  }
+
+  Program buildRank(const PlanHeader &H, uint32_t Rank) const override;
+};
+
+/// Builds one rank's program: the folds, the collective on the folded torus,
+/// the unfolds.
+class RankBuilder {
+public:
+  RankBuilder(const PlanHeader &H, uint32_t Rank)
+      : H(H), S(shapeOf(H)), Real(Topology::torus(S.Dims, 1)), Virt(S.Virtual),
+        Rank(Rank) {}
+
+  Program build() {
+    uint32_t F = S.FoldedDims.size();
+    BlockSet All = BlockSet::range(0, H.Blocks);
+    llvm::SmallVector<uint32_t, 4> A = Real.coordsOf(Rank);
+    uint32_t L = Virt.steps();
+    uint32_t CoreRounds = S.Latency
+                              ? L
+                              : L * ((H.Kind != Collective::Allgather) +
+                                     (H.Kind != Collective::ReduceScatter));
+    auto UnfoldRound = [&](uint32_t K) { return F + CoreRounds + (F - 1 - K); };
+    // Fold: dimension FoldedDims[K] in round K, among the ranks still inside.
+    llvm::SmallVector<std::pair<uint32_t, uint32_t>, 8> Absorbed;
+    for (uint32_t K = 0; K < F; ++K) {
+      uint32_t E = S.FoldedDims[K], V = S.Virtual[E];
+      llvm::SmallVector<uint32_t, 4> B = A;
+      if (A[E] >= V) {
+        B[E] = A[E] % V;
+        uint32_t Partner = Real.nodeAt(B);
+        add(K, Op::send(Partner, All));
+        add(UnfoldRound(K), Op::recv(Partner, All, Combine::Replace));
+        // A corner rank may have absorbed others in an earlier dimension
+        // before leaving itself; it hands them the result after.
+        unfold(Absorbed, UnfoldRound, All);
+        return finish();
+      }
+      for (uint32_t M = 1; A[E] + M * V < S.Dims[E]; ++M) {
+        B[E] = A[E] + M * V;
+        uint32_t Partner = Real.nodeAt(B);
+        if (M == 1) {
+          add(K, Op::recv(Partner, All, Combine::Reduce));
+        } else {
+          add(K, Op::recv(Partner, All, Combine::Replace, Scratch));
+          add(K, Op::local(Scratch, DataBuffer, All, Combine::Reduce));
+        }
+        Absorbed.push_back({K, Partner});
+      }
+    }
+    llvm::SmallVector<uint32_t, 4> VirtCoords(A.begin(), A.end());
+    V = Virt.topology().nodeAt(VirtCoords);
+    if (S.Latency)
+      buildLatency(F);
+    else
+      buildBandwidth(F);
+    unfold(Absorbed, UnfoldRound, All);
+    return finish();
+  }
+
+private:
+  static constexpr uint16_t Scratch = 1;
+
+  template <typename RoundFn>
+  void unfold(llvm::ArrayRef<std::pair<uint32_t, uint32_t>> Absorbed,
+              RoundFn UnfoldRound, const BlockSet &All) {
+    for (auto It = Absorbed.rbegin(); It != Absorbed.rend(); ++It)
+      add(UnfoldRound(It->first), Op::send(It->second, All));
+  }
+
+  uint32_t realOf(uint32_t VirtualRank) const {
+    return Real.nodeAt(Virt.topology().coordsOf(VirtualRank));
+  }
+
+  /// §3: the whole vector to both neighbours, both incoming vectors reduced
+  /// into data after the round's receives.
+  void buildLatency(uint32_t First) {
+    constexpr uint16_t FromMinus = 1, FromPlus = 2;
+    BlockSet All = BlockSet::single(0);
+    for (uint32_t St = 0; St < Virt.steps(); ++St) {
+      uint32_t Plus = realOf(Virt.peer(V, St, Third::Plus));
+      uint32_t Minus = realOf(Virt.peer(V, St, Third::Minus));
+      add(First + St, Op::send(Plus, All));
+      add(First + St, Op::send(Minus, All));
+      add(First + St, Op::recv(Minus, All, Combine::Replace, FromMinus));
+      add(First + St, Op::recv(Plus, All, Combine::Replace, FromPlus));
+      add(First + St, Op::local(FromMinus, DataBuffer, All, Combine::Reduce));
+      add(First + St, Op::local(FromPlus, DataBuffer, All, Combine::Reduce));
+    }
+  }
+
+  BlockSet third(uint32_t Of, uint32_t Step, Third Side) const {
+    return H.Kind == Collective::Allreduce ? Virt.labelThird(Of, Step, Side)
+                                           : Virt.rankThird(Of, Step, Side);
+  }
+
+  /// §4: the reduce-scatter keeps a third and sends a third each way; the
+  /// allgather retraces it backwards.
+  void buildBandwidth(uint32_t First) {
+    uint32_t L = Virt.steps();
+    bool DoRs = H.Kind != Collective::Allgather;
+    bool DoAg = H.Kind != Collective::ReduceScatter;
+    // Up to five operations per step of each half, known before the sets,
+    // which take O(P) each in rank order.
+    if (OpBudget::cannotFit(uint64_t(L) * 5 * (DoRs + DoAg)))
+      return;
+    for (uint32_t St = 0; St < L; ++St) {
+      uint32_t Plus = realOf(Virt.peer(V, St, Third::Plus));
+      uint32_t Minus = realOf(Virt.peer(V, St, Third::Minus));
+      BlockSet Keep = third(V, St, Third::Kept);
+      BlockSet ToPlus = third(V, St, Third::Plus);
+      BlockSet ToMinus = third(V, St, Third::Minus);
+      if (DoRs) {
+        add(First + St, Op::send(Plus, ToPlus));
+        add(First + St, Op::send(Minus, ToMinus));
+        add(First + St, Op::recv(Minus, Keep, Combine::Reduce));
+        add(First + St, Op::recv(Plus, Keep, Combine::Replace, Scratch));
+        add(First + St, Op::local(Scratch, DataBuffer, Keep, Combine::Reduce));
+      }
+      if (DoAg) {
+        // What the neighbours kept at step St is what went to them.
+        uint32_t AgRound = First + (DoRs ? L : 0) + L - 1 - St;
+        add(AgRound, Op::send(Plus, Keep));
+        add(AgRound, Op::send(Minus, Keep));
+        add(AgRound, Op::recv(Plus, ToPlus, Combine::Replace));
+        add(AgRound, Op::recv(Minus, ToMinus, Combine::Replace));
+      }
+    }
+  }
+
+  /// Operations are staged per round (the allgather's are added backwards)
+  /// and kept in the order added within one.
+  void add(uint32_t Round, Op Operation) {
+    Staged[Round].push_back(std::move(Operation));
+  }
+  Program finish() {
+    Program Prog;
+    for (auto &[Round, Ops] : Staged)
+      for (Op &O : Ops)
+        Prog.add(Round, std::move(O));
+    return Prog;
+  }
+
+  const PlanHeader &H;
+  const TrivanceShape &S;
+  Topology Real;
+  TernaryTorus Virt;
+  uint32_t Rank;
+  uint32_t V = 0;
+  std::map<uint32_t, std::vector<Op>> Staged;
+};
+
+Program TrivanceAlgorithm::buildRank(const PlanHeader &H, uint32_t Rank) const {
+  return RankBuilder(H, Rank).build();
+}
+
+} // namespace
+
+const Algorithm &trivanceAlgorithm() {
+  static const TrivanceAlgorithm Instance;
+  return Instance;
+}
+
+} // namespace collplan

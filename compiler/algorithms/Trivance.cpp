@@ -15,17 +15,22 @@
 // mirror-image allgather; allreduce messages are one interval each in the
 // labels of TrivanceTorus.h.
 //
-// Sizes that are not powers of three. The paper's optimality needs 3^L ranks
-// per dimension (its §5 runs other sizes with an extra step). Here each such
-// dimension of size d is folded onto V = 3^floor(log3 d) coordinates, as
-// MPICH folds recursive doubling onto a power of two and Swing folds its
-// odd dimensions: before the collective the coordinates x >= V send their
-// vectors to x mod V (a core coordinate absorbs up to two), after it they
-// receive the result back. Each folded dimension adds two rounds and ships
-// the whole vector in them; dimensions fold one after another among the ranks
-// still inside. Folding only suits allreduce, so reduce-scatter and allgather
-// need every dimension a power of three (or 1).
-//
+// Sizes that are not powers of three (sizes=). The paper's optimality needs
+// 3^L ranks per dimension; its simulator runs a dimension of d ranks in
+// ceil(log3 d) steps, the last one ceil((d - 3^(L-1)) / 2) far, and
+// sizes=steps does that with block sets that combine every contribution
+// once (TrivanceTorus.h): bandwidth-optimal, in rank order (strided sets).
+// The latency form cannot: its partials are windows of 3^c ranks around
+// their holder, which the last step's two windows would overlap (at d = 8,
+// ranks r - 4 .. r - 2 and r + 2 .. r + 4 both hold r + 4). sizes=fold folds
+// each such dimension onto V = 3^floor(log3 d) coordinates instead, as MPICH
+// folds recursive doubling onto a power of two and Swing its odd dimensions:
+// before the collective the coordinates x >= V send their vectors to x mod V
+// (a core coordinate absorbs up to two), after it they receive the result
+// back; two rounds per folded dimension, each shipping the whole vector, the
+// dimensions folding one after another among the ranks still inside. Folding
+// only suits allreduce.
+
 // Buffers. A round's receives may not overlap each other or its sends, and
 // a rank hears from both neighbours at once: the latency form receives into
 // two scratch buffers and reduces them into data afterwards; the bandwidth
@@ -56,13 +61,21 @@ struct TrivanceShape {
   bool Latency = false;
 };
 
-TrivanceShape shapeOf(const Topology &Topo, bool Latency) {
+/// Whether a dimension of the ranks' torus is not a power of three.
+bool hasOtherSizes(const Topology &Topo) {
+  for (uint32_t D : rankTorus(Topo).dims())
+    if (trivance::pow3Floor(D) != D)
+      return true;
+  return false;
+}
+
+TrivanceShape shapeOf(const Topology &Topo, bool Latency, bool Fold) {
   TrivanceShape S;
   llvm::ArrayRef<uint32_t> Dims = rankTorus(Topo).dims();
   S.Dims.assign(Dims.begin(), Dims.end());
   S.Latency = Latency;
   for (uint32_t E = 0; E < S.Dims.size(); ++E) {
-    S.Virtual.push_back(trivance::pow3Floor(S.Dims[E]));
+    S.Virtual.push_back(Fold ? trivance::pow3Floor(S.Dims[E]) : S.Dims[E]);
     if (S.Virtual.back() != S.Dims[E])
       S.FoldedDims.push_back(E);
   }
@@ -101,18 +114,43 @@ public:
              "bandwidth (reduce-scatter + allgather) or latency (whole "
              "vector both ways every step; allreduce only)",
              "chosen by the cost model (allreduce), else bandwidth",
-             ParamDomain::oneOf({"bandwidth", "latency"})}};
+             ParamDomain::oneOf({"bandwidth", "latency"})},
+            {"sizes",
+             "how dimensions that are not powers of three run: steps "
+             "(ceil(log3 d) steps, the last one shorter; bandwidth form) or "
+             "fold (onto 3^floor(log3 d), two more rounds; allreduce)",
+             "fold for variant=latency; else chosen by the cost model "
+             "(allreduce up to 4096 ranks), else steps",
+             ParamDomain::oneOf({"steps", "fold"})}};
   }
 
-  /// The tuner prices both forms of an allreduce: latency wins small
-  /// vectors, bandwidth large ones.
+  /// The tuner prices both forms of an allreduce (latency wins small
+  /// vectors, bandwidth large ones) and, where a dimension is not a power of
+  /// three, the bandwidth form's steps against its fold. Steps are offered
+  /// up to 4096 ranks: their strided block sets cost about P^2 / 3
+  /// intervals in all (sizes=steps asks for them at any P).
   std::vector<std::map<std::string, std::string>>
   candidates(const CompileRequest &Request) const override {
+    std::vector<std::string> Variants = {"bandwidth"};
+    if (Request.Kind == Collective::Allreduce)
+      Variants.push_back("latency");
     if (Request.Params.count("variant"))
-      return {{{"variant", Request.Params.at("variant")}}};
-    if (Request.Kind != Collective::Allreduce)
-      return {{{"variant", "bandwidth"}}};
-    return {{{"variant", "bandwidth"}}, {{"variant", "latency"}}};
+      Variants = {Request.Params.at("variant")};
+    bool Other = hasOtherSizes(Request.Topo);
+    std::vector<std::map<std::string, std::string>> Out;
+    for (const std::string &V : Variants) {
+      std::vector<std::string> Sizes = {V == "latency" ? "fold" : "steps"};
+      if (V == "bandwidth" && Other && Request.Kind == Collective::Allreduce) {
+        Sizes = {"fold"};
+        if (Request.ranks() <= 4096)
+          Sizes.push_back("steps");
+      }
+      if (Request.Params.count("sizes"))
+        Sizes = {Request.Params.at("sizes")};
+      for (const std::string &Z : Sizes)
+        Out.push_back({{"variant", V}, {"sizes", Z}});
+    }
+    return Out;
   }
 
   llvm::Expected<PlanHeader>
@@ -124,14 +162,23 @@ public:
     if (Latency && Request.Kind != Collective::Allreduce)
       return refuse("variant=latency exchanges whole vectors and serves "
                     "allreduce only");
-    TrivanceShape S = shapeOf(Request.Topo, Latency);
-    if (Request.Kind != Collective::Allreduce && !S.FoldedDims.empty())
-      return refuse(collectiveName(Request.Kind) +
-                    " needs every torus dimension a power of three (other "
-                    "sizes are folded, which only allreduce can undo); got " +
+    auto Z = Request.Params.find("sizes");
+    std::string Sizes = Z != Request.Params.end() ? Z->second
+                        : Latency                 ? "fold"
+                                                  : "steps";
+    bool Other = hasOtherSizes(Request.Topo);
+    if (Other && Latency && Sizes == "steps")
+      return refuse("variant=latency cannot take sizes=steps: its last step's "
+                    "windows would overlap on " +
                     Request.Topo.str() + " of " +
-                    std::to_string(Request.Topo.ranks()) + " ranks");
+                    std::to_string(Request.Topo.ranks()) +
+                    " ranks; use sizes=fold");
+    if (Other && Request.Kind != Collective::Allreduce && Sizes == "fold")
+      return refuse("sizes=fold serves allreduce only (a folded rank's "
+                    "blocks cannot be scattered to it); use sizes=steps");
+    TrivanceShape S = shapeOf(Request.Topo, Latency, Sizes == "fold");
     H.Params["variant"] = Variant;
+    H.Params["sizes"] = Sizes;
     uint64_t Virtual = TernaryTorus(S.Virtual).ranks();
     if (Latency) {
       H.Blocks = 1;
@@ -256,13 +303,20 @@ private:
     }
   }
 
+  /// Side's part of what rank Of (of the virtual torus) holds at step
+  /// Step: an interval of labels for an allreduce on powers of three, else
+  /// blocks in rank order.
   BlockSet third(uint32_t Of, uint32_t Step, Third Side) const {
-    return H.Kind == Collective::Allreduce ? Virt.labelThird(Of, Step, Side)
-                                           : Virt.rankThird(Of, Step, Side);
+    return H.Kind == Collective::Allreduce && Virt.powersOfThree()
+               ? Virt.labelThird(Of, Step, Side)
+               : Virt.rankThird(Of, Step, Side);
   }
 
-  /// §4: the reduce-scatter keeps a third and sends a third each way; the
-  /// allgather retraces it backwards.
+  /// The reduce-scatter sends each neighbour the blocks whose path goes
+  /// through it and combines what both send into the kept ones; the
+  /// allgather retraces it backwards. Receives from the - side come first,
+  /// so that when both sides are one rank (2 d = 0 mod the dimension) the
+  /// i-th messages still pair up.
   void buildBandwidth(uint32_t First) {
     uint32_t L = Virt.steps();
     bool DoRs = H.Kind != Collective::Allgather;
@@ -271,26 +325,32 @@ private:
     // which take O(P) each in rank order.
     if (OpBudget::cannotFit(uint64_t(L) * 5 * (DoRs + DoAg)))
       return;
+    auto AddIf = [&](uint32_t Round, Op O) {
+      if (!O.Blocks.empty())
+        add(Round, std::move(O));
+    };
     for (uint32_t St = 0; St < L; ++St) {
-      uint32_t Plus = realOf(Virt.peer(V, St, Third::Plus));
-      uint32_t Minus = realOf(Virt.peer(V, St, Third::Minus));
-      BlockSet Keep = third(V, St, Third::Kept);
+      uint32_t PlusV = Virt.peer(V, St, Third::Plus);
+      uint32_t MinusV = Virt.peer(V, St, Third::Minus);
+      uint32_t Plus = realOf(PlusV), Minus = realOf(MinusV);
       BlockSet ToPlus = third(V, St, Third::Plus);
       BlockSet ToMinus = third(V, St, Third::Minus);
+      BlockSet FromMinus = third(MinusV, St, Third::Plus);
+      BlockSet FromPlus = third(PlusV, St, Third::Minus);
       if (DoRs) {
-        add(First + St, Op::send(Plus, ToPlus));
-        add(First + St, Op::send(Minus, ToMinus));
-        add(First + St, Op::recv(Minus, Keep, Combine::Reduce));
-        add(First + St, Op::recv(Plus, Keep, Combine::Replace, Scratch));
-        add(First + St, Op::local(Scratch, DataBuffer, Keep, Combine::Reduce));
+        AddIf(First + St, Op::send(Plus, ToPlus));
+        AddIf(First + St, Op::send(Minus, ToMinus));
+        AddIf(First + St, Op::recv(Minus, FromMinus, Combine::Reduce));
+        AddIf(First + St, Op::recv(Plus, FromPlus, Combine::Replace, Scratch));
+        AddIf(First + St,
+              Op::local(Scratch, DataBuffer, FromPlus, Combine::Reduce));
       }
       if (DoAg) {
-        // What the neighbours kept at step St is what went to them.
         uint32_t AgRound = First + (DoRs ? L : 0) + L - 1 - St;
-        add(AgRound, Op::send(Plus, Keep));
-        add(AgRound, Op::send(Minus, Keep));
-        add(AgRound, Op::recv(Plus, ToPlus, Combine::Replace));
-        add(AgRound, Op::recv(Minus, ToMinus, Combine::Replace));
+        AddIf(AgRound, Op::send(Plus, FromPlus));
+        AddIf(AgRound, Op::send(Minus, FromMinus));
+        AddIf(AgRound, Op::recv(Minus, ToMinus, Combine::Replace));
+        AddIf(AgRound, Op::recv(Plus, ToPlus, Combine::Replace));
       }
     }
   }

@@ -1,8 +1,8 @@
 //===- TrivanceSweepTest.cpp - Trivance verified over rings and tori ------===//
 //
-// Every trivance plan (both variants) for every collective it serves, on
-// rings of P = 1..256, on tori and on node shapes (a ring of their ranks),
-// must pass the verifier and, for small P, the reference interpreter. The
+// Every trivance plan (bandwidth with sizes=steps and sizes=fold, latency)
+// for every collective it serves, on rings of P = 1..256, on tori and on
+// node shapes (a ring of their ranks), must pass the verifier and, for small P, the reference interpreter. The
 // requests the family refuses are listed here (expectRefused), so a shape
 // that silently stops compiling, or starts compiling when it should not,
 // fails the sweep.
@@ -23,13 +23,23 @@ using namespace collplan::test;
 
 namespace {
 
-/// The latency form is an allreduce only, and reduce-scatter and allgather
-/// need every dimension of the ranks' torus a power of three.
-bool expectRefused(const Topology &Topo, Collective Kind, bool Latency) {
+struct Config {
+  const char *Variant;
+  const char *Sizes;
+};
+
+constexpr Config Configs[] = {
+    {"bandwidth", "steps"}, {"bandwidth", "fold"}, {"latency", "fold"}};
+
+/// The latency form is an allreduce only, and folding serves allreduce only
+/// (where a dimension is not a power of three; elsewhere it is no fold).
+bool expectRefused(const Topology &Topo, Collective Kind, const Config &C) {
   if (Kind == Collective::Allreduce)
     return false;
-  if (Latency)
+  if (llvm::StringRef(C.Variant) == "latency")
     return true;
+  if (llvm::StringRef(C.Sizes) == "steps")
+    return false;
   for (uint32_t D : rankTorus(Topo).dims())
     if (trivance::pow3Floor(D) != D)
       return true;
@@ -40,15 +50,16 @@ void checkTopology(const Topology &Topo, uint32_t InterpretUpTo) {
   uint32_t P = Topo.ranks();
   for (Collective Kind : {Collective::Allreduce, Collective::ReduceScatter,
                           Collective::Allgather})
-    for (const char *Variant : {"bandwidth", "latency"}) {
-      bool Latency = llvm::StringRef(Variant) == "latency";
-      CompileRequest Req = requestFor(Kind, Topo, {{"variant", Variant}});
-      std::string What = collectiveName(Kind).str() + " " + Variant + " on " +
-                         Topo.str() + " P=" + std::to_string(P);
+    for (const Config &C : Configs) {
+      CompileRequest Req =
+          requestFor(Kind, Topo, {{"variant", C.Variant}, {"sizes", C.Sizes}});
+      std::string What = collectiveName(Kind).str() + " " + C.Variant + " " +
+                         C.Sizes + " on " + Topo.str() +
+                         " P=" + std::to_string(P);
       CAPTURE(What);
       llvm::Expected<Plan> Result =
           compilePlan(algorithmNamed("trivance"), Req);
-      if (expectRefused(Topo, Kind, Latency)) {
+      if (expectRefused(Topo, Kind, C)) {
         CHECK_MESSAGE(!Result, "expected a refusal");
         if (!Result)
           llvm::consumeError(Result.takeError());

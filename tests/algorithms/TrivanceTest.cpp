@@ -8,10 +8,10 @@
 // turns from dimension 0), its reachability rule for what a step sends (the
 // blocks reachable from the receiving neighbour through the later steps, both
 // ways) worked for p = 9, the byte counts its COMM lines print for powers of
-// three (count / 3^(k+1) each way at step k), the paper's round counts
-// (log3 p) and bandwidth (n (p - 1) / p each way in all), the MPICH-style fold
-// for other sizes, and the verifier's identical-results verdict with the
-// tuner's default.
+// three (count / 3^(k+1) each way at step k) and for p = 8 (its README), the
+// paper's round counts (log3 p) and bandwidth (n (p - 1) / p sent in all),
+// the last step's distance and the fold for other sizes, and the verifier's
+// identical-results verdict with the tuner's default.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,8 +35,12 @@ using namespace collplan::test;
 namespace {
 
 Plan trivancePlan(Collective Kind, const Topology &Topo,
-                  const char *Variant = "bandwidth") {
-  return compileOn("trivance", Kind, Topo, {{"variant", Variant}});
+                  const char *Variant = "bandwidth",
+                  const char *Sizes = nullptr) {
+  std::map<std::string, std::string> Params = {{"variant", Variant}};
+  if (Sizes)
+    Params["sizes"] = Sizes;
+  return compileOn("trivance", Kind, Topo, Params);
 }
 
 /// The peers Rank sends to in round Index, in the order sent.
@@ -169,10 +173,39 @@ TEST_CASE("allreduce messages are one interval each in the labels") {
   }
 }
 
-TEST_CASE("other sizes fold onto 3^floor(log3 d), two rounds per dimension") {
+TEST_CASE("sizes=steps, p = 8: the simulator's distances 1 and 3, its bytes") {
+  // The simulator's last step goes ceil((8 - 3) / 2) = 3 far, and its README
+  // prints, for p = 8 and 512 floats (256 B a block), "COMM step=0 port=0
+  // from=6 to=7 bytes=768" and "port=1 from=6 to=5 bytes=512": 3 blocks to
+  // the + neighbour, 2 to the - one. By hand: S_1 = {0, 3, 5}; offsets 1, 4
+  // and 6 reach it going +1 (4 either way: + while the + side has sent no
+  // more), 2 and 7 going -1. So rank 6 sends blocks 7, 2 and 4 to rank 7 and
+  // 0 and 5 to rank 5, then one block each way at distance 3.
+  Plan P = trivancePlan(Collective::ReduceScatter, Topology::flat(8));
+  CHECK(roundCount(P) == 2);
+  CHECK(sentTo(P, 6, 0, 7) == std::set<uint64_t>{2, 4, 7});
+  CHECK(sentTo(P, 6, 0, 5) == std::set<uint64_t>{0, 5});
+  CHECK(sentTo(P, 6, 1, 1) == std::set<uint64_t>{1});
+  CHECK(sentTo(P, 6, 1, 3) == std::set<uint64_t>{3});
+  for (uint32_t R = 0; R < 8; ++R)
+    CHECK(blocksSent(P, R) == 7);
+  expectCorrect(P);
+  // The allreduce: ceil(log3 p) steps each way, 2 (p - 1) blocks sent.
+  for (uint32_t N : {2u, 4u, 8u, 10u, 26u, 28u, 100u}) {
+    CAPTURE(N);
+    Plan A = trivancePlan(Collective::Allreduce, Topology::flat(N));
+    CHECK(roundCount(A) == 2 * trivance::log3Ceil(N));
+    for (uint32_t R = 0; R < N; ++R)
+      CHECK(blocksSent(A, R) == 2 * (N - 1));
+    expectCorrect(A);
+  }
+}
+
+TEST_CASE("sizes=fold: onto 3^floor(log3 d), two rounds per dimension") {
   // p = 8 onto 3: ranks 3 and 6 hand their vectors to 0, 4 and 7 to 1, 5 to
   // 2, in round 0; one ternary step; the results go back in round 2.
   Plan P = trivancePlan(Collective::Allreduce, Topology::flat(8), "latency");
+  CHECK(P.Header.Params.at("sizes") == "fold");
   CHECK(roundCount(P) == 3);
   std::map<uint32_t, uint32_t> Core = {{3, 0}, {4, 1}, {5, 2}, {6, 0}, {7, 1}};
   for (auto [Folded, To] : Core) {
@@ -183,24 +216,26 @@ TEST_CASE("other sizes fold onto 3^floor(log3 d), two rounds per dimension") {
   CHECK(std::set<uint32_t>(Back.begin(), Back.end()) ==
         std::set<uint32_t>{3, 6});
   expectCorrect(P);
-  // Torus 4x8 onto 3x3: 2 + 2 fold rounds around 2 ternary steps.
-  Plan T = trivancePlan(Collective::Allreduce, Topology::torus({4, 8}, 1));
+  // Torus 4x8 onto 3x3: 2 + 2 fold rounds around 2 ternary steps each way.
+  Plan T = trivancePlan(Collective::Allreduce, Topology::torus({4, 8}, 1),
+                        "bandwidth", "fold");
   CHECK(roundCount(T) == 4 + 2 * 2);
   expectCorrect(T);
 }
 
-TEST_CASE("reduce-scatter and allgather refuse sizes they would fold") {
-  CompileRequest Req = requestFor(Collective::ReduceScatter, Topology::flat(8),
-                                  {{"variant", "bandwidth"}});
-  llvm::Expected<Plan> R = compilePlan(algorithmNamed("trivance"), Req);
-  REQUIRE_FALSE(R);
-  CHECK(llvm::toString(R.takeError()).find("power of three") !=
-        std::string::npos);
-  Req.Kind = Collective::Allgather;
-  Req.Params["variant"] = "latency";
-  llvm::Expected<Plan> L = compilePlan(algorithmNamed("trivance"), Req);
-  REQUIRE_FALSE(L);
-  CHECK(llvm::toString(L.takeError()).find("allreduce only") !=
+TEST_CASE("refusals: latency beyond allreduce and steps, fold beyond it") {
+  auto Refusal = [](Collective Kind, const char *Variant, const char *Sizes) {
+    CompileRequest Req = requestFor(Kind, Topology::flat(8),
+                                    {{"variant", Variant}, {"sizes", Sizes}});
+    llvm::Expected<Plan> R = compilePlan(algorithmNamed("trivance"), Req);
+    REQUIRE_FALSE(R);
+    return llvm::toString(R.takeError());
+  };
+  CHECK(Refusal(Collective::ReduceScatter, "bandwidth", "fold")
+            .find("allreduce only") != std::string::npos);
+  CHECK(Refusal(Collective::Allgather, "latency", "fold")
+            .find("allreduce only") != std::string::npos);
+  CHECK(Refusal(Collective::Allreduce, "latency", "steps").find("overlap") !=
         std::string::npos);
 }
 

@@ -31,6 +31,10 @@
 // dimensions folding one after another among the ranks still inside. Folding
 // only suits allreduce.
 
+// ports=all (the simulator's ports): one collective starts on each dimension
+// of the torus, each on 1/D of the vector, so a rank drives all 2D links of
+// its node every step; ports=1 runs the one starting on dimension 0.
+//
 // Buffers. A round's receives may not overlap each other or its sends, and
 // a rank hears from both neighbours at once: the latency form receives into
 // two scratch buffers and reduces them into data afterwards; the bandwidth
@@ -59,6 +63,11 @@ struct TrivanceShape {
   /// The dimensions that fold, in the order they fold.
   llvm::SmallVector<uint32_t, 4> FoldedDims;
   bool Latency = false;
+  /// ports=all: one collective starting on each dimension, each on its
+  /// share of the vector.
+  bool AllPorts = false;
+
+  uint32_t collectives() const { return AllPorts ? Dims.size() : 1; }
 };
 
 /// Whether a dimension of the ranks' torus is not a power of three.
@@ -69,11 +78,13 @@ bool hasOtherSizes(const Topology &Topo) {
   return false;
 }
 
-TrivanceShape shapeOf(const Topology &Topo, bool Latency, bool Fold) {
+TrivanceShape shapeOf(const Topology &Topo, bool Latency, bool Fold,
+                      bool AllPorts) {
   TrivanceShape S;
   llvm::ArrayRef<uint32_t> Dims = rankTorus(Topo).dims();
   S.Dims.assign(Dims.begin(), Dims.end());
   S.Latency = Latency;
+  S.AllPorts = AllPorts;
   for (uint32_t E = 0; E < S.Dims.size(); ++E) {
     S.Virtual.push_back(Fold ? trivance::pow3Floor(S.Dims[E]) : S.Dims[E]);
     if (S.Virtual.back() != S.Dims[E])
@@ -121,7 +132,13 @@ public:
              "fold (onto 3^floor(log3 d), two more rounds; allreduce)",
              "fold for variant=latency; else chosen by the cost model "
              "(allreduce up to 4096 ranks), else steps",
-             ParamDomain::oneOf({"steps", "fold"})}};
+             ParamDomain::oneOf({"steps", "fold"})},
+            {"ports",
+             "1 (one collective, 2 links a step) or all (one collective "
+             "starting on each dimension, on 1/D of the vector each: all 2D "
+             "links a step)",
+             "chosen by the cost model on a torus, else 1",
+             ParamDomain::oneOf({"1", "all"})}};
   }
 
   /// The tuner prices both forms of an allreduce (latency wins small
@@ -137,9 +154,16 @@ public:
     if (Request.Params.count("variant"))
       Variants = {Request.Params.at("variant")};
     bool Other = hasOtherSizes(Request.Topo);
+    std::vector<std::string> Ports = {"1"};
+    if (Request.Topo.kind() == TopologyKind::Torus &&
+        rankTorus(Request.Topo).dims().size() > 1)
+      Ports.push_back("all");
+    if (Request.Params.count("ports"))
+      Ports = {Request.Params.at("ports")};
     std::vector<std::map<std::string, std::string>> Out;
     for (const std::string &V : Variants) {
-      std::vector<std::string> Sizes = {V == "latency" ? "fold" : "steps"};
+      std::vector<std::string> Sizes = {V == "latency" && Other ? "fold"
+                                                                : "steps"};
       if (V == "bandwidth" && Other && Request.Kind == Collective::Allreduce) {
         Sizes = {"fold"};
         if (Request.ranks() <= 4096)
@@ -148,7 +172,8 @@ public:
       if (Request.Params.count("sizes"))
         Sizes = {Request.Params.at("sizes")};
       for (const std::string &Z : Sizes)
-        Out.push_back({{"variant", V}, {"sizes", Z}});
+        for (const std::string &Pt : Ports)
+          Out.push_back({{"variant", V}, {"sizes", Z}, {"ports", Pt}});
     }
     return Out;
   }
@@ -162,11 +187,13 @@ public:
     if (Latency && Request.Kind != Collective::Allreduce)
       return refuse("variant=latency exchanges whole vectors and serves "
                     "allreduce only");
+    bool Other = hasOtherSizes(Request.Topo);
     auto Z = Request.Params.find("sizes");
     std::string Sizes = Z != Request.Params.end() ? Z->second
-                        : Latency                 ? "fold"
+                        : Latency && Other        ? "fold"
                                                   : "steps";
-    bool Other = hasOtherSizes(Request.Topo);
+    auto Pt = Request.Params.find("ports");
+    std::string Ports = Pt == Request.Params.end() ? "1" : Pt->second;
     if (Other && Latency && Sizes == "steps")
       return refuse("variant=latency cannot take sizes=steps: its last step's "
                     "windows would overlap on " +
@@ -176,15 +203,17 @@ public:
     if (Other && Request.Kind != Collective::Allreduce && Sizes == "fold")
       return refuse("sizes=fold serves allreduce only (a folded rank's "
                     "blocks cannot be scattered to it); use sizes=steps");
-    TrivanceShape S = shapeOf(Request.Topo, Latency, Sizes == "fold");
+    TrivanceShape S =
+        shapeOf(Request.Topo, Latency, Sizes == "fold", Ports == "all");
     H.Params["variant"] = Variant;
     H.Params["sizes"] = Sizes;
+    H.Params["ports"] = Ports;
     uint64_t Virtual = TernaryTorus(S.Virtual).ranks();
     if (Latency) {
-      H.Blocks = 1;
+      H.Blocks = S.collectives();
       H.Buffers = {"data", "minus", "plus"};
     } else {
-      H.Blocks = Virtual;
+      H.Blocks = S.collectives() * Virtual;
       H.Buffers = {"data", "scratch"};
     }
     H.RequiresCommutative = true;
@@ -196,9 +225,10 @@ public:
                       const PlanHeader &H) const override {
     const TrivanceShape &S = shapeOf(H);
     TernaryTorus Virt(S.Virtual);
-    std::string Out = std::string("trivance ") +
-                      (S.Latency ? "latency" : "bandwidth") + ", " +
-                      std::to_string(Virt.steps()) + " ternary step(s)";
+    std::string Out =
+        std::string("trivance ") + (S.Latency ? "latency" : "bandwidth") +
+        ", " + std::to_string(Virt.steps()) + " ternary step(s), " +
+        std::to_string(S.collectives()) + " concurrent collective(s)";
     if (!S.FoldedDims.empty()) {
       Out += "; folded";
       for (uint32_t E : S.FoldedDims)
@@ -223,7 +253,10 @@ class RankBuilder {
 public:
   RankBuilder(const PlanHeader &H, uint32_t Rank)
       : H(H), S(shapeOf(H)), Real(Topology::torus(S.Dims, 1)), Virt(S.Virtual),
-        Rank(Rank) {}
+        Rank(Rank) {
+    for (uint32_t C = 0; C < S.collectives(); ++C)
+      Colls.emplace_back(S.Virtual, C);
+  }
 
   Program build() {
     uint32_t F = S.FoldedDims.size();
@@ -286,30 +319,53 @@ private:
     return Real.nodeAt(Virt.topology().coordsOf(VirtualRank));
   }
 
-  /// §3: the whole vector to both neighbours, both incoming vectors reduced
-  /// into data after the round's receives.
+  /// §3: the whole vector (collective C's block) to both neighbours, both
+  /// incoming vectors reduced into data after the round's receives.
   void buildLatency(uint32_t First) {
     constexpr uint16_t FromMinus = 1, FromPlus = 2;
-    BlockSet All = BlockSet::single(0);
-    for (uint32_t St = 0; St < Virt.steps(); ++St) {
-      uint32_t Plus = realOf(Virt.peer(V, St, Third::Plus));
-      uint32_t Minus = realOf(Virt.peer(V, St, Third::Minus));
-      add(First + St, Op::send(Plus, All));
-      add(First + St, Op::send(Minus, All));
-      add(First + St, Op::recv(Minus, All, Combine::Replace, FromMinus));
-      add(First + St, Op::recv(Plus, All, Combine::Replace, FromPlus));
-      add(First + St, Op::local(FromMinus, DataBuffer, All, Combine::Reduce));
-      add(First + St, Op::local(FromPlus, DataBuffer, All, Combine::Reduce));
+    for (uint32_t C = 0; C < S.collectives(); ++C) {
+      const TernaryTorus &T = Colls[C];
+      BlockSet Part = BlockSet::single(C);
+      for (uint32_t St = 0; St < T.steps(); ++St) {
+        uint32_t Plus = realOf(T.peer(V, St, Third::Plus));
+        uint32_t Minus = realOf(T.peer(V, St, Third::Minus));
+        add(First + St, Op::send(Plus, Part));
+        add(First + St, Op::send(Minus, Part));
+        add(First + St, Op::recv(Minus, Part, Combine::Replace, FromMinus));
+        add(First + St, Op::recv(Plus, Part, Combine::Replace, FromPlus));
+        add(First + St,
+            Op::local(FromMinus, DataBuffer, Part, Combine::Reduce));
+        add(First + St, Op::local(FromPlus, DataBuffer, Part, Combine::Reduce));
+      }
     }
   }
 
   /// Side's part of what rank Of (of the virtual torus) holds at step
   /// Step: an interval of labels for an allreduce on powers of three, else
   /// blocks in rank order.
-  BlockSet third(uint32_t Of, uint32_t Step, Third Side) const {
-    return H.Kind == Collective::Allreduce && Virt.powersOfThree()
-               ? Virt.labelThird(Of, Step, Side)
-               : Virt.rankThird(Of, Step, Side);
+  /// With C collectives, collective c's allreduce blocks are the c-th run
+  /// of P' plan blocks, and rank b's reduce-scatter block of collective c is
+  /// plan block b C + c (so rank b owns [b C, (b+1) C), the IR's rule).
+  BlockSet third(uint32_t C, uint32_t Of, uint32_t Step, Third Side) const {
+    const TernaryTorus &T = Colls[C];
+    uint64_t NumC = S.collectives();
+    if (H.Kind == Collective::Allreduce) {
+      BlockSet Local = T.powersOfThree() ? T.labelThird(Of, Step, Side)
+                                         : T.rankThird(Of, Step, Side);
+      if (NumC == 1)
+        return Local;
+      BlockSet Out;
+      for (const BlockRange &R : Local.ranges())
+        Out.insert(C * T.ranks() + R.Begin, C * T.ranks() + R.End);
+      return Out;
+    }
+    BlockSet Local = T.rankThird(Of, Step, Side);
+    if (NumC == 1)
+      return Local;
+    BlockSet Out;
+    Local.forEachBlock(
+        [&](uint64_t B) { Out.insert(B * NumC + C, B * NumC + C + 1); });
+    return Out;
   }
 
   /// The reduce-scatter sends each neighbour the blocks whose path goes
@@ -323,36 +379,39 @@ private:
     bool DoAg = H.Kind != Collective::ReduceScatter;
     // Up to five operations per step of each half, known before the sets,
     // which take O(P) each in rank order.
-    if (OpBudget::cannotFit(uint64_t(L) * 5 * (DoRs + DoAg)))
+    if (OpBudget::cannotFit(uint64_t(L) * 5 * (DoRs + DoAg) * S.collectives()))
       return;
     auto AddIf = [&](uint32_t Round, Op O) {
       if (!O.Blocks.empty())
         add(Round, std::move(O));
     };
-    for (uint32_t St = 0; St < L; ++St) {
-      uint32_t PlusV = Virt.peer(V, St, Third::Plus);
-      uint32_t MinusV = Virt.peer(V, St, Third::Minus);
-      uint32_t Plus = realOf(PlusV), Minus = realOf(MinusV);
-      BlockSet ToPlus = third(V, St, Third::Plus);
-      BlockSet ToMinus = third(V, St, Third::Minus);
-      BlockSet FromMinus = third(MinusV, St, Third::Plus);
-      BlockSet FromPlus = third(PlusV, St, Third::Minus);
-      if (DoRs) {
-        AddIf(First + St, Op::send(Plus, ToPlus));
-        AddIf(First + St, Op::send(Minus, ToMinus));
-        AddIf(First + St, Op::recv(Minus, FromMinus, Combine::Reduce));
-        AddIf(First + St, Op::recv(Plus, FromPlus, Combine::Replace, Scratch));
-        AddIf(First + St,
-              Op::local(Scratch, DataBuffer, FromPlus, Combine::Reduce));
+    for (uint32_t C = 0; C < S.collectives(); ++C)
+      for (uint32_t St = 0; St < L; ++St) {
+        const TernaryTorus &T = Colls[C];
+        uint32_t PlusV = T.peer(V, St, Third::Plus);
+        uint32_t MinusV = T.peer(V, St, Third::Minus);
+        uint32_t Plus = realOf(PlusV), Minus = realOf(MinusV);
+        BlockSet ToPlus = third(C, V, St, Third::Plus);
+        BlockSet ToMinus = third(C, V, St, Third::Minus);
+        BlockSet FromMinus = third(C, MinusV, St, Third::Plus);
+        BlockSet FromPlus = third(C, PlusV, St, Third::Minus);
+        if (DoRs) {
+          AddIf(First + St, Op::send(Plus, ToPlus));
+          AddIf(First + St, Op::send(Minus, ToMinus));
+          AddIf(First + St, Op::recv(Minus, FromMinus, Combine::Reduce));
+          AddIf(First + St,
+                Op::recv(Plus, FromPlus, Combine::Replace, Scratch));
+          AddIf(First + St,
+                Op::local(Scratch, DataBuffer, FromPlus, Combine::Reduce));
+        }
+        if (DoAg) {
+          uint32_t AgRound = First + (DoRs ? L : 0) + L - 1 - St;
+          AddIf(AgRound, Op::send(Plus, FromPlus));
+          AddIf(AgRound, Op::send(Minus, FromMinus));
+          AddIf(AgRound, Op::recv(Minus, ToMinus, Combine::Replace));
+          AddIf(AgRound, Op::recv(Plus, ToPlus, Combine::Replace));
+        }
       }
-      if (DoAg) {
-        uint32_t AgRound = First + (DoRs ? L : 0) + L - 1 - St;
-        AddIf(AgRound, Op::send(Plus, FromPlus));
-        AddIf(AgRound, Op::send(Minus, FromMinus));
-        AddIf(AgRound, Op::recv(Minus, ToMinus, Combine::Replace));
-        AddIf(AgRound, Op::recv(Plus, ToPlus, Combine::Replace));
-      }
-    }
   }
 
   /// Operations are staged per round (the allgather's are added backwards)
@@ -372,6 +431,8 @@ private:
   const TrivanceShape &S;
   Topology Real;
   TernaryTorus Virt;
+  /// The collectives' tori, collective c starting on dimension c.
+  std::vector<TernaryTorus> Colls;
   uint32_t Rank;
   uint32_t V = 0;
   std::map<uint32_t, std::vector<Op>> Staged;

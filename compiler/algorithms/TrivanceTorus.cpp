@@ -86,7 +86,7 @@ std::vector<std::vector<int8_t>> movesOf(uint32_t Size) {
 
 } // namespace
 
-TernaryTorus::TernaryTorus(llvm::ArrayRef<uint32_t> Sizes)
+TernaryTorus::TernaryTorus(llvm::ArrayRef<uint32_t> Sizes, uint32_t FirstDim)
     : Dims(Sizes.begin(), Sizes.end()), Shape(Topology::torus(Sizes, 1)) {
   llvm::SmallVector<uint32_t, 4> Levels;
   uint32_t Total = 0;
@@ -97,9 +97,9 @@ TernaryTorus::TernaryTorus(llvm::ArrayRef<uint32_t> Sizes)
     PowersOfThree &= pow3(Levels.back()) == D;
     Move.push_back(movesOf(D));
   }
-  // The dimensions take turns from dimension 0, skipping exhausted ones.
+  // The dimensions take turns from FirstDim, skipping exhausted ones.
   llvm::SmallVector<uint32_t, 4> Next(Dims.size(), 0);
-  uint32_t Dim = 0;
+  uint32_t Dim = Dims.empty() ? 0 : FirstDim % Dims.size();
   for (uint32_t S = 0; S < Total; ++S) {
     while (Next[Dim] >= Levels[Dim])
       Dim = (Dim + 1) % Dims.size();

@@ -12,8 +12,9 @@
 // steps where recursive doubling and Swing take log2 P). The last step of a
 // dimension that is not a power of three goes ceil((d - 3^(L-1)) / 2) far
 // (the simulator's rule; 3^(L-1) for d = 3^L). The dimensions take turns,
-// starting with dimension 0 and skipping the exhausted ones (the simulator's
-// schedule; Swing's §4.2).
+// skipping the exhausted ones (the simulator's schedule; Swing's §4.2); the
+// simulator's ports run one collective starting on each dimension, so a
+// rank drives all 2D links of its node each step.
 //
 // Block sets (the bandwidth form), by offsets. Let S_c be the offsets the
 // steps c..L-1 of a dimension can cover (sums of -1, 0 or +1 times their
@@ -71,7 +72,9 @@ enum class Third : int8_t { Minus = -1, Kept = 0, Plus = 1 };
 
 class TernaryTorus {
 public:
-  explicit TernaryTorus(llvm::ArrayRef<uint32_t> Dims);
+  /// The collective whose steps start on dimension FirstDim (ports=all runs
+  /// one starting on each dimension).
+  explicit TernaryTorus(llvm::ArrayRef<uint32_t> Dims, uint32_t FirstDim = 0);
 
   llvm::ArrayRef<uint32_t> dims() const { return Dims; }
   uint32_t ranks() const { return Ranks; }

@@ -1,11 +1,11 @@
 //===- TrivanceSweepTest.cpp - Trivance verified over rings and tori ------===//
 //
-// Every trivance plan (bandwidth with sizes=steps and sizes=fold, latency)
-// for every collective it serves, on rings of P = 1..256, on tori and on
-// node shapes (a ring of their ranks), must pass the verifier and, for small P, the reference interpreter. The
-// requests the family refuses are listed here (expectRefused), so a shape
-// that silently stops compiling, or starts compiling when it should not,
-// fails the sweep.
+// Every trivance plan (bandwidth with sizes=steps and sizes=fold, latency;
+// ports=1 and all) for every collective it serves, on rings of P = 1..256, on
+// tori and on node shapes (a ring of their ranks), must pass the verifier and,
+// for small P, the reference interpreter. The requests the family refuses are
+// listed here (expectRefused), so a shape that silently stops compiling, or
+// starts compiling when it should not, fails the sweep.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,10 +26,13 @@ namespace {
 struct Config {
   const char *Variant;
   const char *Sizes;
+  const char *Ports;
 };
 
 constexpr Config Configs[] = {
-    {"bandwidth", "steps"}, {"bandwidth", "fold"}, {"latency", "fold"}};
+    {"bandwidth", "steps", "1"}, {"bandwidth", "steps", "all"},
+    {"bandwidth", "fold", "1"},  {"bandwidth", "fold", "all"},
+    {"latency", "fold", "1"},    {"latency", "fold", "all"}};
 
 /// The latency form is an allreduce only, and folding serves allreduce only
 /// (where a dimension is not a power of three; elsewhere it is no fold).
@@ -54,7 +57,7 @@ void checkTopology(const Topology &Topo, uint32_t InterpretUpTo) {
       CompileRequest Req =
           requestFor(Kind, Topo, {{"variant", C.Variant}, {"sizes", C.Sizes}});
       std::string What = collectiveName(Kind).str() + " " + C.Variant + " " +
-                         C.Sizes + " on " + Topo.str() +
+                         C.Sizes + " ports=" + C.Ports + " on " + Topo.str() +
                          " P=" + std::to_string(P);
       CAPTURE(What);
       llvm::Expected<Plan> Result =

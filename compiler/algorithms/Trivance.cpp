@@ -130,8 +130,8 @@ public:
              "how dimensions that are not powers of three run: steps "
              "(ceil(log3 d) steps, the last one shorter; bandwidth form) or "
              "fold (onto 3^floor(log3 d), two more rounds; allreduce)",
-             "fold for variant=latency; else chosen by the cost model "
-             "(allreduce up to 2048 ranks), else steps",
+             "steps up to 2048 ranks (allreduce: chosen by the cost model), "
+             "fold past that (allreduce) and for variant=latency",
              ParamDomain::oneOf({"steps", "fold"})},
             {"ports",
              "1 (one collective, 2 links a step) or all (one collective "
@@ -147,8 +147,7 @@ public:
   /// up to 2048 ranks: their strided block sets cost about P^2 / 3
   /// intervals in all (measured, allreduce: 0.76 GiB and 4 s of CPU to
   /// compile and verify at P = 2048, 3.4 GiB at torus:64x64 ports=all);
-  /// sizes=steps asks for them at any P. Past that a reduce-scatter or
-  /// allgather on such sizes offers nothing.
+  /// sizes=steps asks for them at any P.
   std::vector<std::map<std::string, std::string>>
   candidates(const CompileRequest &Request) const override {
     std::vector<std::string> Variants = {"bandwidth"};
@@ -172,14 +171,19 @@ public:
         if (Request.ranks() <= 2048)
           Sizes.push_back("steps");
       }
+      // prepare() explains why it refuses a reduce-scatter or allgather past
+      // 2048 ranks on such sizes without sizes=steps named.
       if (V == "bandwidth" && Other && Request.Kind != Collective::Allreduce &&
           Request.ranks() > 2048)
-        Sizes = {};
+        Sizes = {""};
       if (Request.Params.count("sizes"))
         Sizes = {Request.Params.at("sizes")};
       for (const std::string &Z : Sizes)
-        for (const std::string &Pt : Ports)
-          Out.push_back({{"variant", V}, {"sizes", Z}, {"ports", Pt}});
+        for (const std::string &Pt : Ports) {
+          Out.push_back({{"variant", V}, {"ports", Pt}});
+          if (!Z.empty())
+            Out.back()["sizes"] = Z;
+        }
     }
     return Out;
   }
@@ -194,10 +198,21 @@ public:
       return refuse("variant=latency exchanges whole vectors and serves "
                     "allreduce only");
     bool Other = hasOtherSizes(Request.Topo);
+    // The default: steps where nothing folds or the strided sets stay small
+    // (candidates()), else fold; a reduce-scatter or allgather cannot fold.
     auto Z = Request.Params.find("sizes");
-    std::string Sizes = Z != Request.Params.end() ? Z->second
-                        : Latency && Other        ? "fold"
-                                                  : "steps";
+    bool Small = Request.ranks() <= 2048;
+    std::string Sizes = Z != Request.Params.end()       ? Z->second
+                        : !Other || (!Latency && Small) ? "steps"
+                        : Latency || Request.Kind == Collective::Allreduce
+                            ? "fold"
+                            : "";
+    if (Sizes.empty())
+      return refuse(collectiveName(Request.Kind) + " on " + Request.Topo.str() +
+                    " of " + std::to_string(Request.ranks()) +
+                    " ranks needs sizes=steps named: a dimension is not a "
+                    "power of three, and past 2048 ranks its strided block "
+                    "sets cost about P^2 / 3 intervals");
     auto Pt = Request.Params.find("ports");
     std::string Ports = Pt == Request.Params.end() ? "1" : Pt->second;
     if (Other && Latency && Sizes == "steps")

@@ -237,6 +237,18 @@ TEST_CASE("refusals: latency beyond allreduce and steps, fold beyond it") {
             .find("allreduce only") != std::string::npos);
   CHECK(Refusal(Collective::Allreduce, "latency", "steps").find("overlap") !=
         std::string::npos);
+  // Past 2048 ranks the strided sets of sizes=steps are only built when
+  // named: an allreduce folds by default, a reduce-scatter asks.
+  const Algorithm &A = algorithmNamed("trivance");
+  llvm::Expected<PlanHeader> Big = A.prepare(requestFor(
+      Collective::Allreduce, Topology::flat(3000), {{"variant", "bandwidth"}}));
+  REQUIRE(bool(Big));
+  CHECK(Big->Params.at("sizes") == "fold");
+  llvm::Expected<PlanHeader> Rs =
+      A.prepare(requestFor(Collective::ReduceScatter, Topology::flat(3000)));
+  REQUIRE_FALSE(Rs);
+  CHECK(llvm::toString(Rs.takeError()).find("sizes=steps named") !=
+        std::string::npos);
 }
 
 TEST_CASE("the verifier's identical-results verdict, and auto's default") {

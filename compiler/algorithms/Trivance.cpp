@@ -67,6 +67,10 @@ struct TrivanceShape {
   /// share of the vector.
   bool AllPorts = false;
 
+  /// The collectives' tori, collective c starting on dimension c, built
+  /// once here rather than per rank (their tables take O(d log d)).
+  std::vector<TernaryTorus> Colls;
+
   uint32_t collectives() const { return AllPorts ? Dims.size() : 1; }
 };
 
@@ -90,6 +94,8 @@ TrivanceShape shapeOf(const Topology &Topo, bool Latency, bool Fold,
     if (S.Virtual.back() != S.Dims[E])
       S.FoldedDims.push_back(E);
   }
+  for (uint32_t C = 0; C < S.collectives(); ++C)
+    S.Colls.emplace_back(S.Virtual, C);
   return S;
 }
 
@@ -229,7 +235,7 @@ public:
     H.Params["variant"] = Variant;
     H.Params["sizes"] = Sizes;
     H.Params["ports"] = Ports;
-    uint64_t Virtual = TernaryTorus(S.Virtual).ranks();
+    uint64_t Virtual = S.Colls[0].ranks();
     if (Latency) {
       H.Blocks = S.collectives();
       H.Buffers = {"data", "minus", "plus"};
@@ -245,7 +251,7 @@ public:
   std::string explain(const CompileRequest &Request,
                       const PlanHeader &H) const override {
     const TrivanceShape &S = shapeOf(H);
-    TernaryTorus Virt(S.Virtual);
+    const TernaryTorus &Virt = S.Colls[0];
     std::string Out =
         std::string("trivance ") + (S.Latency ? "latency" : "bandwidth") +
         ", " + std::to_string(Virt.steps()) + " ternary step(s), " +
@@ -273,11 +279,8 @@ public:
 class RankBuilder {
 public:
   RankBuilder(const PlanHeader &H, uint32_t Rank)
-      : H(H), S(shapeOf(H)), Real(Topology::torus(S.Dims, 1)), Virt(S.Virtual),
-        Rank(Rank) {
-    for (uint32_t C = 0; C < S.collectives(); ++C)
-      Colls.emplace_back(S.Virtual, C);
-  }
+      : H(H), S(shapeOf(H)), Real(Topology::torus(S.Dims, 1)), Virt(S.Colls[0]),
+        Colls(S.Colls), Rank(Rank) {}
 
   Program build() {
     uint32_t F = S.FoldedDims.size();
@@ -451,9 +454,8 @@ private:
   const PlanHeader &H;
   const TrivanceShape &S;
   Topology Real;
-  TernaryTorus Virt;
-  /// The collectives' tori, collective c starting on dimension c.
-  std::vector<TernaryTorus> Colls;
+  const TernaryTorus &Virt;
+  llvm::ArrayRef<TernaryTorus> Colls;
   uint32_t Rank;
   uint32_t V = 0;
   std::map<uint32_t, std::vector<Op>> Staged;

@@ -8,12 +8,12 @@
 // jointly, so a dimension of 3^L ranks takes L steps. The steps, peers and
 // block sets live in TrivanceTorus.h.
 //
-// variant=latency (the paper's latency-optimal form, §3): every step sends
-// the whole vector both ways and reduces both incoming vectors (allreduce
-// only). variant=bandwidth (§4): a reduce-scatter in which each step sends a
-// third of what a rank holds each way and keeps the last third, then the
-// mirror-image allgather; allreduce messages are one interval each in the
-// labels of TrivanceTorus.h.
+// variant=latency (the paper's latency-optimal form): every step sends the
+// whole vector both ways and reduces both incoming vectors (allreduce
+// only). variant=bandwidth (its bandwidth-optimal form): a reduce-scatter in
+// which each step sends a third of what a rank holds each way and keeps the
+// last third, then the mirror-image allgather; allreduce messages are one
+// interval each in the labels of TrivanceTorus.h.
 //
 // Sizes that are not powers of three (sizes=). The paper's optimality needs
 // 3^L ranks per dimension; its simulator runs a dimension of d ranks in
@@ -30,7 +30,7 @@
 // back; two rounds per folded dimension, each shipping the whole vector, the
 // dimensions folding one after another among the ranks still inside. Folding
 // only suits allreduce.
-
+//
 // ports=all (the simulator's ports): one collective starts on each dimension
 // of the torus, each on 1/D of the vector, so a rank drives all 2D links of
 // its node every step; ports=1 runs the one starting on dimension 0.
@@ -343,8 +343,9 @@ private:
     return Real.nodeAt(Virt.topology().coordsOf(VirtualRank));
   }
 
-  /// §3: the whole vector (collective C's block) to both neighbours, both
-  /// incoming vectors reduced into data after the round's receives.
+  /// The latency form: the whole vector (collective C's block) to both
+  /// neighbours, both incoming vectors reduced into data after the round's
+  /// receives.
   void buildLatency(uint32_t First) {
     constexpr uint16_t FromMinus = 1, FromPlus = 2;
     for (uint32_t C = 0; C < S.collectives(); ++C) {

@@ -2,11 +2,14 @@
 //
 // Trivance (Juerss, Addanki and Schmid, "Trivance: Latency-Optimal AllReduce
 // by Shortcutting Multiport Networks", arXiv 2602.17254, 2026) on a torus of
-// nodes, one rank each; a flat topology of P ranks is a ring of P. Each step
-// a rank talks to both of its neighbours 3^c away along one dimension at once
-// (both ports of the bidirectional ring) and combines what both send it
-// jointly, so a dimension of 3^L ranks takes L steps. The steps, peers and
-// block sets live in TrivanceTorus.h.
+// nodes, one rank each (a ring of P: torus:P). A flat topology is refused
+// (restriction torus): it promises one port per node, and the cost model,
+// which lets a round's messages overlap, would price the two ports' messages
+// below the lower bound there (docs/cost-model.md, "Known limitation").
+// Each step a rank talks to both of its neighbours 3^c away along one
+// dimension at once (both ports of the bidirectional ring) and combines what
+// both send it jointly, so a dimension of 3^L ranks takes L steps. The steps,
+// peers and block sets live in TrivanceTorus.h.
 //
 // variant=latency (the paper's latency-optimal form): every step sends the
 // whole vector both ways and reduces both incoming vectors (allreduce
@@ -123,6 +126,8 @@ public:
   }
   std::vector<Restriction> restrictions() const override {
     return {{Requirement::Commutative},
+            {Requirement::Torus, "", "",
+             "for a ring of P ranks use --topology torus:P"},
             {Requirement::OneRankPerTorusNode, "", "",
              "with several, use --algorithm smp-rsag --param inter=trivance"}};
   }

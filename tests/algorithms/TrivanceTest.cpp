@@ -34,6 +34,13 @@ using namespace collplan::test;
 
 namespace {
 
+/// A ring of P ranks: the 1-D torus, whose nodes have the two ports
+/// Trivance uses.
+Topology ring(uint32_t P) {
+  uint32_t Dims[] = {P};
+  return Topology::torus(Dims, 1);
+}
+
 Plan trivancePlan(Collective Kind, const Topology &Topo,
                   const char *Variant = "bandwidth",
                   const char *Sizes = nullptr) {
@@ -86,10 +93,10 @@ uint64_t blocksSent(const Plan &P, uint32_t Rank) {
 TEST_CASE("the simulator's peer table: r + 3^k and r - 3^k at step k") {
   // p = 9: rank 4 meets 5 and 3, then 7 and 1. p = 27: rank 0 meets 1 and
   // 26, 3 and 24, 9 and 18.
-  Plan P9 = trivancePlan(Collective::Allreduce, Topology::flat(9), "latency");
+  Plan P9 = trivancePlan(Collective::Allreduce, ring(9), "latency");
   CHECK(sendPeers(P9, 4, 0) == std::vector<uint32_t>{5, 3});
   CHECK(sendPeers(P9, 4, 1) == std::vector<uint32_t>{7, 1});
-  Plan P27 = trivancePlan(Collective::Allreduce, Topology::flat(27), "latency");
+  Plan P27 = trivancePlan(Collective::Allreduce, ring(27), "latency");
   CHECK(sendPeers(P27, 0, 0) == std::vector<uint32_t>{1, 26});
   CHECK(sendPeers(P27, 0, 1) == std::vector<uint32_t>{3, 24});
   CHECK(sendPeers(P27, 0, 2) == std::vector<uint32_t>{9, 18});
@@ -110,7 +117,7 @@ TEST_CASE("reduce-scatter p = 9: the blocks reachable from each neighbour") {
   // The simulator's rule: at step 0 rank 0 sends rank 1 the blocks
   // reachable from 1 through step 1 (+-3): {1, 4, 7}; rank 8 likewise
   // {8, 2, 5}; it keeps {0, 3, 6}. At step 1 it sends {3} to 3 and {6} to 6.
-  Plan P = trivancePlan(Collective::ReduceScatter, Topology::flat(9));
+  Plan P = trivancePlan(Collective::ReduceScatter, ring(9));
   CHECK(sentTo(P, 0, 0, 1) == std::set<uint64_t>{1, 4, 7});
   CHECK(sentTo(P, 0, 0, 8) == std::set<uint64_t>{2, 5, 8});
   CHECK(sentTo(P, 0, 1, 3) == std::set<uint64_t>{3});
@@ -122,7 +129,7 @@ TEST_CASE("reduce-scatter p = 9: the blocks reachable from each neighbour") {
   CHECK(sentTo(P, 4, 1, 1) == std::set<uint64_t>{1});
   expectCorrect(P);
   // The allgather runs the same sets backwards.
-  Plan A = trivancePlan(Collective::Allgather, Topology::flat(9));
+  Plan A = trivancePlan(Collective::Allgather, ring(9));
   CHECK(sentTo(A, 0, 0, 3) == std::set<uint64_t>{0});
   CHECK(sentTo(A, 0, 1, 1) == std::set<uint64_t>{0, 3, 6});
   expectCorrect(A);
@@ -136,12 +143,11 @@ TEST_CASE("rounds and bytes per rank meet the paper's formulas") {
   for (uint32_t L : {1u, 2u, 3u, 4u}) {
     uint32_t P = uint32_t(trivance::pow3(L));
     CAPTURE(P);
-    Plan Lat =
-        trivancePlan(Collective::Allreduce, Topology::flat(P), "latency");
+    Plan Lat = trivancePlan(Collective::Allreduce, ring(P), "latency");
     CHECK(roundCount(Lat) == L);
     for (uint32_t R = 0; R < P; ++R)
       CHECK(blocksSent(Lat, R) == 2 * L);
-    Plan Bw = trivancePlan(Collective::Allreduce, Topology::flat(P));
+    Plan Bw = trivancePlan(Collective::Allreduce, ring(P));
     CHECK(roundCount(Bw) == 2 * L);
     for (uint32_t T = 0; T < L; ++T) {
       CHECK(largestMessage(Bw, T) == P / trivance::pow3(T + 1));
@@ -150,7 +156,7 @@ TEST_CASE("rounds and bytes per rank meet the paper's formulas") {
     for (uint32_t R = 0; R < P; ++R)
       CHECK(blocksSent(Bw, R) == 2 * (P - 1));
     for (Collective K : {Collective::ReduceScatter, Collective::Allgather}) {
-      Plan Half = trivancePlan(K, Topology::flat(P));
+      Plan Half = trivancePlan(K, ring(P));
       CHECK(roundCount(Half) == L);
       for (uint32_t R = 0; R < P; ++R)
         CHECK(blocksSent(Half, R) == P - 1);
@@ -159,8 +165,8 @@ TEST_CASE("rounds and bytes per rank meet the paper's formulas") {
 }
 
 TEST_CASE("allreduce messages are one interval each in the labels") {
-  for (const Topology &Topo : {Topology::flat(81), Topology::torus({9, 9}, 1),
-                               Topology::torus({3, 9, 3}, 1)}) {
+  for (const Topology &Topo :
+       {ring(81), Topology::torus({9, 9}, 1), Topology::torus({3, 9, 3}, 1)}) {
     CAPTURE(Topo.str());
     Plan P = trivancePlan(Collective::Allreduce, Topo);
     bool OneInterval = true;
@@ -181,7 +187,7 @@ TEST_CASE("sizes=steps, p = 8: the simulator's distances 1 and 3, its bytes") {
   // and 6 reach it going +1 (4 either way: + while the + side has sent no
   // more), 2 and 7 going -1. So rank 6 sends blocks 7, 2 and 4 to rank 7 and
   // 0 and 5 to rank 5, then one block each way at distance 3.
-  Plan P = trivancePlan(Collective::ReduceScatter, Topology::flat(8));
+  Plan P = trivancePlan(Collective::ReduceScatter, ring(8));
   CHECK(roundCount(P) == 2);
   CHECK(sentTo(P, 6, 0, 7) == std::set<uint64_t>{2, 4, 7});
   CHECK(sentTo(P, 6, 0, 5) == std::set<uint64_t>{0, 5});
@@ -193,7 +199,7 @@ TEST_CASE("sizes=steps, p = 8: the simulator's distances 1 and 3, its bytes") {
   // The allreduce: ceil(log3 p) steps each way, 2 (p - 1) blocks sent.
   for (uint32_t N : {2u, 4u, 8u, 10u, 26u, 28u, 100u}) {
     CAPTURE(N);
-    Plan A = trivancePlan(Collective::Allreduce, Topology::flat(N));
+    Plan A = trivancePlan(Collective::Allreduce, ring(N));
     CHECK(roundCount(A) == 2 * trivance::log3Ceil(N));
     for (uint32_t R = 0; R < N; ++R)
       CHECK(blocksSent(A, R) == 2 * (N - 1));
@@ -204,7 +210,7 @@ TEST_CASE("sizes=steps, p = 8: the simulator's distances 1 and 3, its bytes") {
 TEST_CASE("sizes=fold: onto 3^floor(log3 d), two rounds per dimension") {
   // p = 8 onto 3: ranks 3 and 6 hand their vectors to 0, 4 and 7 to 1, 5 to
   // 2, in round 0; one ternary step; the results go back in round 2.
-  Plan P = trivancePlan(Collective::Allreduce, Topology::flat(8), "latency");
+  Plan P = trivancePlan(Collective::Allreduce, ring(8), "latency");
   CHECK(P.Header.Params.at("sizes") == "fold");
   CHECK(roundCount(P) == 3);
   std::map<uint32_t, uint32_t> Core = {{3, 0}, {4, 1}, {5, 2}, {6, 0}, {7, 1}};
@@ -225,8 +231,8 @@ TEST_CASE("sizes=fold: onto 3^floor(log3 d), two rounds per dimension") {
 
 TEST_CASE("refusals: latency beyond allreduce and steps, fold beyond it") {
   auto Refusal = [](Collective Kind, const char *Variant, const char *Sizes) {
-    CompileRequest Req = requestFor(Kind, Topology::flat(8),
-                                    {{"variant", Variant}, {"sizes", Sizes}});
+    CompileRequest Req =
+        requestFor(Kind, ring(8), {{"variant", Variant}, {"sizes", Sizes}});
     llvm::Expected<Plan> R = compilePlan(algorithmNamed("trivance"), Req);
     REQUIRE_FALSE(R);
     return llvm::toString(R.takeError());
@@ -241,11 +247,11 @@ TEST_CASE("refusals: latency beyond allreduce and steps, fold beyond it") {
   // named: an allreduce folds by default, a reduce-scatter asks.
   const Algorithm &A = algorithmNamed("trivance");
   llvm::Expected<PlanHeader> Big = A.prepare(requestFor(
-      Collective::Allreduce, Topology::flat(3000), {{"variant", "bandwidth"}}));
+      Collective::Allreduce, ring(3000), {{"variant", "bandwidth"}}));
   REQUIRE(bool(Big));
   CHECK(Big->Params.at("sizes") == "fold");
   llvm::Expected<PlanHeader> Rs =
-      A.prepare(requestFor(Collective::ReduceScatter, Topology::flat(3000)));
+      A.prepare(requestFor(Collective::ReduceScatter, ring(3000)));
   REQUIRE_FALSE(Rs);
   CHECK(llvm::toString(Rs.takeError()).find("sizes=steps named") !=
         std::string::npos);
@@ -256,10 +262,10 @@ TEST_CASE("the verifier's identical-results verdict, and auto's default") {
   // everywhere. Latency: rank r combines the windows around r, so at p = 9
   // rank 0 combines ({8, 0, 1}) with {2, 3, 4} and {5, 6, 7} where rank 4
   // combines ({3, 4, 5}) with {6, 7, 8} and {0, 1, 2}: different trees.
-  VerifyResult Bw = verifyPlan(
-      trivancePlan(Collective::Allreduce, Topology::flat(9), "bandwidth"));
-  VerifyResult Lat = verifyPlan(
-      trivancePlan(Collective::Allreduce, Topology::flat(9), "latency"));
+  VerifyResult Bw =
+      verifyPlan(trivancePlan(Collective::Allreduce, ring(9), "bandwidth"));
+  VerifyResult Lat =
+      verifyPlan(trivancePlan(Collective::Allreduce, ring(9), "latency"));
   REQUIRE(Bw.Valid);
   REQUIRE(Lat.Valid);
   CHECK(Bw.IdenticalResults);
@@ -267,7 +273,7 @@ TEST_CASE("the verifier's identical-results verdict, and auto's default") {
   // So a small allreduce, where the latency form is faster, takes it only
   // when rank-dependent rounding is allowed.
   const Algorithm *Only[] = {&algorithmNamed("trivance")};
-  CompileRequest Req = requestFor(Collective::Allreduce, Topology::flat(27));
+  CompileRequest Req = requestFor(Collective::Allreduce, ring(27));
   Req.Bytes = 64;
   for (bool Allow : {false, true}) {
     Req.IdenticalResults = !Allow;

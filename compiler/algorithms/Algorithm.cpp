@@ -85,6 +85,12 @@ llvm::Error checkRestriction(const Algorithm &A, const Restriction &R,
           std::to_string(T.fewestRanksOnANode()) + " to " +
           std::to_string(T.ranksPerNode()) + ")";
     break;
+  case Requirement::Torus:
+    if (T.kind() == TopologyKind::Torus)
+      return llvm::Error::success();
+    Why = "runs on the two ports per dimension of a torus's nodes; " + T.str() +
+          " promises one port per node";
+    break;
   case Requirement::PowerOfTwoRanks:
     if (llvm::isPowerOf2_32(Request.ranks()))
       return llvm::Error::success();
@@ -187,6 +193,8 @@ llvm::StringRef requirementName(Requirement R) {
     return "regular-nodes";
   case Requirement::PowerOfTwoRanks:
     return "power-of-two-ranks";
+  case Requirement::Torus:
+    return "torus";
   }
   llvm_unreachable("unknown requirement");
 }

@@ -101,6 +101,9 @@ enum class Requirement : uint8_t {
   RegularNodes,
   /// P is a power of two.
   PowerOfTwoRanks,
+  /// The topology is a torus (a ring: torus:P), whose links give every node
+  /// two ports per dimension; a flat topology promises one.
+  Torus,
 };
 
 /// One entry of a family's catalog of restrictions: declared beside its

@@ -9,8 +9,8 @@
 // wins. It runs from the textbook algorithms (ring, recursive doubling,
 // Rabenseifner, binomial trees, pairwise exchange, Bruck, dimension-ordered
 // pairwise) through the papers' generalisations (permutation, circulant,
-// swing, bine, bucket) to the node-aware compositions (nap, smp, smp-rsag); a
-// new family goes where it fits in that order.
+// swing, bine, trivance, bucket) to the node-aware compositions (nap, smp,
+// smp-rsag); a new family goes where it fits in that order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +31,7 @@ const Algorithm &permutationAlgorithm();
 const Algorithm &circulantAlgorithm();
 const Algorithm &swingAlgorithm();
 const Algorithm &bineAlgorithm();
+const Algorithm &trivanceAlgorithm();
 const Algorithm &bucketAlgorithm();
 const Algorithm &napAlgorithm();
 const Algorithm &smpAlgorithm();
@@ -49,6 +50,7 @@ llvm::ArrayRef<const Algorithm *> allAlgorithms() {
       &circulantAlgorithm(),
       &swingAlgorithm(),
       &bineAlgorithm(),
+      &trivanceAlgorithm(),
       &bucketAlgorithm(),
       &napAlgorithm(),
       &smpAlgorithm(),

@@ -81,14 +81,20 @@ struct BlockModel {
 /// Broadcast and allgatherv move a block per round; the reduce also
 /// combines it; the reduce-broadcast allreduce runs a reduce round and a
 /// broadcast round for every round of one of them.
-BlockModel blockModel(Collective Kind, const CostParams &C) {
-  switch (Kind) {
+/// A round's latency is a message's: on a torus at least one hop more, the
+/// whole of it where the platform puts its latency in the links (α = 0),
+/// which would otherwise make every extra block look free.
+BlockModel blockModel(const CompileRequest &Request) {
+  const CostParams &C = Request.Cost;
+  double Alpha = C.Alpha + C.Overhead +
+                 (Request.Topo.kind() == TopologyKind::Torus ? C.AlphaHop : 0);
+  switch (Request.Kind) {
   case Collective::Reduce:
-    return {C.Alpha, C.Beta + C.Gamma};
+    return {Alpha, C.Beta + C.Gamma};
   case Collective::Allreduce:
-    return {2 * C.Alpha, 2 * C.Beta + C.Gamma};
+    return {2 * Alpha, 2 * C.Beta + C.Gamma};
   default:
-    return {C.Alpha, C.Beta};
+    return {Alpha, C.Beta};
   }
 }
 
@@ -213,8 +219,7 @@ CirculantAlgorithm::blocksAround(const CompileRequest &Request) const {
   // Empty blocks buy nothing: keep n <= m where m allows.
   uint64_t Cap =
       std::min(maxBlocks(Request), std::max<uint64_t>(1, Request.Bytes));
-  double Star =
-      optimalBlocks(Q, Request.Bytes, blockModel(Request.Kind, Request.Cost));
+  double Star = optimalBlocks(Q, Request.Bytes, blockModel(Request));
   auto Clamp = [&](double V) {
     return V < 1 ? uint64_t(1) : V >= double(Cap) ? Cap : uint64_t(V);
   };
@@ -226,7 +231,7 @@ uint64_t CirculantAlgorithm::chooseBlocks(const CompileRequest &Request) const {
   // prices both with the cost model (candidates()).
   auto [Lo, Hi] = blocksAround(Request);
   unsigned Q = ceilLog2(Request.ranks());
-  BlockModel B = blockModel(Request.Kind, Request.Cost);
+  BlockModel B = blockModel(Request);
   return modelTime(Q, Hi, Request.Bytes, B) < modelTime(Q, Lo, Request.Bytes, B)
              ? Hi
              : Lo;
@@ -241,8 +246,8 @@ CirculantAlgorithm::chooseVariant(const CompileRequest &Request) const {
   if (Request.Params.count("blocks"))
     return AllreduceVariant::ReduceBroadcast;
   unsigned Q = ceilLog2(Request.ranks());
-  double Pipelined = modelTime(Q, chooseBlocks(Request), Request.Bytes,
-                               blockModel(Collective::Allreduce, Request.Cost));
+  double Pipelined =
+      modelTime(Q, chooseBlocks(Request), Request.Bytes, blockModel(Request));
   return censusTime(Q, Request.Bytes, Request.Cost) <= Pipelined
              ? AllreduceVariant::Census
              : AllreduceVariant::ReduceBroadcast;
@@ -379,7 +384,7 @@ std::string CirculantAlgorithm::explain(const CompileRequest &Request,
     Out << "; n given by parameter blocks";
     return Out.str();
   }
-  BlockModel B = blockModel(H.Kind, Request.Cost);
+  BlockModel B = blockModel(Request);
   Out << "; model optimum n* = sqrt((q-1) b m / a) = "
       << llvm::format("%.2f", optimalBlocks(Q, Request.Bytes, B))
       << ", rounded to the neighbour with the smaller predicted time; "
@@ -391,6 +396,8 @@ std::string CirculantAlgorithm::explain(const CompileRequest &Request,
     Out << " (a = alpha, b = beta + gamma)";
   else
     Out << " (a = alpha, b = beta)";
+  if (Request.Topo.kind() == TopologyKind::Torus)
+    Out << "; on a torus alpha counts one hop more";
   return Out.str();
 }
 

@@ -47,6 +47,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/algorithms/Algorithm.h"
+#include "compiler/algorithms/StagedProgram.h"
 #include "compiler/algorithms/SwingPeers.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -260,7 +261,7 @@ public:
 
 /// Builds one rank's program: the fold, the collective on the folded torus,
 /// the unfold.
-class RankBuilder {
+class RankBuilder : StagedProgram {
 public:
   RankBuilder(const PlanHeader &H, uint32_t Rank)
       : H(H), S(shapeOf(H)), Real(S.Dims), Virt(S.Virtual), Rank(Rank) {}
@@ -477,28 +478,11 @@ private:
     }
   }
 
-  /// Program::add wants rounds in order, but the builders add the allgather
-  /// rounds backwards and one collective after another, so operations are
-  /// staged per round first. Within a round they stay in collective order,
-  /// the same at both ends of a link, which is how the IR matches several
-  /// messages between the same two ranks.
-  void add(uint32_t Round, Op Operation) {
-    Staged[Round].push_back(std::move(Operation));
-  }
-  Program finish() {
-    Program Prog;
-    for (auto &[Round, Ops] : Staged)
-      for (Op &O : Ops)
-        Prog.add(Round, std::move(O));
-    return Prog;
-  }
-
   const PlanHeader &H;
   const SwingShape &S;
   SwingTorus Real, Virt;
   uint32_t Rank;
   uint32_t V = 0;
-  std::map<uint32_t, std::vector<Op>> Staged;
 };
 
 Program SwingAlgorithm::buildRank(const PlanHeader &H, uint32_t Rank) const {

@@ -48,6 +48,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/algorithms/Algorithm.h"
+#include "compiler/algorithms/StagedProgram.h"
 #include "compiler/algorithms/TrivanceTorus.h"
 
 #include <map>
@@ -281,7 +282,7 @@ public:
 
 /// Builds one rank's program: the folds, the collective on the folded torus,
 /// the unfolds.
-class RankBuilder {
+class RankBuilder : StagedProgram {
 public:
   RankBuilder(const PlanHeader &H, uint32_t Rank)
       : H(H), S(shapeOf(H)), Real(Topology::torus(S.Dims, 1)), Virt(S.Colls[0]),
@@ -444,19 +445,6 @@ private:
       }
   }
 
-  /// Operations are staged per round (the allgather's are added backwards)
-  /// and kept in the order added within one.
-  void add(uint32_t Round, Op Operation) {
-    Staged[Round].push_back(std::move(Operation));
-  }
-  Program finish() {
-    Program Prog;
-    for (auto &[Round, Ops] : Staged)
-      for (Op &O : Ops)
-        Prog.add(Round, std::move(O));
-    return Prog;
-  }
-
   const PlanHeader &H;
   const TrivanceShape &S;
   Topology Real;
@@ -464,7 +452,6 @@ private:
   llvm::ArrayRef<TernaryTorus> Colls;
   uint32_t Rank;
   uint32_t V = 0;
-  std::map<uint32_t, std::vector<Op>> Staged;
 };
 
 Program TrivanceAlgorithm::buildRank(const PlanHeader &H, uint32_t Rank) const {

@@ -206,10 +206,10 @@ def main():
                 else:
                     target = [os.path.join(plans, served)]
                 served_s, why, _ = evaluate.simulate(
-                    driver, platform, files, target, size,
+                    "allreduce", driver, platform, files, target, size,
                     cfg + ["smpi/allreduce:" + lib])
                 library_s, why2, _ = evaluate.simulate(
-                    driver, platform, files, ["--mpi"], size,
+                    "allreduce", driver, platform, files, ["--mpi"], size,
                     cfg + ["smpi/allreduce:" + lib])
                 if served_s is None or library_s is None:
                     sys.exit(f"measured: {platform.name} {size} B: "

@@ -130,11 +130,6 @@ void summarize(CommState &S) {
       (Reasons.empty() ? "" : Reasons + ")"));
 }
 
-/// The last call MPI's own collective served, and its decision; cleared
-/// with its communicator's state (a freed handle may be reused).
-RawCall LastToMpi;
-Decision *LastToMpiDecision = nullptr;
-
 /// The communicator of the last call and its state. An application calls
 /// its collectives on one communicator over and over, and
 /// PMPI_Comm_get_attr is a locked hash lookup on every call; this makes the
@@ -149,8 +144,8 @@ int deleteCommState(MPI_Comm Comm, int, void *Attr, void *) {
     LastComm = MPI_COMM_NULL;
     LastState = nullptr;
   }
-  if (LastToMpi.Comm == Comm)
-    LastToMpiDecision = nullptr;
+  // A freed handle may be reused, and its decisions go with it.
+  LastToMpi.Repeats = nullptr;
   summarize(*S);
   // MPI_COMM_WORLD's attributes go at finalize, when freeing is too late.
   if (S->Dup != MPI_COMM_NULL && Comm != MPI_COMM_WORLD &&
@@ -316,13 +311,7 @@ int runPlan(Call &C, CommState &S, Decision &D, RunFn Run) {
 
 } // namespace
 
-bool repeatsCallToMpi(const RawCall &R) {
-  if (!LastToMpiDecision || !(R == LastToMpi))
-    return false;
-  Decision &D = *LastToMpiDecision;
-  ++(D.Found ? D.LibraryCalls : D.NoPlanCalls);
-  return true;
-}
+LastCallToMpi LastToMpi;
 
 void refuse(const Call &C, const std::string &Reason) {
   if (planDirectory())
@@ -344,8 +333,7 @@ std::optional<int> fromPlan(Call &C, RunFn Run) {
   // Calls MPI serves: a repeat goes straight there (every call is logged
   // at verbosity 2).
   if ((!D.Found || D.Found->library()) && C.Raw && verbosity() < 2) {
-    LastToMpi = *C.Raw;
-    LastToMpiDecision = &D;
+    LastToMpi = {*C.Raw, D.Found ? &D.LibraryCalls : &D.NoPlanCalls};
   }
   if (!D.Found) {
     // As leaveToMpi(C, S, "no plan fits", /*Logged=*/true), counted in D.

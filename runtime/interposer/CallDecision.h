@@ -25,6 +25,7 @@
 
 #include "runtime/Executor.h"
 #include "runtime/interposer/PlanDirectory.h"
+#include "runtime/interposer/RepeatedCall.h"
 #include "runtime/mpi/MpiTransport.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -81,31 +82,6 @@ struct CommState {
   std::map<std::string, uint64_t> Fallbacks; ///< By reason.
   bool Summarized = false;
 };
-
-/// The arguments that fix a call's shape, its communicator given: an
-/// application repeats one call, and when MPI's own collective serves it (a
-/// library rule, or no plan fits) building the shape and finding the
-/// decision again was the interposer's whole cost on a small call, some 250
-/// instructions beside Open MPI's 0.2 us allgather of 64 B on 2 ranks
-/// (callgrind). Kept only for predefined datatypes, whose handles never
-/// change meaning.
-struct RawCall {
-  Collective Kind = Collective::Allreduce;
-  MPI_Comm Comm = MPI_COMM_NULL;
-  int Count = 0;
-  MPI_Datatype Type = MPI_DATATYPE_NULL;
-  MPI_Op Op = MPI_OP_NULL;
-  int Root = 0;
-
-  bool operator==(const RawCall &O) const {
-    return Kind == O.Kind && Comm == O.Comm && Count == O.Count &&
-           Type == O.Type && Op == O.Op && Root == O.Root;
-  }
-};
-
-/// Whether R repeats the last call MPI's own collective served: then it
-/// goes there again, counted as its decision counts.
-bool repeatsCallToMpi(const RawCall &R);
 
 /// One interposed call, described independently of its MPI signature.
 struct Call {

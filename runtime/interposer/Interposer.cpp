@@ -138,9 +138,7 @@ int allreduce(const void *SendBuf, void *RecvBuf, int Count, HandleWord TypeW,
   auto Type = handle<MPI_Datatype>(TypeW);
   auto Op = handle<MPI_Op>(OpW);
   auto Comm = handle<MPI_Comm>(CommW);
-  RawCall Raw{Collective::Allreduce, Comm, Count, Type, Op, 0};
-  if (repeatsCallToMpi(Raw))
-    return PMPI_Allreduce(SendBuf, RecvBuf, Count, Type, Op, Comm);
+  RawCall Raw(Collective::Allreduce, CommW, Count, TypeW, OpW, 0);
   Call C("MPI_Allreduce", Comm, Collective::Allreduce);
   if (std::optional<TypedOp> T = typedOpOf(C, Type, Op, Count)) {
     C.Raw = Raw; // A type plans reduce is predefined.
@@ -164,12 +162,9 @@ int reduceScatterBlock(const void *SendBuf, void *RecvBuf, int RecvCount,
   auto Type = handle<MPI_Datatype>(TypeW);
   auto Op = handle<MPI_Op>(OpW);
   auto Comm = handle<MPI_Comm>(CommW);
+  RawCall Raw(Collective::ReduceScatter, CommW, RecvCount, TypeW, OpW, 0);
   // Without counts the call asks for equal parts (fit()): RecvCount
   // elements each.
-  RawCall Raw{Collective::ReduceScatter, Comm, RecvCount, Type, Op, 0};
-  if (repeatsCallToMpi(Raw))
-    return PMPI_Reduce_scatter_block(SendBuf, RecvBuf, RecvCount, Type, Op,
-                                     Comm);
   Call C("MPI_Reduce_scatter_block", Comm, Collective::ReduceScatter);
   if (std::optional<TypedOp> T = typedOpOf(C, Type, Op, RecvCount)) {
     C.Raw = Raw;
@@ -193,9 +188,7 @@ int reduce(const void *SendBuf, void *RecvBuf, int Count, HandleWord TypeW,
   auto Type = handle<MPI_Datatype>(TypeW);
   auto Op = handle<MPI_Op>(OpW);
   auto Comm = handle<MPI_Comm>(CommW);
-  RawCall Raw{Collective::Reduce, Comm, Count, Type, Op, Root};
-  if (repeatsCallToMpi(Raw))
-    return PMPI_Reduce(SendBuf, RecvBuf, Count, Type, Op, Root, Comm);
+  RawCall Raw(Collective::Reduce, CommW, Count, TypeW, OpW, Root);
   Call C("MPI_Reduce", Comm, Collective::Reduce);
   std::optional<TypedOp> T = typedOpOf(C, Type, Op, Count);
   if (T && Root < 0)
@@ -222,9 +215,7 @@ int bcast(void *Buffer, int Count, HandleWord TypeW, int Root,
           HandleWord CommW) {
   auto Type = handle<MPI_Datatype>(TypeW);
   auto Comm = handle<MPI_Comm>(CommW);
-  RawCall Raw{Collective::Broadcast, Comm, Count, Type, MPI_OP_NULL, Root};
-  if (repeatsCallToMpi(Raw))
-    return PMPI_Bcast(Buffer, Count, Type, Root, Comm);
+  RawCall Raw(Collective::Broadcast, CommW, Count, TypeW, 0, Root);
   Call C("MPI_Bcast", Comm, Collective::Broadcast);
   if (Count < 0 || Root < 0) {
     refuse(C, "a negative count or root");
@@ -260,11 +251,7 @@ int allgather(const void *SendBuf, int SendCount, HandleWord SendTypeW,
   auto SendType = handle<MPI_Datatype>(SendTypeW);
   auto RecvType = handle<MPI_Datatype>(RecvTypeW);
   auto Comm = handle<MPI_Comm>(CommW);
-  // The shape is the receive signature's (below).
-  RawCall Raw{Collective::Allgather, Comm, RecvCount, RecvType, MPI_OP_NULL, 0};
-  if (repeatsCallToMpi(Raw))
-    return PMPI_Allgather(SendBuf, SendCount, SendType, RecvBuf, RecvCount,
-                          RecvType, Comm);
+  RawCall Raw(Collective::Allgather, CommW, RecvCount, RecvTypeW, 0, 0);
   Call C("MPI_Allgather", Comm, Collective::Allgather);
   if (RecvCount < 0 || (SendBuf != MPI_IN_PLACE && SendCount < 0)) {
     refuse(C, "a negative count");
@@ -366,15 +353,11 @@ int alltoall(const void *SendBuf, int SendCount, HandleWord SendTypeW,
   auto SendType = handle<MPI_Datatype>(SendTypeW);
   auto RecvType = handle<MPI_Datatype>(RecvTypeW);
   auto Comm = handle<MPI_Comm>(CommW);
-  // The shape is the receive signature's, which MPI requires every rank's
-  // send signature to match.
-  RawCall Raw{Collective::Alltoall, Comm, RecvCount, RecvType, MPI_OP_NULL, 0};
+  RawCall Raw(Collective::Alltoall, CommW, RecvCount, RecvTypeW, 0, 0);
   auto Library = [&] {
     return PMPI_Alltoall(SendBuf, SendCount, SendType, RecvBuf, RecvCount,
                          RecvType, Comm);
   };
-  if (repeatsCallToMpi(Raw))
-    return Library();
   Call C("MPI_Alltoall", Comm, Collective::Alltoall);
   if (RecvCount < 0 || (SendBuf != MPI_IN_PLACE && SendCount < 0)) {
     refuse(C, "a negative count");

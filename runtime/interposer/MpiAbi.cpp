@@ -47,9 +47,11 @@ RunningMpi runningMpi() {
   return R;
 }
 
-bool servesRunningMpi() {
-  static const bool Serves = runningMpi().Abi == builtForAbi();
-  return Serves;
+signed char ServesRunningMpi = -1;
+
+bool decideServesRunningMpi() {
+  ServesRunningMpi = runningMpi().Abi == builtForAbi();
+  return ServesRunningMpi;
 }
 
 /// The launcher's rank of this process, or -1 when no launcher says.

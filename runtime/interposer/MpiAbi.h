@@ -36,9 +36,15 @@ struct RunningMpi {
 };
 RunningMpi runningMpi();
 
-/// Whether this build may interpret the handles of the running MPI; decided
-/// once, on first use.
-bool servesRunningMpi();
+/// Whether this build may interpret the handles of the running MPI: decided
+/// once, on first use. Inline, as every exported collective asks it first.
+bool decideServesRunningMpi();
+extern signed char ServesRunningMpi; ///< -1 until decided.
+inline bool servesRunningMpi() {
+  if (__builtin_expect(ServesRunningMpi < 0, 0))
+    return decideServesRunningMpi();
+  return ServesRunningMpi;
+}
 
 /// At MPI_Init: when the running MPI has the other ABI, one line on stderr
 /// (from the first rank only, when the launcher says which that is) naming

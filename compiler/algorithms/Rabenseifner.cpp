@@ -16,6 +16,15 @@
 // in reverse order (farthest partner first), so every exchange unites two
 // adjacent intervals of blocks.
 //
+// Its reduce-scatter is the halving alone on P blocks (the contract's: rank
+// r owns block r), so every block is combined in the allreduce's tree, the
+// canonical one (docs/reproducibility.md). Nearest partner first leaves the
+// blocks in bit-reversed order, so one more round hands each to its owner,
+// idle ranks of the fold included. MPICH's recursive halving takes the
+// farthest partner first, which needs no such round but combines in another
+// tree. (Keeping strided block sets instead would save the round but make a
+// plan O(P^2) ranges.)
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/algorithms/Algorithm.h"
@@ -35,7 +44,8 @@ public:
            "(Rabenseifner): bandwidth-optimal in 2 log2 P rounds";
   }
   llvm::ArrayRef<Collective> collectives() const override {
-    static constexpr Collective Supported[] = {Collective::Allreduce};
+    static constexpr Collective Supported[] = {Collective::Allreduce,
+                                               Collective::ReduceScatter};
     return Supported;
   }
 
@@ -46,13 +56,17 @@ public:
   llvm::Expected<PlanHeader>
   prepare(const CompileRequest &Request) const override {
     PlanHeader H = headerFor(*this, Request);
-    H.Blocks = PowerOfTwoFold(H.Ranks).virtualRanks();
+    H.Blocks = H.Kind == Collective::ReduceScatter
+                   ? H.Ranks
+                   : PowerOfTwoFold(H.Ranks).virtualRanks();
     H.Buffers = {"data", "scratch"};
     H.RequiresCommutative = false;
     return H;
   }
 
   Program buildRank(const PlanHeader &H, uint32_t Rank) const override {
+    if (H.Kind == Collective::ReduceScatter)
+      return buildReduceScatter(H, Rank);
     Program Prog;
     PowerOfTwoFold Fold(H.Ranks);
     uint32_t L = Fold.levels(), First = Fold.firstExchangeRound();
@@ -98,6 +112,86 @@ public:
     // The allgather left the whole result in the data buffer.
     if (Fold.isPaired(Rank))
       Prog.add(Last, Op::send(Fold.pairPartner(Rank), All));
+    return Prog;
+  }
+
+private:
+  /// The blocks virtual rank V is responsible for after each halving round
+  /// of Blocks blocks: Held[K + 1] is the half of Held[K] that bit K of V
+  /// picks (the nearest partner first).
+  static llvm::SmallVector<BlockRange, 32> halving(uint32_t V, uint32_t Levels,
+                                                   uint64_t Blocks) {
+    llvm::SmallVector<BlockRange, 32> Held{BlockRange{0, Blocks}};
+    for (uint32_t K = 0; K < Levels; ++K) {
+      BlockRange R = Held.back();
+      uint64_t Mid = R.Begin + R.size() / 2;
+      Held.push_back((V >> K) & 1 ? BlockRange{Mid, R.End}
+                                  : BlockRange{R.Begin, Mid});
+    }
+    return Held;
+  }
+
+  /// The virtual rank whose halving ends with block B.
+  static uint32_t holderOf(uint64_t B, uint32_t Levels, uint64_t Blocks) {
+    uint32_t V = 0;
+    BlockRange R{0, Blocks};
+    for (uint32_t K = 0; K < Levels; ++K) {
+      uint64_t Mid = R.Begin + R.size() / 2;
+      if (B >= Mid) {
+        V |= uint32_t(1) << K;
+        R.Begin = Mid;
+      } else {
+        R.End = Mid;
+      }
+    }
+    return V;
+  }
+
+  /// The halving on P blocks, then one round that hands every block to its
+  /// owner (the halving leaves them in bit-reversed order).
+  static Program buildReduceScatter(const PlanHeader &H, uint32_t Rank) {
+    Program Prog;
+    PowerOfTwoFold Fold(H.Ranks);
+    uint32_t L = Fold.levels(), First = Fold.firstExchangeRound();
+    uint32_t Remap = First + L;
+    auto Set = [](BlockRange R) { return BlockSet::range(R.Begin, R.End); };
+    auto ReceiveOwn = [&] {
+      uint32_t From = Fold.realOf(holderOf(Rank, L, H.Blocks));
+      if (From != Rank)
+        Prog.add(Remap,
+                 Op::recv(From, BlockSet::single(Rank), Combine::Replace));
+    };
+    if (Fold.isIdle(Rank)) {
+      Prog.add(0,
+               Op::send(Fold.pairPartner(Rank), BlockSet::range(0, H.Blocks)));
+      ReceiveOwn();
+      return Prog;
+    }
+    OrderedPartial Partial;
+    if (Fold.isPaired(Rank))
+      Partial.combine(Prog, 0, Fold.pairPartner(Rank),
+                      BlockSet::range(0, H.Blocks),
+                      /*IncomingIsHigher=*/false);
+
+    uint32_t V = Fold.virtualOf(Rank);
+    llvm::SmallVector<BlockRange, 32> Held = halving(V, L, H.Blocks);
+    for (uint32_t K = 0; K < L; ++K) {
+      uint32_t PeerV = V ^ (uint32_t(1) << K);
+      uint32_t Peer = Fold.realOf(PeerV);
+      BlockSet Keep = Set(Held[K + 1]);
+      Prog.add(First + K,
+               Op::send(Peer, Set(Held[K]).subtract(Keep), Partial.current()));
+      Partial.combine(Prog, First + K, Peer, Keep, PeerV > V);
+    }
+    BlockSet Mine = Set(Held[L]);
+    if (Mine.contains(Rank))
+      Partial.moveToData(Prog, L > 0 ? Remap - 1 : 0, BlockSet::single(Rank));
+    Mine.forEachBlock([&](uint64_t B) {
+      if (B != Rank)
+        Prog.add(Remap,
+                 Op::send(uint32_t(B), BlockSet::single(B), Partial.current()));
+    });
+    ReceiveOwn();
     return Prog;
   }
 };

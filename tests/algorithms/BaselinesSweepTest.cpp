@@ -79,6 +79,19 @@ TEST_CASE("rabenseifner verifies for P = 1..256") {
   }
 }
 
+TEST_CASE("rabenseifner's reduce-scatter verifies for P = 1..256") {
+  for (uint32_t N = 1; N <= MaxP; ++N) {
+    CAPTURE(N);
+    Plan P = compileFlat("rabenseifner", Collective::ReduceScatter, N);
+    expectCorrect(P);
+    // The fold and the halving, then the round that hands the blocks over
+    // (none at P = 1 and 2, where the halving leaves them in order).
+    uint64_t Levels = llvm::Log2_32(N);
+    CHECK(roundCount(P) ==
+          Levels + (llvm::isPowerOf2_32(N) ? (N > 2 ? 1 : 0) : 2));
+  }
+}
+
 TEST_CASE("binomial verifies for P = 1..256 from roots 0, 1, P/2, P-1") {
   for (uint32_t N = 1; N <= MaxP; ++N) {
     CAPTURE(N);
@@ -99,6 +112,7 @@ TEST_CASE("log-round baselines stay a few intervals per rank at P = 65535") {
   const uint32_t N = 65535;
   for (auto [Name, Kind] : {std::pair<llvm::StringRef, Collective>{
                                 "rabenseifner", Collective::Allreduce},
+                            {"rabenseifner", Collective::ReduceScatter},
                             {"recursive-doubling", Collective::Allreduce},
                             {"recursive-doubling", Collective::Allgather},
                             {"binomial", Collective::Broadcast}}) {

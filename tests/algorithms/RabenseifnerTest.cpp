@@ -101,3 +101,64 @@ TEST_CASE("rabenseifner folds at P = 6 and 7: 2 log2 P' + 2 rounds") {
     expectInterpreted(P);
   }
 }
+
+TEST_CASE("rabenseifner's reduce-scatter at P = 4 and 3: the halving, then "
+          "each block to its owner") {
+  // Worked by hand from the halving (nearest partner first, the lower rank
+  // keeping the lower half): at P = 4 ranks 0 and 3 end with their own
+  // blocks and ranks 1 and 2 with each other's (2 and 1, bit-reversed), so
+  // round 2 swaps them. At P = 3 (P' = 2, rank 0 folded into rank 1) the
+  // halving splits blocks 0-2 into {0} for rank 1 and {1, 2} for rank 2.
+  struct Transfer {
+    uint32_t Rank, Round, Peer;
+    uint64_t Begin, End;
+  };
+  // Every send, and the receives of the last round (the others receive a
+  // partner's partial, the matching sends).
+  auto Check = [](const Plan &P, OpKind Kind,
+                  std::initializer_list<Transfer> Want) {
+    size_t Seen = 0;
+    uint32_t Rounds = uint32_t(roundCount(P));
+    for (uint32_t R = 0; R < P.Header.Ranks; ++R)
+      for (uint32_t T = Kind == OpKind::Recv ? Rounds - 1 : 0; T < Rounds; ++T)
+        for (const Op *O : opsOf(P, R, T, Kind)) {
+          ++Seen;
+          CAPTURE(R);
+          CAPTURE(T);
+          bool Found = false;
+          for (const Transfer &X : Want)
+            Found |= X.Rank == R && X.Round == T && X.Peer == O->Peer &&
+                     O->Blocks == BlockSet::range(X.Begin, X.End);
+          CHECK(Found);
+        }
+    CHECK(Seen == Want.size());
+  };
+  Plan P4 = compileFlat("rabenseifner", Collective::ReduceScatter, 4);
+  CHECK(P4.Header.Blocks == 4);
+  CHECK(roundCount(P4) == 3);
+  Check(P4, OpKind::Send,
+        {{0, 0, 1, 2, 4},
+         {1, 0, 0, 0, 2},
+         {2, 0, 3, 2, 4},
+         {3, 0, 2, 0, 2},
+         {0, 1, 2, 1, 2},
+         {2, 1, 0, 0, 1},
+         {1, 1, 3, 3, 4},
+         {3, 1, 1, 2, 3},
+         {1, 2, 2, 2, 3},
+         {2, 2, 1, 1, 2}});
+  Check(P4, OpKind::Recv, {{1, 2, 2, 1, 2}, {2, 2, 1, 2, 3}});
+  expectInterpreted(P4);
+
+  Plan P3 = compileFlat("rabenseifner", Collective::ReduceScatter, 3);
+  CHECK(roundCount(P3) == 3);
+  Check(P3, OpKind::Send,
+        {{0, 0, 1, 0, 3},
+         {1, 1, 2, 1, 3},
+         {2, 1, 1, 0, 1},
+         {1, 2, 0, 0, 1},
+         {2, 2, 1, 1, 2}});
+  Check(P3, OpKind::Recv, {{0, 2, 1, 0, 1}, {1, 2, 2, 1, 2}});
+  CHECK_FALSE(P3.Header.RequiresCommutative);
+  expectInterpreted(P3);
+}

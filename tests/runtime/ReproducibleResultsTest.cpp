@@ -15,6 +15,7 @@
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/select/Tuner.h"
 #include "compiler/verify/Verifier.h"
+#include "plan/ir/BlockLayout.h"
 
 #include <doctest/doctest.h>
 
@@ -57,15 +58,24 @@ bool sumsCanonically(const Plan &Pl, uint64_t Count) {
   std::vector<std::vector<float>> Outputs = runFloatSum(Pl, Count);
   bool Canonical = true, AnyResult = false;
   for (uint32_t R = 0; R < H.Ranks; ++R) {
-    // The ranks that end with the whole result: all of an allreduce's, a
-    // reduce's root.
-    if (H.Kind != Collective::Allreduce && H.Root != R)
+    // What each rank ends with: the whole result on all of an allreduce's
+    // ranks and a reduce's root, its own blocks of a reduce-scatter's.
+    uint64_t Begin = 0, End = Count;
+    if (H.Kind == Collective::ReduceScatter) {
+      BlockLayout Layout(H, Count);
+      Begin = Layout.begin(uint64_t(R) * H.Blocks / H.Ranks);
+      End = Layout.begin(uint64_t(R + 1) * H.Blocks / H.Ranks);
+    } else if (H.Kind != Collective::Allreduce && H.Root != R) {
       continue;
+    }
     const std::vector<float> &Out = Outputs[R];
     REQUIRE(Out.size() == Count);
     AnyResult = true;
-    for (uint64_t I = 0; I < Count; ++I)
-      Canonical &= bitsOf(Out[I]) == bitsOf(canonicalSum(Pl.Header.Ranks, I));
+    // A reduce-scatter's receive buffer holds only the rank's own part.
+    uint64_t At = H.Kind == Collective::ReduceScatter ? 0 : Begin;
+    for (uint64_t I = Begin; I < End; ++I)
+      Canonical &= bitsOf(Out[At + I - Begin]) ==
+                   bitsOf(canonicalSum(Pl.Header.Ranks, I));
   }
   REQUIRE(AnyResult);
   return Canonical;
@@ -99,6 +109,8 @@ TEST_CASE("the reproducible verdict matches float sums at two sizes") {
       {"swing", Collective::Allreduce, {}},
       {"permutation", Collective::Allreduce, {{"r", "0"}}},
       {"binomial", Collective::Reduce, {}},
+      {"rabenseifner", Collective::ReduceScatter, {}},
+      {"ring", Collective::ReduceScatter, {}},
   };
   int Reproducible = 0, Not = 0;
   for (uint32_t P = 2; P <= 12; ++P)
@@ -140,8 +152,11 @@ TEST_CASE("the reproducible verdict matches float sums at two sizes") {
 TEST_CASE("recursive doubling and Rabenseifner follow the canonical tree at "
           "every P up to 64") {
   for (uint32_t P = 2; P <= 64; ++P)
-    for (const char *Family : {"recursive-doubling", "rabenseifner"}) {
-      llvm::Expected<Plan> Pl = planOf(Family, Collective::Allreduce, P);
+    for (auto [Family, Kind] :
+         {std::pair{"recursive-doubling", Collective::Allreduce},
+          std::pair{"rabenseifner", Collective::Allreduce},
+          std::pair{"rabenseifner", Collective::ReduceScatter}}) {
+      llvm::Expected<Plan> Pl = planOf(Family, Kind, P);
       REQUIRE(bool(Pl));
       VerifyResult V = verifyPlan(*Pl);
       INFO(Family << " P = " << P << ": " << V.NonCanonical);

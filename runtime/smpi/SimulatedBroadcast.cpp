@@ -7,7 +7,9 @@
 // vector, one buffer per rank (the plan's is in place). PLAN is a broadcast
 // plan with root 0 run by the executor; --mpi calls MPI_Bcast, so SMPI's own
 // algorithms (`--cfg=smpi/bcast:binomial_tree|scatter_rdb_allgather|ompi|
-// mpich|...`) are timed by the same harness.
+// mpich|...`) are timed by the same harness. Each call is timed alone
+// after a barrier (SimulatedCall.h, timeCalls): back-to-back broadcasts
+// overlap.
 //
 // The data is real: element e of the root's vector is e * 65599 + 7
 // (mod 2^32), the other ranks start from zeros, and --check verifies that
@@ -61,7 +63,7 @@ int main(int Argc, char **Argv) {
         else
           MPI_Bcast(Buf, int(Count), MPI_UINT32_T, 0, MPI_COMM_WORLD);
       },
-      O.Iterations);
+      O.Iterations, /*BarrierEach=*/true);
 
   bool Wrong = false;
   if (O.Check)

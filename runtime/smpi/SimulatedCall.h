@@ -158,14 +158,27 @@ private:
 
 /// Runs Call once to warm up (connections, the executor's scratch), then
 /// Iterations times after a barrier; returns the slowest rank's mean time
-/// per call at rank 0.
-inline double timeCalls(const std::function<void()> &Call, int Iterations) {
+/// per call at rank 0. A rooted collective does not hold its ranks
+/// together: back to back, the root starts the next call while the leaves
+/// still receive the last, and the loop would time the root's throughput.
+/// With BarrierEach each call is timed alone after a barrier (OSU's
+/// osu_bcast does so) and a rank's times are summed.
+inline double timeCalls(const std::function<void()> &Call, int Iterations,
+                        bool BarrierEach = false) {
   Call();
   MPI_Barrier(MPI_COMM_WORLD);
-  double Start = MPI_Wtime();
-  for (int I = 0; I < Iterations; ++I)
+  double Start = MPI_Wtime(), Busy = 0;
+  for (int I = 0; I < Iterations; ++I) {
+    if (BarrierEach) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      Start = MPI_Wtime();
+    }
     Call();
-  double Local = (MPI_Wtime() - Start) / Iterations, Max = 0;
+    if (BarrierEach)
+      Busy += MPI_Wtime() - Start;
+  }
+  double Local = (BarrierEach ? Busy : MPI_Wtime() - Start) / Iterations;
+  double Max = 0;
   MPI_Reduce(&Local, &Max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   return Max;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""The tapered fat tree (platforms.py `fattree:P:TAPER`) and the broadcast
-driver on it.
+"""The tapered fat tree (platforms.py `fattree:P:TAPER`), the broadcast
+driver on it, and leaf_traffic.py's count of what crosses its leaves.
 
   smpi_tapered_fattree_test.py COLLPLAN ALLREDUCE_DRIVER BROADCAST_DRIVER WORKDIR
 
@@ -12,7 +12,13 @@ Oracles, none of them collplan's own output:
     4:1 tapered tree the 8 ranks of a leaf share its 2 uplinks, so that
     round takes 4 n / B: (3 + 4) / 4 = 1.75 times the untapered time;
   * every rank ends with the root's vector (collplan_smpi_broadcast
-    --check) for a Bine plan and SMPI's own broadcast, on the tapered tree.
+    --check) for a Bine plan and SMPI's own broadcast, on the tapered tree;
+  * leaf_traffic.py's count, by hand: MPICH's recursive-doubling allgather
+    on 16 ranks (distances 1, 2, 4, 8, each rank sending 1, 2, 4, 8
+    sixteenths of the vector n) crosses the leaves of 8 only at distance 8:
+    16 ranks x n/2 = 8n of the 15n sent; a leaf's 8 ranks send 4n up, over
+    2 uplinks 2n, more than a rank's own n/2 that round, and the rounds
+    inside the leaves add n/16 + n/8 + n/4: the tapered term is 39n/16.
 """
 
 import json
@@ -82,6 +88,22 @@ out = simulate(tapered, BROADCAST, ["--mpi"], SIZE, "--check",
                cfg=["smpi/bcast:binomial_tree"])
 check(out is not None and out["checked"],
       "SMPI's binomial_tree broadcast through the same driver")
+
+# 3. The upper-level traffic counted from a plan.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "../../tools/evaluate"))
+import leaf_traffic  # noqa: E402
+
+N = 16 << 10
+plan, why = leaf_traffic.plan_json(COLLPLAN, "allgather",
+                                   "recursive-doubling", 16, N)
+check(plan is not None, "recursive-doubling allgather compiles " + why)
+if plan:
+    sent, across, up, tapered = leaf_traffic.traffic(plan, N, 8, 4)
+    check((sent, across, up, tapered) == (15 * N, 8 * N, 4 * N,
+                                          39 * N // 16),
+          f"leaf traffic {sent, across, up, tapered}, by hand "
+          f"{15 * N, 8 * N, 4 * N, 39 * N // 16}")
 
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

@@ -12,6 +12,15 @@
 // (every block in the same state, Replay::Uniform) costs one slot, and a
 // whole copy of a run that is not uniform shares its slots (RunRegions.h).
 //
+// A collective that does not reduce (allgather, broadcast, ...) may not
+// combine (Matching.cpp refuses a Reduce), and every operation carries block
+// names unchanged, so a slot of block b can only ever hold contributorOf(b)'s
+// input or nothing. The replay then keeps one mark, "holds its contributor's
+// input", for every contributor (Replay::holding): a run of blocks from
+// different contributors is one state, so an allgather's rounds move
+// uniform runs of one slot instead of P distinct sets per rank, and the end
+// state is one comparison per promised range.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/verify/SymbolicExecution.h"
@@ -60,7 +69,7 @@ public:
         Touched(uint64_t(H.Ranks) * NumBuffers, 0),
         Uniform(uint64_t(H.Ranks) * NumBuffers, 0),
         Regions(uint64_t(H.Ranks) * NumBuffers, CB),
-        StoreSlots(Regions.slots()) {
+        StoreSlots(Regions.slots()), Reduces(reduces(H.Kind)) {
     if (claimsRankOrder(H))
       Order.emplace(StoreSlots);
     if (tracksTrees(H)) {
@@ -157,6 +166,12 @@ private:
   uint64_t StoreSlots; ///< The slots each store holds.
   uint32_t Generation = 0;
   size_t ChunkErrors = 0;
+  bool Reduces; ///< Else a slot holds its contributor's input or nothing.
+
+  /// The set a rank's input blocks start with: {Rank} where contributions
+  /// are combined; else one mark for every contributor (the file comment),
+  /// rank 0's set.
+  uint32_t holding(uint32_t Rank) const { return Reduces ? Rank : 0; }
 
   static constexpr uint32_t Unknown = RegionFacts::Unknown;
 
@@ -236,7 +251,7 @@ private:
       Regions.start(Run, false);
       uint64_t First = slot(Rank, Buf, C0);
       if (Covered)
-        setSingleRun(First, 1, Rank);
+        setSingleRun(First, 1, holding(Rank));
       else
         clearRun(First, 1);
       return;
@@ -248,7 +263,7 @@ private:
     for (const BlockRange &Rg : In) {
       uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
       if (Lo < Hi)
-        setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, Rank);
+        setSingleRun(slot(Rank, DataBuffer, Lo), Hi - Lo, holding(Rank));
     }
   }
 
@@ -536,7 +551,6 @@ private:
   /// contributions exactly once (reducing collectives) or their
   /// contributor's input.
   void checkEndState() {
-    bool Reduces = reduces(H.Kind);
     // Reports the first bad block per rank and chunk: enough to locate it.
     auto ExpectRun = [&](uint32_t Rank, uint64_t Lo, uint64_t Hi,
                          ExpectedSet E) {
@@ -576,6 +590,10 @@ private:
                    " ends with the result in " + blockOf(Lo + K, DataBuffer));
         return false;
       }
+      // Without reduces the one way to fail is to hold nothing: name the
+      // block's own contributor.
+      if (!Reduces)
+        E = ExpectedSet{int64_t(H.contributorOf(X.Atoms.firstBlock(Lo + K)))};
       report({Rank, -1, -1}, "at the end, " + blockOf(Lo + K, DataBuffer) +
                                  " " + S.whyNotHolding(Slot + K, E));
       return false;
@@ -586,21 +604,10 @@ private:
     for (uint32_t R = 0; R < H.Ranks; ++R)
       for (const BlockRange &Rg : X.Outputs.of(R)) {
         uint64_t Lo = std::max(Rg.Begin, C0), Hi = std::min(Rg.End, C0 + N);
-        // Runs of blocks with one contributor each.
-        for (uint64_t B = Lo; B < Hi;) {
-          uint64_t End = Hi;
-          ExpectedSet Want{};
-          if (!Reduces) {
-            uint32_t From = H.contributorOf(X.Atoms.firstBlock(B));
-            llvm::ArrayRef<BlockRange> Input = X.Inputs.of(From);
-            if (!Input.empty())
-              End = std::clamp(Input.back().End, B + 1, Hi);
-            Want = ExpectedSet{int64_t(From)};
-          }
-          if (!ExpectRun(R, B, End, Want))
-            break;
-          B = End;
-        }
+        if (Lo < Hi &&
+            !ExpectRun(R, Lo, Hi,
+                       Reduces ? ExpectedSet{} : ExpectedSet{holding(0)}))
+          break;
       }
   }
 };

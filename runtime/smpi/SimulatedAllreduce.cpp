@@ -45,18 +45,6 @@ int main(int Argc, char **Argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   Options O = parseOptions(Argc, Argv);
 
-  // Each rank reads its own program, as the interposer does.
-  std::optional<RankSlice> Slice;
-  if (!O.Plan.empty()) {
-    llvm::Expected<RankSlice> S = readRankSlice(O.Plan, uint32_t(Rank));
-    if (!S)
-      fail(2, O.Plan + ": " + llvm::toString(S.takeError()));
-    if (S->Header.Ranks != uint32_t(P) ||
-        S->Header.Kind != Collective::Allreduce)
-      fail(2, O.Plan + ": not an allreduce plan for P = " + std::to_string(P));
-    Slice = std::move(*S);
-  }
-
   uint64_t Count = O.Bytes / sizeof(float);
   auto *In = static_cast<float *>(allocate(O.Bytes, O.Shared));
   auto *Out = static_cast<float *>(allocate(O.Bytes, O.Shared));
@@ -64,18 +52,7 @@ int main(int Argc, char **Argv) {
     for (uint64_t I = 0; I < Count; ++I)
       In[I] = float(Rank + 1);
 
-  MPI_Comm Comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &Comm);
-  std::optional<MpiTransport> Mpi;
-  std::optional<Executor> Ex;
-  if (Slice) {
-    Mpi.emplace(Comm);
-    MemorySource Memory;
-    if (O.Shared)
-      Memory = {[](size_t Bytes) { return SMPI_SHARED_MALLOC(Bytes); },
-                [](void *P) { SMPI_SHARED_FREE(P); }};
-    Ex.emplace(Slice->Header, Slice->Prog, uint32_t(Rank), Memory);
-  }
+  PlanCall Plan(O, Collective::Allreduce, "an allreduce");
   CallArgs A;
   A.Input = In;
   A.Output = Out;
@@ -83,14 +60,12 @@ int main(int Argc, char **Argv) {
   A.Type = Datatype::Float;
   double Seconds = timeCalls(
       [&] {
-        if (!Ex) {
+        if (!Plan) {
           MPI_Allreduce(In, Out, int(Count), MPI_FLOAT, MPI_SUM,
                         MPI_COMM_WORLD);
           return;
         }
-        if (llvm::Error E = Ex->run(*Mpi, A))
-          fail(1, "rank " + std::to_string(Rank) + ": " +
-                      llvm::toString(std::move(E)));
+        Plan.run(A);
       },
       O.Iterations);
 
@@ -102,9 +77,7 @@ int main(int Argc, char **Argv) {
   }
   int Code = report(O, Seconds, Wrong);
 
-  Ex.reset();
-  Mpi.reset();
-  MPI_Comm_free(&Comm);
+  Plan.close();
   release(In, O.Shared);
   release(Out, O.Shared);
   MPI_Finalize();

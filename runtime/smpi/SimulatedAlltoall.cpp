@@ -49,17 +49,6 @@ int main(int Argc, char **Argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   Options O = parseOptions(Argc, Argv);
 
-  std::optional<RankSlice> Slice;
-  if (!O.Plan.empty()) {
-    llvm::Expected<RankSlice> S = readRankSlice(O.Plan, uint32_t(Rank));
-    if (!S)
-      fail(2, O.Plan + ": " + llvm::toString(S.takeError()));
-    if (S->Header.Ranks != uint32_t(P) ||
-        S->Header.Kind != Collective::Alltoall)
-      fail(2, O.Plan + ": not an alltoall plan for P = " + std::to_string(P));
-    Slice = std::move(*S);
-  }
-
   uint64_t PerPair = O.Bytes / sizeof(uint32_t);
   uint64_t Row = PerPair * uint64_t(P);
   if (Row > uint64_t(INT32_MAX))
@@ -71,18 +60,7 @@ int main(int Argc, char **Argv) {
       for (uint64_t E = 0; E < PerPair; ++E)
         In[To * PerPair + E] = valueOf(P, Rank, To, E);
 
-  MPI_Comm Comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &Comm);
-  std::optional<MpiTransport> Mpi;
-  std::optional<Executor> Ex;
-  if (Slice) {
-    Mpi.emplace(Comm);
-    MemorySource Memory;
-    if (O.Shared)
-      Memory = {[](size_t Bytes) { return SMPI_SHARED_MALLOC(Bytes); },
-                [](void *P) { SMPI_SHARED_FREE(P); }};
-    Ex.emplace(Slice->Header, Slice->Prog, uint32_t(Rank), Memory);
-  }
+  PlanCall Plan(O, Collective::Alltoall, "an alltoall");
   CallArgs A;
   A.Input = In;
   A.Output = Out;
@@ -90,14 +68,12 @@ int main(int Argc, char **Argv) {
   A.Type = Datatype::UInt32;
   double Seconds = timeCalls(
       [&] {
-        if (!Ex) {
+        if (!Plan) {
           MPI_Alltoall(In, int(PerPair), MPI_UINT32_T, Out, int(PerPair),
                        MPI_UINT32_T, MPI_COMM_WORLD);
           return;
         }
-        if (llvm::Error E = Ex->run(*Mpi, A))
-          fail(1, "rank " + std::to_string(Rank) + ": " +
-                      llvm::toString(std::move(E)));
+        Plan.run(A);
       },
       O.Iterations);
 
@@ -108,9 +84,7 @@ int main(int Argc, char **Argv) {
         Wrong = Out[From * PerPair + E] != valueOf(P, From, Rank, E);
   int Code = report(O, Seconds, Wrong);
 
-  Ex.reset();
-  Mpi.reset();
-  MPI_Comm_free(&Comm);
+  Plan.close();
   release(In, O.Shared);
   release(Out, O.Shared);
   MPI_Finalize();

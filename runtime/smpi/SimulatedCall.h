@@ -1,17 +1,22 @@
 //===- SimulatedCall.h - What the SMPI drivers share -------------*- C++
 //-*-===//
 //
-// The drivers (SimulatedAllreduce.cpp, SimulatedAlltoall.cpp) time one
-// collective on a simulated machine: a plan run by the executor over the MPI
-// transport, or the simulated library's own call (--mpi), with the same
-// arguments, buffers and clock. This header holds their command line, their
-// buffers (private, or one shared copy with SMPI_SHARED_MALLOC where P
-// copies would not fit) and the timed loop with its one line of JSON.
+// The drivers (SimulatedAllreduce.cpp, SimulatedAlltoall.cpp,
+// SimulatedBroadcast.cpp) time one collective on a simulated machine: a plan
+// run by the executor over the MPI transport, or the simulated library's own
+// call (--mpi), with the same arguments, buffers and clock. This header holds
+// their command line, their buffers (private, or one shared copy with
+// SMPI_SHARED_MALLOC where P copies would not fit), the plan's executor and
+// the timed loop with its one line of JSON.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef COLLPLAN_SMPI_SIMULATEDCALL_H
 #define COLLPLAN_SMPI_SIMULATEDCALL_H
+
+#include "plan/serialize/RankSlice.h"
+#include "runtime/Executor.h"
+#include "runtime/mpi/MpiTransport.h"
 
 #include <mpi.h>
 
@@ -19,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace collplan {
@@ -92,16 +98,87 @@ inline void release(void *P, bool Shared) {
     std::free(P);
 }
 
+/// A plan's executor for this rank over the MPI transport on a duplicate of
+/// MPI_COMM_WORLD; empty for --mpi. Each rank reads its own program, as the
+/// interposer does.
+class PlanCall {
+public:
+  PlanCall(const Options &O, Collective Kind, const char *KindName) {
+    if (O.Plan.empty())
+      return;
+    int Rank = 0, P = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    llvm::Expected<RankSlice> S = readRankSlice(O.Plan, uint32_t(Rank));
+    if (!S)
+      fail(2, O.Plan + ": " + llvm::toString(S.takeError()));
+    if (S->Header.Ranks != uint32_t(P) || S->Header.Kind != Kind)
+      fail(2,
+           O.Plan + ": not " + KindName + " plan for P = " + std::to_string(P));
+    Slice = std::move(*S);
+    MPI_Comm_dup(MPI_COMM_WORLD, &Comm);
+    Mpi.emplace(Comm);
+    runtime::MemorySource Memory;
+    if (O.Shared)
+      Memory = {[](size_t Bytes) { return SMPI_SHARED_MALLOC(Bytes); },
+                [](void *P) { SMPI_SHARED_FREE(P); }};
+    Ex.emplace(Slice->Header, Slice->Prog, uint32_t(Rank), Memory);
+  }
+  PlanCall(const PlanCall &) = delete;
+  PlanCall &operator=(const PlanCall &) = delete;
+  ~PlanCall() { close(); }
+
+  /// Frees the executor and the communicator: before MPI_Finalize.
+  void close() {
+    Ex.reset();
+    Mpi.reset();
+    if (Comm != MPI_COMM_NULL)
+      MPI_Comm_free(&Comm);
+  }
+
+  /// False for --mpi: the caller makes the library's call.
+  explicit operator bool() const { return Ex.has_value(); }
+  const PlanHeader &header() const { return Slice->Header; }
+
+  void run(const runtime::CallArgs &A) {
+    if (llvm::Error E = Ex->run(*Mpi, A)) {
+      int Rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
+      fail(1, "rank " + std::to_string(Rank) + ": " +
+                  llvm::toString(std::move(E)));
+    }
+  }
+
+private:
+  std::optional<RankSlice> Slice;
+  MPI_Comm Comm = MPI_COMM_NULL;
+  std::optional<runtime::MpiTransport> Mpi;
+  std::optional<runtime::Executor> Ex;
+};
+
 /// Runs Call once to warm up (connections, the executor's scratch), then
 /// Iterations times after a barrier; returns the slowest rank's mean time
-/// per call at rank 0.
-inline double timeCalls(const std::function<void()> &Call, int Iterations) {
+/// per call at rank 0. A rooted collective does not hold its ranks
+/// together: back to back, the root starts the next call while the leaves
+/// still receive the last, and the loop would time the root's throughput.
+/// With BarrierEach each call is timed alone after a barrier (OSU's
+/// osu_bcast does so) and a rank's times are summed.
+inline double timeCalls(const std::function<void()> &Call, int Iterations,
+                        bool BarrierEach = false) {
   Call();
   MPI_Barrier(MPI_COMM_WORLD);
-  double Start = MPI_Wtime();
-  for (int I = 0; I < Iterations; ++I)
+  double Start = MPI_Wtime(), Busy = 0;
+  for (int I = 0; I < Iterations; ++I) {
+    if (BarrierEach) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      Start = MPI_Wtime();
+    }
     Call();
-  double Local = (MPI_Wtime() - Start) / Iterations, Max = 0;
+    if (BarrierEach)
+      Busy += MPI_Wtime() - Start;
+  }
+  double Local = (BarrierEach ? Busy : MPI_Wtime() - Start) / Iterations;
+  double Max = 0;
   MPI_Reduce(&Local, &Max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   return Max;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Collectives on simulated machines: collplan's plans beside SMPI's own.
 
-  tools/evaluate/evaluate.py [--collective allreduce|alltoall]
+  tools/evaluate/evaluate.py [--collective allreduce|alltoall|broadcast]
                              [--preset ci|full] [--platforms T,...]
                              [--sizes B,...] [--out DIR] [--build DIR]
 
@@ -9,21 +9,22 @@ For every platform (tools/evaluate/platforms.py) and message size, it
 compiles a plan of the collective with every collplan algorithm that serves
 the topology and with `--algorithm auto`, runs each under `smpirun` through
 the runtime's executor and MPI transport built against SMPI
-(collplan_smpi_allreduce, collplan_smpi_alltoall), and runs SMPI's built-in
+(collplan_smpi_allreduce, collplan_smpi_alltoall, collplan_smpi_broadcast:
+from rank 0), and runs SMPI's built-in
 algorithms and its emulations of Open MPI's and MPICH's selectors through
 the same harness. Beside every simulated time is the cost model's prediction
 for the same plan on the platform's parameters (`collplan compile` prices
 what it writes). Small cases check the result on every rank.
 
-A size is the vector for allreduce and, for alltoall, what each rank sends
+A size is the vector for allreduce and broadcast and, for alltoall, what each rank sends
 to each rank (MPI_Alltoall's count times the type's size): the plan's
 vector is then the P x P matrix, P^2 times that.
 
 Writes DIR/results.csv (one row per platform, size and contender),
 DIR/fidelity.csv (|predicted / simulated - 1| per platform and algorithm),
 DIR/<platform>.svg (time per call against size, log-log) and prints the
-summary tables; for alltoall the files are named alltoall-results.csv,
-alltoall-fidelity.csv and alltoall-<platform>.svg. Progress goes to stderr.
+summary tables; for the other collectives the files are named after it,
+e.g. alltoall-results.csv, alltoall-fidelity.csv and alltoall-<platform>.svg. Progress goes to stderr.
 """
 
 import argparse
@@ -75,7 +76,11 @@ SMPI_BUILTINS = {
     "allreduce": ["rdb", "rab1", "lr", "ompi_ring_segmented", "smp_rsag",
                   "ompi", "mpich"],
     "alltoall": ["pair", "bruck", "ring", "basic_linear", "ompi", "mpich"],
+    "broadcast": ["binomial_tree", "scatter_rdb_allgather",
+                  "scatter_LR_allgather", "ompi", "mpich"],
 }
+# SMPI's name of a collective in --cfg=smpi/NAME:algorithm.
+SMPI_CFG_NAME = {"broadcast": "bcast"}
 
 # Beyond this many bytes of user buffers in all (P x size x 2), the runs
 # share one copy of the buffers (SMPI_SHARED_MALLOC): times only.
@@ -230,8 +235,8 @@ def plot(rows, collective, platform_name, path):
                 marker="o", markersize=3, linewidth=width, label=name)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("message size (bytes)" if collective == "allreduce" else
-                  "bytes each rank sends to each rank")
+    ax.set_xlabel("bytes each rank sends to each rank" if
+                  collective == "alltoall" else "message size (bytes)")
     ax.set_ylabel(f"simulated time per {collective} (µs)")
     ax.set_title(f"{collective} on {platform_name} (SimGrid SMPI)")
     ax.grid(True, which="both", alpha=0.3)
@@ -395,7 +400,8 @@ def main():
                 else:
                     sim, why, checked = simulate(
                         collective, driver, platform, files, ["--mpi"], size,
-                        compute_cfg + [f"smpi/{collective}:{name}"])
+                        compute_cfg + ["smpi/%s:%s" % (SMPI_CFG_NAME.get(
+                            collective, collective), name)])
                 rows.append({"platform": platform.name, "topology": spec,
                              "ranks": platform.ranks, "bytes": size,
                              "contender": "smpi:" + name, "chosen": "",

@@ -14,7 +14,13 @@ takes, so the plan and the machine it runs on cannot disagree:
                    from host to host, 400 Gb/s links;
   fattree:64       64 single-rank hosts under a two-level fat tree of
                    8-port leaves (full bisection), 400 Gb/s links, 250 ns
-                   per link (4 links from leaf to leaf: 1 us).
+                   per link (4 links from leaf to leaf: 1 us);
+  fattree:64:4     the same tree tapered 4:1: each leaf of 8 hosts has
+                   8/4 = 2 uplinks (one to each of 2 spines), so traffic
+                   between leaves shares a quarter of the bandwidth the
+                   hosts inject, as in the oversubscribed fat trees where
+                   Bine trees (SC'25) measure their gains; the model sees
+                   the same flat machine (it knows no taper).
 
 Every platform also says which collplan cost flags describe it, so the
 model's prediction and the simulation see one machine. Every latency is a
@@ -148,7 +154,11 @@ def make(spec):
                         f"{INTRA_LAT:.6g}", "--beta-intra",
                         f"{1 / INTRA_BW:.6g}"])
     if kind in ("flat", "fattree"):
-        n = int(arg)
+        count, _, taper_text = arg.partition(":")
+        n = int(count)
+        taper = int(taper_text) if taper_text else 1
+        if kind == "flat" and taper_text:
+            raise ValueError(f"flat:{arg}: a taper is a fat tree's")
         if kind == "flat":
             extra = (f"bw=\"{TORUS_LINK_BW:.6g}Bps\""
                      f" lat=\"{SWITCH_ALPHA / 2:.6g}s\""
@@ -158,15 +168,21 @@ def make(spec):
             leaves = -(-n // 8)
             if leaves * 8 != n:
                 raise ValueError("fattree:N needs N a multiple of 8")
+            if taper < 1 or 8 % taper:
+                raise ValueError(f"fattree:{arg}: the taper must divide 8")
+            # SimGrid's levels; hosts per leaf, leaves per spine; uplinks
+            # per host, per leaf (one to each spine); parallel links.
             extra = (f"topology=\"FAT_TREE\" topo_parameters="
-                     f"\"2;8,{leaves};1,8;1,1\" bw=\"{TORUS_LINK_BW:.6g}Bps\""
+                     f"\"2;8,{leaves};1,{8 // taper};1,1\""
+                     f" bw=\"{TORUS_LINK_BW:.6g}Bps\""
                      f" lat=\"{SWITCH_ALPHA / 4:.6g}s\"")
         return Platform(
-            name=f"{kind}-{n}", topology="flat", ppn=1, ranks=n,
+            name=f"{kind}-{n}" + (f"-taper{taper}" if taper > 1 else ""),
+            topology="flat", ppn=1, ranks=n,
             xml=_xml(_cluster(n, extra)),
             hosts=[f"node-{i}" for i in range(n)],
             smpi_cfg=list(COMMON_CFG),
             cost_flags=["--alpha", f"{SWITCH_ALPHA:.6g}",
                         "--beta", f"{1 / TORUS_LINK_BW:.6g}"])
     raise ValueError(f"unknown platform '{spec}' (torus:AxB..., nodes:NxPPN,"
-                     " flat:P, fattree:P)")
+                     " flat:P, fattree:P[:TAPER])")

@@ -17,7 +17,9 @@
 // A send whose memory nothing writes before the call ends may outlive its
 // round (Message::MayLinger): a tree's root then has all its sends in flight
 // at once, as MPI libraries' binomial trees post them, instead of waiting for
-// each child in turn. The executor ends every call with completeSends().
+// each child in turn. A transport decides which sends do (a large one would
+// share its link with the next round's). The executor ends every call with
+// completeSends().
 //
 //===----------------------------------------------------------------------===//
 

@@ -95,8 +95,9 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
   auto Post = [&](const Message &M, char *Data, int Receive) -> llvm::Error {
     bool IsSend = Receive < 0;
     // A packed send's buffer is reused next round: it never lingers.
-    bool Lingers = IsSend && M.MayLinger && M.Segments.size() == 1;
     size_t Bytes = M.bytes(), Step = M.Pipelined ? PieceBytes : MaxPieceBytes;
+    bool Lingers =
+        IsSend && M.MayLinger && M.Segments.size() == 1 && Bytes <= LingerBytes;
     for (size_t Off = 0; Off < Bytes; Off += Step) {
       int N = int(std::min(Step, Bytes - Off));
       MPI_Request Req;

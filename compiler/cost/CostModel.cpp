@@ -9,6 +9,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -31,7 +32,8 @@ public:
       : P(P), H(P.Header), Topo(H.Topo), C(C), Bytes(Bytes),
         Size(H, Bytes, C.ElementBytes), OnePerNode(Topo.ranksPerNode() == 1),
         Clock(H.Ranks, 0.0), Start(H.Ranks, 0.0), Sent(H.Ranks, 0.0),
-        Received(H.Ranks, 0.0), InterSent(H.Ranks, 0) {
+        Received(H.Ranks, 0.0), PortOut(H.Ranks), PortIn(H.Ranks),
+        InterSent(H.Ranks, 0) {
     if (Topo.kind() == TopologyKind::Torus)
       Router.emplace(Topo, C.Ties);
   }
@@ -67,11 +69,12 @@ public:
   }
 
 private:
-  /// Link loads and node senders of the round; message counts.
+  /// Link loads, port loads and node senders of the round; message counts.
   void routeRound(llvm::ArrayRef<RankRound> Round, RoundCost &RC) {
     Load.clear();
     Senders.clear();
     NodeMessages.clear();
+    NodeBytes.clear();
     for (const RankRound &RR : Round) {
       uint32_t R = RR.Rank, Node = Topo.nodeOf(R);
       uint64_t Out = 0; // This rank's messages to other nodes.
@@ -79,16 +82,23 @@ private:
         if (O.Kind != OpKind::Send)
           continue;
         uint32_t PeerNode = Topo.nodeOf(O.Peer);
-        if (PeerNode == Node) {
+        double B = Size.of(O.Blocks);
+        // The rank's port, and the peer's (PortLoad).
+        bool Intra = PeerNode == Node;
+        if (Intra || !Router) {
+          PortOut[R][Intra] += B;
+          PortIn[O.Peer][Intra] += B;
+        }
+        if (Intra) {
           ++RC.IntraNodeMessages;
           continue;
         }
         ++Out;
-        if (Router) {
-          double B = Size.of(O.Blocks);
+        if (C.InjectionBandwidth > 0)
+          NodeBytes[Node] += B;
+        if (Router)
           Router->route(Node, PeerNode,
                         [&](LinkId L, double Share) { Load[L] += Share * B; });
-        }
       }
       if (!Out)
         continue;
@@ -109,10 +119,15 @@ private:
   /// alpha): beta B, or its busiest link's load on a torus, or the node's
   /// injection share; Effective is the load the congestion deficiency
   /// counts, Hop the per-hop latency.
-  double wireTime(uint32_t From, uint32_t To, double B, RoundCost &RC,
+  double wireTime(uint32_t Sender, uint32_t Receiver, double B, RoundCost &RC,
                   double &Effective, double &Hop) const {
+    uint32_t From = Topo.nodeOf(Sender), To = Topo.nodeOf(Receiver);
     bool SameNode = From == To;
-    double Wire = C.betaFor(SameNode) * B;
+    // Fair sharing of the ports (PortLoad): B alone when each end has this
+    // one message of the round through it.
+    double Shared =
+        std::max(PortOut[Sender][SameNode], PortIn[Receiver][SameNode]);
+    double Wire = C.betaFor(SameNode) * std::max(B, Shared);
     Effective = B;
     Hop = 0;
     if (!SameNode && Router) {
@@ -127,11 +142,14 @@ private:
       Wire = C.Beta * Worst;
     }
     if (!SameNode && C.InjectionBandwidth > 0) {
-      // a * B / min(R_N, a * R_b), R_b = 1 / Beta (infinite at 0).
+      // a * B / min(R_N, a * R_b), R_b = 1 / Beta (infinite at 0); and
+      // never less than the node's bytes of the round at R_N, which the
+      // first term is when its a ranks send one message of B each.
       double A = OnePerNode ? 1 : Senders.lookup(From);
       double Rate = C.Beta > 0 ? std::min(C.InjectionBandwidth, A / C.Beta)
                                : C.InjectionBandwidth;
-      Wire = std::max(Wire, A * B / Rate);
+      Wire = std::max(
+          {Wire, A * B / Rate, NodeBytes.lookup(From) / C.InjectionBandwidth});
     }
     return Wire;
   }
@@ -167,7 +185,7 @@ private:
         // sender is busy until it is delivered too.
         uint32_t From = Topo.nodeOf(O.Peer), To = Topo.nodeOf(R);
         double Effective = 0, Hop = 0;
-        double Wire = wireTime(From, To, B, RC, Effective, Hop);
+        double Wire = wireTime(O.Peer, R, B, RC, Effective, Hop);
         double Arrival = std::max(Start[R], Start[O.Peer]) +
                          C.alphaFor(From == To) + Hop + Wire;
         Done = std::max(Done, Arrival);
@@ -182,8 +200,13 @@ private:
       Sent[R] += SentNow;
       RC.MaxBytesSent = std::max(RC.MaxBytesSent, SentNow);
     }
-    for (const RankRound &RR : Round)
+    for (const RankRound &RR : Round) {
       RC.Finish = std::max(RC.Finish, Clock[RR.Rank]);
+      PortOut[RR.Rank] = PortLoad();
+      for (const Op &O : RR.Ops->Ops)
+        if (O.Kind == OpKind::Send)
+          PortIn[O.Peer] = PortLoad();
+    }
     Report.MaxRankMessages =
         std::max(Report.MaxRankMessages, RC.MaxRankMessages);
     if (RC.InterNodeMessages + RC.IntraNodeMessages) {
@@ -230,12 +253,19 @@ private:
   std::optional<TorusRouter> Router;
   const bool OnePerNode;
   std::vector<double> Clock, Start, Sent, Received;
+  /// A rank's port, one each way, off a torus: the bytes its messages of the
+  /// round to other nodes ([false]) and within its node ([true]) put
+  /// through it, shared fairly as a torus link is (CostModel.h). Cleared
+  /// after each round where it was filled.
+  using PortLoad = std::array<double, 2>;
+  std::vector<PortLoad> PortOut, PortIn;
   std::vector<uint64_t> InterSent;
   // Per round, cleared each round: bytes on each directed link, and how many
   // ranks of each node send to other nodes.
   llvm::DenseMap<LinkId, double> Load;
   llvm::DenseMap<uint32_t, uint32_t> Senders;
   llvm::DenseMap<uint32_t, uint64_t> NodeMessages;
+  llvm::DenseMap<uint32_t, double> NodeBytes; // With an injection limit.
   uint64_t CommRounds = 0;
   double Uncongested = 0, Congested = 0; // W and C of CostModel.h.
   CostReport Report;
@@ -274,8 +304,10 @@ double lowerBound(Collective Kind, const Topology &Topo, uint64_t Bytes,
   double Rate = C.Beta > 0 ? Links / C.Beta : INFINITY;
   if (Shared)
     Rate += C.betaFor(true) > 0 ? 1 / C.betaFor(true) : INFINITY;
-  return llvm::Log2_64_Ceil(Ranks) * Alpha +
-         contractOf(Kind).bandwidthShare(Ranks) * double(Bytes) / Rate;
+  // One latency, not ceil(log2 P): a rank's messages of a round overlap
+  // (their bytes share its port or its links), so a plan can finish in one
+  // round (CostModel.h).
+  return Alpha + contractOf(Kind).bandwidthShare(Ranks) * double(Bytes) / Rate;
 }
 
 } // namespace collplan

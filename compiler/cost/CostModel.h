@@ -13,11 +13,20 @@
 // rank wait for the other. What one message of B > 0 bytes from rank s to
 // rank r in round k costs:
 //
-//   * s and r on one node: AlphaIntra + BetaIntra * B. No link, no NIC.
+//   * s and r on one node: AlphaIntra + BetaIntra * max(B, Out_s, In_r),
+//     Out_s being the bytes of s's messages of round k within its node and
+//     In_r those of r's (each rank's memory is one port each way, shared
+//     fairly by its messages of the round: a rank's several messages of a
+//     round overlap their latencies, not their bytes). No link, no NIC.
 //   * otherwise Alpha + h * AlphaHop + max(Wire, Nic), where
 //       - h is the hop count of the minimal route (TorusRouting.h) on a
 //         torus, 0 on any other topology;
-//       - Wire is Beta * B off a torus. On a torus every inter-node message
+//       - Wire is Beta * max(Out_s, In_r) off a torus, with Out_s and In_r
+//         the bytes of s's and r's messages of round k to and from other
+//         nodes: a rank has one port each way, shared as a link is (a
+//         direct exchange's P - 1 messages of a round take (P - 1) m Beta,
+//         as SimGrid's flat platform gives them; docs/cost-model.md,
+//         "A rank's port"). On a torus every inter-node message
 //         of round k is routed first and each directed link l gets the load
 //         L_k(l) = sum over messages m of share(m, l) * bytes(m) (share 1,
 //         or 1/2 on the two ways of a tied dimension). The message then
@@ -32,7 +41,10 @@
 //         1/Beta and a the number of ranks of s's node that send to other nodes
 //         in round k (each rank counted once). It is a*B/R_N when the node's
 //         NIC is the bottleneck and Beta*B (no penalty) when a*R_b <= R_N; 0
-//         means off.
+//         means off. Nic is also at least the bytes all of the node's
+//         messages of round k to other nodes put through its NIC, over R_N:
+//         the same when each of the a ranks sends one message of B, more
+//         when a rank sends several (a direct exchange).
 //
 // A rank is also busy with its own part of every message it sends or
 // receives (CostParams::Overhead, OverheadPerByte: LogGP's o and a per-byte
@@ -150,14 +162,15 @@ private:
 double lowerBound(Collective Kind, uint32_t Ranks, uint64_t Bytes,
                   const CostParams &C);
 
-/// The same bound on a topology, where a rank can do better than one port
-/// at beta: its latency term uses the cheaper of alpha and alpha_intra, and
-/// its bytes arrive at most at the sum of its links' rates — the node's
-/// torus links (two per dimension longer than 2, one for a dimension of 2)
-/// at 1/beta each, plus the node's memory at 1/beta_intra when it holds
-/// several ranks. On a flat topology of one rank per node it is the classic
-/// bound. (The flat model lets one rank's messages of a round overlap, so a
-/// plan that sends several at once there can still beat it.)
+/// The bound of the model on a topology, where a rank may have several
+/// messages in flight in a round: their latencies overlap, so the latency
+/// term is one alpha (the cheaper of alpha and alpha_intra), not
+/// ceil(log2 P) of them (a direct exchange finishes in one round; SimGrid's
+/// does, docs/cost-model.md); their bytes share the rank's port, so they
+/// arrive at most at the sum of its links' rates — the node's torus links
+/// (two per dimension longer than 2, one for a dimension of 2) at 1/beta
+/// each, else its port at 1/beta, plus the node's memory at 1/beta_intra
+/// when it holds several ranks.
 double lowerBound(Collective Kind, const Topology &Topo, uint64_t Bytes,
                   const CostParams &C);
 

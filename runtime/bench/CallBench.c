@@ -3,15 +3,18 @@
  *
  *   mpirun -n P collplan_bench_calls COLLECTIVE BYTES...
  *
- * COLLECTIVE: allreduce, allgather, bcast, reduce or reduce_scatter. For each
+ * COLLECTIVE: allreduce, allgather, bcast, reduce, reduce_scatter, alltoall or
+ * alltoallv. For each
  * size: 20 repetitions of up to 200 calls (fewer for large sizes: about
  * 64 MiB moved per repetition, at least 4 calls), after warm-up calls, each
  * repetition timed on every rank; prints "BYTES MICROSECONDS" per line, the
  * median over repetitions of the slowest rank's time per call. Allreduce,
  * reduce (to rank 0) and reduce-scatter (BYTES / P each, whole floats) sum
  * floats; allgather gathers BYTES in total (BYTES / P per rank); bcast sends
- * from rank 0. tools/bench-interposer.sh and tools/bench-tune.sh run it with
- * and without the interposer. */
+ * from rank 0; alltoall and alltoallv send BYTES to each rank (OSU's size a
+ * pair: P BYTES a rank each way), alltoallv with every count BYTES and the
+ * displacements packed. tools/bench-interposer.sh and tools/bench-tune.sh run
+ * it with and without the interposer. */
 
 #include <mpi.h>
 #include <stdio.h>
@@ -23,6 +26,9 @@ static int compareDoubles(const void *A, const void *B) {
   return (X > Y) - (X < Y);
 }
 
+/* Alltoallv's counts and displacements: BYTES to and from every rank. */
+static int *Counts, *Displs;
+
 static void call(const char *What, char *In, char *Out, long Bytes, int P) {
   if (!strcmp(What, "allreduce"))
     MPI_Allreduce(In, Out, (int)(Bytes / 4), MPI_FLOAT, MPI_SUM,
@@ -33,6 +39,12 @@ static void call(const char *What, char *In, char *Out, long Bytes, int P) {
   else if (!strcmp(What, "reduce"))
     MPI_Reduce(In, Out, (int)(Bytes / 4), MPI_FLOAT, MPI_SUM, 0,
                MPI_COMM_WORLD);
+  else if (!strcmp(What, "alltoall"))
+    MPI_Alltoall(In, (int)Bytes, MPI_BYTE, Out, (int)Bytes, MPI_BYTE,
+                 MPI_COMM_WORLD);
+  else if (!strcmp(What, "alltoallv"))
+    MPI_Alltoallv(In, Counts, Displs, MPI_BYTE, Out, Counts, Displs, MPI_BYTE,
+                  MPI_COMM_WORLD);
   else if (!strcmp(What, "reduce_scatter"))
     MPI_Reduce_scatter_block(In, Out, (int)(Bytes / 4 / P), MPI_FLOAT, MPI_SUM,
                              MPI_COMM_WORLD);
@@ -45,26 +57,38 @@ int main(int argc, char **argv) {
   int Rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  const char *Known[] = {"allreduce", "allgather", "bcast", "reduce",
-                         "reduce_scatter"};
+  const char *Known[] = {"allreduce",      "allgather", "bcast",    "reduce",
+                         "reduce_scatter", "alltoall",  "alltoallv"};
   int Ok = 0;
-  for (int K = 0; argc >= 3 && K < 5; ++K)
+  for (int K = 0; argc >= 3 && K < 7; ++K)
     Ok |= !strcmp(argv[1], Known[K]);
   if (!Ok) {
     if (Rank == 0)
       fprintf(stderr,
-              "usage: %s allreduce|allgather|bcast|reduce|reduce_scatter "
-              "BYTES...\n",
+              "usage: %s allreduce|allgather|bcast|reduce|reduce_scatter|"
+              "alltoall|alltoallv BYTES...\n",
               argv[0]);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   enum { Reps = 20, MaxCalls = 200, MinCalls = 4 };
+  Counts = calloc((size_t)P, sizeof(int));
+  Displs = calloc((size_t)P, sizeof(int));
+  /* A personalised exchange moves P BYTES a rank each way. */
+  int Personal = !strncmp(argv[1], "alltoall", 8);
   for (int A = 2; A < argc; ++A) {
     long Bytes = atol(argv[A]);
-    long Fit = (64L << 20) / (Bytes > 0 ? Bytes : 1);
-    int Calls = Fit > MaxCalls ? MaxCalls : Fit < MinCalls ? MinCalls : (int)Fit;
+    long Buffer = Personal ? Bytes * P : Bytes;
+    for (int R = 0; R < P; ++R) {
+      Counts[R] = (int)Bytes;
+      Displs[R] = (int)(Bytes * R);
+    }
+    long Fit = (64L << 20) / (Buffer > 0 ? Buffer : 1);
+    int Calls = Fit > MaxCalls   ? MaxCalls
+                : Fit < MinCalls ? MinCalls
+                                 : (int)Fit;
     int WarmUp = Calls / 4 + 1;
-    char *In = calloc((size_t)Bytes + 1, 1), *Out = calloc((size_t)Bytes + 1, 1);
+    char *In = calloc((size_t)Buffer + 1, 1),
+         *Out = calloc((size_t)Buffer + 1, 1);
     for (int I = 0; I < WarmUp; ++I)
       call(argv[1], In, Out, Bytes, P);
     double Times[Reps];
@@ -83,6 +107,8 @@ int main(int argc, char **argv) {
     free(In);
     free(Out);
   }
+  free(Counts);
+  free(Displs);
   MPI_Finalize();
   return 0;
 }

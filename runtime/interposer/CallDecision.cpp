@@ -107,13 +107,16 @@ void summarize(CommState &S) {
   if (S.Summarized)
     return;
   S.Summarized = true;
-  uint64_t NoPlan = 0, Tuned = 0;
+  uint64_t NoPlan = 0, Tuned = 0, Skipped = 0;
   for (const auto &Entry : S.Decisions) {
     NoPlan += Entry.second.NoPlanCalls;
     Tuned += Entry.second.LibraryCalls;
+    Skipped += Entry.second.SkippedCalls;
   }
   if (NoPlan)
     S.Fallbacks["no plan fits"] += NoPlan;
+  if (Skipped)
+    S.Fallbacks["the agreement backed off"] += Skipped;
   if (Tuned)
     S.Fallbacks[TunedToLibrary] += Tuned;
   uint64_t ToMpi = 0;
@@ -375,26 +378,46 @@ std::optional<int> fromAgreedPlan(Call &C, PartFitFn PartFit, RunFn Run) {
       log(C.describe(S) + ": no plan fits, calling " + C.mpiFunction());
     return std::nullopt;
   }
+  // Backed off (fromAgreedPlan's comment): to MPI without agreeing.
+  if (D.SkipCalls) {
+    --D.SkipCalls;
+    ++D.SkippedCalls;
+    return std::nullopt;
+  }
   // Every call: each rank's verdict on its own part and the size it implies
   // (0: its part is empty at any size), agreed by one allreduce of three
-  // integers: any rank refusing, the largest size, the smallest.
+  // integers: any rank refusing (1: its counts, 2: a size outside the
+  // rule's range), the largest size, the smallest.
   std::optional<uint64_t> Mine = PartFit(D.Found->Slice->Header, S.Rank);
-  int64_t Sent[3] = {!Mine, Mine && *Mine ? int64_t(*Mine) : -1,
+  const DispatchRule &Rule = D.Found->Entry->Rule;
+  int64_t Verdict = !Mine ? 1
+                    : *Mine && (*Mine < Rule.MinBytes || *Mine >= Rule.MaxBytes)
+                        ? 2
+                        : 0;
+  int64_t Sent[3] = {Verdict, Mine && *Mine ? int64_t(*Mine) : -1,
                      Mine && *Mine ? -int64_t(*Mine) : INT64_MIN};
   int64_t Agreed[3] = {0, 0, 0};
   PMPI_Allreduce(Sent, Agreed, 3, MPI_INT64_T, MPI_MAX, C.Comm);
   // Some rank knows a size whenever Agreed[1] >= 0, so Agreed[2] is then
   // minus the smallest.
-  const char *Refused = Agreed[0] ? "the ranks' counts are not the plan's "
-                                    "weights"
-                        : Agreed[1] < 0 ? "nothing to move"
-                        : Agreed[1] != -Agreed[2]
-                            ? "the ranks' counts are not the plan's weights"
-                            : nullptr;
+  const char *Refused =
+      Agreed[0] == 1            ? "the ranks' counts are not the plan's weights"
+      : Agreed[1] < 0           ? "nothing to move"
+      : Agreed[1] != -Agreed[2] ? "the ranks' counts are not the plan's weights"
+      : Agreed[0] == 2          ? "outside the plan's sizes"
+                                : nullptr;
   if (Refused) {
     leaveToMpi(C, S, Refused);
+    // Every rank saw the same Agreed: the same row, the same gaps.
+    if (++D.AgreedToMpi >= AgreedToMpiRow) {
+      D.NextGap =
+          std::min(std::max<uint64_t>(D.NextGap * 2, 1), MaxAgreementGap);
+      D.SkipCalls = D.NextGap;
+    }
     return std::nullopt;
   }
+  D.AgreedToMpi = 0;
+  D.NextGap = 0;
   C.Key.Bytes = uint64_t(Agreed[1]);
   C.AnySize = false;
   return runPlan(C, S, D, Run);

@@ -59,6 +59,12 @@ struct Decision {
   uint64_t NoPlanCalls = 0;
   /// Calls a library rule sent to MPI on purpose, counted the same way.
   uint64_t LibraryCalls = 0;
+  /// fromAgreedPlan's back-off: agreed calls in a row that went to MPI, the
+  /// calls still to send there without agreeing, the next such gap, and the
+  /// calls it sent so. All follow from the agreements' results and the
+  /// count of calls, which every rank sees alike.
+  uint32_t AgreedToMpi = 0;
+  uint64_t SkipCalls = 0, NextGap = 0, SkippedCalls = 0;
 };
 
 /// What a communicator keeps between calls: its decisions, the private
@@ -134,10 +140,20 @@ using PartFitFn = llvm::function_ref<std::optional<uint64_t>(const PlanHeader &,
 /// their P (PlanDirectory::findForRanks), whatever its size and weights.
 /// Then every call costs one more allreduce of three 64-bit integers: each
 /// rank's PartFit verdict and size; the plan runs (C.Key.Bytes the agreed
-/// size) only if every rank's part fits at one size, else every rank goes
-/// to PMPI_, logged as "the ranks' counts are not the plan's weights". With
-/// no such plan for P, calls go to PMPI_ without the allreduce.
+/// size) only if every rank's part fits at one size within the plan's rule
+/// ([min_bytes, max_bytes): a directory keeps the plan to the sizes where
+/// it wins), else every rank goes to PMPI_, logged as "the ranks' counts
+/// are not the plan's weights" or "outside the plan's sizes". With no such
+/// plan for P, calls go to PMPI_ without the allreduce. After
+/// AgreedToMpiRow agreed calls in a row went to PMPI_, the agreement backs
+/// off: the next 1, 2, 4, ... up to MaxAgreementGap calls go to PMPI_ at
+/// once, each gap followed by one agreed call; a call that runs the plan
+/// ends the back-off. So a job whose alltoallv calls the plan does not
+/// serve pays the agreement on at most one call in MaxAgreementGap
+/// (docs: README, "Unmodified MPI programs").
 std::optional<int> fromAgreedPlan(Call &C, PartFitFn PartFit, RunFn Run);
+constexpr uint32_t AgreedToMpiRow = 4;
+constexpr uint64_t MaxAgreementGap = 1024;
 
 /// Prints the summaries of the communicators still alive (MPI_Finalize).
 void summarizeAll();

@@ -442,38 +442,46 @@ int alltoallv(const void *SendBuf, const int SendCounts[],
   int Size = 1;
   PMPI_Comm_size(Comm, &Size);
   bool InPlace = SendBuf == MPI_IN_PLACE;
-  TypeLayout RL = layoutOf(RecvType), SL = InPlace ? RL : layoutOf(SendType);
-  PackedSide Row(Size, InPlace ? RecvCounts : SendCounts,
-                 InPlace ? RecvDispls : SendDispls, SL);
-  PackedSide Column(Size, RecvCounts, RecvDispls, RL);
+  // Laid out only when the ranks agree: a call the back-off sends to MPI
+  // (fromAgreedPlan) never needs them.
+  TypeLayout RL, SL;
+  std::optional<PackedSide> Row, Column;
+  auto LayOut = [&] {
+    RL = layoutOf(RecvType);
+    SL = InPlace ? RL : layoutOf(SendType);
+    Row.emplace(Size, InPlace ? RecvCounts : SendCounts,
+                InPlace ? RecvDispls : SendDispls, SL);
+    Column.emplace(Size, RecvCounts, RecvDispls, RL);
+  };
   // Each plan's pair sizes are summed once: slices live as long as the
   // directory, which is never freed.
   static std::map<const PlanHeader *, PairSizes> PairsOf;
   if (std::optional<int> Result = fromAgreedPlan(
           C,
           [&](const PlanHeader &H, uint32_t Rank) -> std::optional<uint64_t> {
+            LayOut();
             // In place, the row would be read from where the column lands.
-            if (InPlace || !Row.Valid || !Column.Valid)
+            if (InPlace || !Row->Valid || !Column->Valid)
               return std::nullopt;
             auto It = PairsOf.try_emplace(&H, H).first;
-            return It->second.bytesFor(Rank, Row.Bytes, Column.Bytes);
+            return It->second.bytesFor(Rank, Row->Bytes, Column->Bytes);
           },
           [&](Executor &Ex, Transport &Tr, CommState &S) {
             const void *Input = SendBuf;
-            if (!Row.Direct) {
-              char *Packed = room(S.SendStaging, Row.Begin[Size]);
+            if (!Row->Direct) {
+              char *Packed = room(S.SendStaging, Row->Begin[Size]);
               for (int R = 0; R < Size; ++R)
                 packBytes(static_cast<const char *>(SendBuf) +
                               MPI_Aint(SendDispls[R]) * SL.Extent,
                           uint64_t(SendCounts[R]), SendType, SL,
-                          Packed + Row.Begin[R], Comm);
+                          Packed + Row->Begin[R], Comm);
               Input = Packed;
             }
             void *Output =
-                Column.Direct ? RecvBuf : room(S.Staging, Column.Begin[Size]);
+                Column->Direct ? RecvBuf : room(S.Staging, Column->Begin[Size]);
             llvm::Error E = Ex.run(Tr, byteArgs(Input, Output, C.Key.Bytes));
-            for (int R = 0; !E && !Column.Direct && R < Size; ++R)
-              unpackBytes(static_cast<char *>(Output) + Column.Begin[R],
+            for (int R = 0; !E && !Column->Direct && R < Size; ++R)
+              unpackBytes(static_cast<char *>(Output) + Column->Begin[R],
                           uint64_t(RecvCounts[R]), RecvType, RL,
                           static_cast<char *>(RecvBuf) +
                               MPI_Aint(RecvDispls[R]) * RL.Extent,

@@ -256,4 +256,12 @@ touch "$W/file"
 "$C" tune -c allreduce --ranks 2,4 --topology nodes:2x2 -o "$W/y" -q 2>/dev/null
 [ $? -eq 2 ] || fail "several sizes with a topology accepted"
 set -e
+
+# Alltoallv's plans start where the ranks' agreement (a 24-byte allreduce,
+# priced log2 P (alpha + 24 beta)) is at most 5 % of the plan: on P = 2,
+# 20 * 2.0024 us = 40.05 us; pairwise moves the matrix's quarter in one
+# message, 2 us + S/4 * 1e-10: 28.2 us at 1 MiB, 54.4 us at 2 MiB.
+"$C" tune -c alltoallv -P 2 --alpha 2e-6 --beta 1e-10 -o "$W/v" -q
+[ -f "$W/v/alltoallv-p2-2097152-inf.cplan" ] && [ "$(ls "$W/v" | wc -l)" -eq 2 ] ||
+  { ls "$W/v"; fail "alltoallv's plan does not start at 2 MiB"; }
 echo "tune: OK"

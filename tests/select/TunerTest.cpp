@@ -156,3 +156,37 @@ TEST_CASE("a text plan past the file limit is refused before verifying") {
   CHECK_FALSE(bool(checkPlanFileSize(*P, PlanFormat::Yaml)));
   CHECK_FALSE(bool(checkPlanFileSize(*P, PlanFormat::Binary)));
 }
+
+TEST_CASE("alltoall on a flat switch: the direct exchange, unless each "
+          "message costs the rank") {
+  // SimGrid's flat:48 (tools/evaluate/platforms.py): alpha 1 us, 50 GB/s.
+  // A rank's P - 1 messages of one round share its port, so the direct
+  // exchange costs alpha + 47 m beta: pairwise's bytes in one latency, and
+  // fewer bytes than any Bruck of radix below 48 (docs/algorithms/bruck.md).
+  CompileRequest Req;
+  Req.Kind = Collective::Alltoall;
+  Req.Topo = Topology::flat(48);
+  Req.Cost.Alpha = 1e-6;
+  Req.Cost.Beta = 2e-11;
+  Req.Cost.Gamma = 0;
+  for (uint64_t Pair : {uint64_t(32), uint64_t(8) << 20}) {
+    Req.Bytes = Pair * 48 * 48;
+    llvm::Expected<Compilation> C = compile(Req);
+    REQUIRE(bool(C));
+    const Candidate &Best = C->Candidates[C->ChosenIndex];
+    CHECK(Best.Algo->name() == "bruck");
+    CHECK(Best.Params.at("radix") == "48");
+    CHECK(Best.Params.at("ports") == "all");
+    CHECK(Best.PredictedTime ==
+          doctest::Approx(1e-6 + 47.0 * double(Pair) * 2e-11));
+  }
+  // With 0.5 us of the rank's own per message, its 94 messages of the one
+  // round cost 47 us at 32 B: Bruck radix 2 (6 rounds of 2) wins.
+  Req.Cost.Overhead = 0.5e-6;
+  Req.Bytes = 32 * 48 * 48;
+  llvm::Expected<Compilation> C = compile(Req);
+  REQUIRE(bool(C));
+  const Candidate &Best = C->Candidates[C->ChosenIndex];
+  CHECK(Best.Algo->name() == "bruck");
+  CHECK(Best.Params.at("radix") == "2");
+}

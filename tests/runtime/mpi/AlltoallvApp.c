@@ -6,7 +6,11 @@
  * pair's count doubled (only its two ranks see it: the others' own counts
  * still fit the plan). Every result is compared with the library's own
  * PMPI_Alltoallv on the same input: the oracle. Exits 1 on the first
- * wrong element. */
+ * wrong element.
+ *
+ * With the argument "backoff": 20 calls of K = 1 (a small matrix, below
+ * the plan's range in run_interposer_alltoallv.sh) and then 3 of K = 101,
+ * for the interposer's back-off of its agreement. */
 
 #include <mpi.h>
 #include <stdio.h>
@@ -66,9 +70,16 @@ int main(int argc, char **argv) {
   int Rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  exchange(Rank, P, 7, 0, 1, "alltoallv, packed");
-  exchange(Rank, P, 101, 3, 1, "alltoallv, with gaps");
-  exchange(Rank, P, 7, 0, 2, "alltoallv, one pair off the weights");
+  if (argc > 1 && !strcmp(argv[1], "backoff")) {
+    for (int I = 0; I < 20; ++I)
+      exchange(Rank, P, 1, 0, 1, "alltoallv, small");
+    for (int I = 0; I < 3; ++I)
+      exchange(Rank, P, 101, 0, 1, "alltoallv, large");
+  } else {
+    exchange(Rank, P, 7, 0, 1, "alltoallv, packed");
+    exchange(Rank, P, 101, 3, 1, "alltoallv, with gaps");
+    exchange(Rank, P, 7, 0, 2, "alltoallv, one pair off the weights");
+  }
   int Any = 0;
   PMPI_Allreduce(&Failures, &Any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (Rank == 0 && !Any)

@@ -58,14 +58,14 @@ TEST_CASE("sending and receiving in one round take turns on the rank") {
   CHECK(evaluateCost(Exchange, 100, C).Time == doctest::Approx(4));
 }
 
-TEST_CASE("a rank's several sends of a round share its port") {
-  // Rank 0 sends to 1, 2 and 3 at once: busy 3 (o = 1 each); each receiver
-  // is busy 1 and has its message at 2.
+TEST_CASE("a rank's several sends of a round add their overheads") {
+  // Rank 0 sends to 1, 2 and 3 at once: busy 6 (o = 2 each), beyond its
+  // port's 1 + 3 * 0.01 * 100 = 4 (docs/cost-model.md, "A rank's port").
   Plan Star = messagePlan(Topology::flat(4), {{{0, 1}, {0, 2}, {0, 3}}});
   CostParams C = wire();
-  C.Overhead = 1;
+  C.Overhead = 2;
   CostReport R = evaluateCost(Star, 100, C);
-  CHECK(R.Time == doctest::Approx(3));
+  CHECK(R.Time == doctest::Approx(6));
   CHECK(R.MaxRankMessages == 3);
   CHECK(R.Rounds.at(0).MaxRankMessages == 3);
 }

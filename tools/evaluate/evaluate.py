@@ -283,7 +283,8 @@ def main():
     ap.add_argument("--algorithms", help="comma-separated collplan "
                     "algorithms (default: all that apply, and auto)")
     ap.add_argument("--builtins", help="comma-separated SMPI algorithms "
-                    "(default: the collective's in SMPI_BUILTINS)")
+                    "(default: the collective's in SMPI_BUILTINS; none: "
+                    "collplan's plans only)")
     ap.add_argument("--compute", choices=["none", "measured"],
                     default="none", help="none (default): reductions cost "
                     "no simulated time, on both sides, since SMPI's built-in "
@@ -304,7 +305,8 @@ def main():
         preset["platforms"]
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else \
         preset["sizes"]
-    builtins = args.builtins.split(",") if args.builtins else \
+    builtins = [] if args.builtins == "none" else \
+        args.builtins.split(",") if args.builtins else \
         SMPI_BUILTINS[collective]
     collplan = os.path.join(args.build, "tools/collplan/collplan")
     driver = os.path.abspath(os.path.join(

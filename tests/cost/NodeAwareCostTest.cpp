@@ -169,8 +169,8 @@ TEST_CASE("SMP under parameter set A, schedule-faithful") {
     CostReport R = evaluateCost(smpPlan(K.Nodes, K.Ppn), 8, C);
     CHECK(R.Time == doctest::Approx(K.Faithful).epsilon(1e-12));
     double Steps = llvm::Log2_32(K.Ppn);
-    double Bcast = Steps * C.AlphaIntra +
-                   Steps * (Steps + 1) / 2 * C.BetaIntra * 8;
+    double Bcast =
+        Steps * C.AlphaIntra + Steps * (Steps + 1) / 2 * C.BetaIntra * 8;
     CHECK(R.Time - Bcast == doctest::Approx(K.AsPrinted).epsilon(1e-12));
     CHECK(R.InterNodeMessages == K.InterTotal);
     CHECK(R.MaxInterNodePerNodeRound == 1);

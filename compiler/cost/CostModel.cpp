@@ -91,27 +91,35 @@ private:
       RB.Waits.resize(Prog.Rounds.size());
       size_t OpIndex = 0;
       bool PreviousWaits = true;
+      uint32_t InFlight = 0;
       for (size_t I = 0; I < Prog.Rounds.size(); ++I) {
         const Round &Rd = Prog.Rounds[I];
         bool Waits = false;
         double SendTime = 0;
+        uint32_t Sends = 0;
         for (size_t K = 0; K < Rd.Ops.size(); ++K) {
           const Op &O = Rd.Ops[K];
           double B = Size.of(O.Blocks);
           if (O.Kind == OpKind::Local || B == 0)
             continue;
-          if (O.Kind == OpKind::Send)
+          if (O.Kind == OpKind::Send) {
             SendTime += C.betaFor(Topo.nodeOf(O.Peer) == Topo.nodeOf(R)) * B;
+            ++Sends;
+          }
           bool Lingers = O.Kind == OpKind::Send && May[OpIndex + K] &&
                          O.Blocks.ranges().size() == 1;
           Waits |= !Lingers;
         }
         OpIndex += Rd.Ops.size();
-        if (PreviousWaits)
+        if (PreviousWaits) {
           RB.Time.push_back(0);
+          InFlight = 0;
+        }
         RB.First[I] = PreviousWaits;
         RB.Waits[I] = Waits;
         RB.Time.back() += SendTime;
+        InFlight += Sends;
+        Report.MaxSendsInFlight = std::max(Report.MaxSendsInFlight, InFlight);
         PreviousWaits = Waits;
       }
     }
@@ -290,8 +298,10 @@ private:
         if (From != To && C.InjectionBandwidth > 0) {
           // The nodes' links still carry earlier rounds' bytes.
           double Backlog = std::max(UplinkFree[From], DownlinkFree[To]);
-          if (Backlog > Leaves)
+          if (Backlog > Leaves) {
             Arrival = std::max(Arrival, Backlog + Alpha + Wire);
+            RC.LinkBacklog = std::max(RC.LinkBacklog, Backlog - Leaves);
+          }
         }
         Done = std::max(Done, Arrival);
         // The sender is busy until delivery, unless its sends linger.

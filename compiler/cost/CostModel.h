@@ -34,6 +34,17 @@
 //         NIC is the bottleneck and Beta*B (no penalty) when a*R_b <= R_N; 0
 //         means off.
 //
+// Off a torus a rank has one port: the sends it has in flight together share
+// it (a round's sends, and the lingering sends of the rounds before that did
+// not wait: plan/ir/LingeringSends.h), so each is delivered no earlier than
+// the batch's start + alpha' + the sum of beta' * B over the batch; a round
+// of lingering sends only does not hold its sender until delivery. With an
+// injection limit a node's uplink and downlink carry their rounds' bytes in
+// turn: a message that leaves while earlier rounds' bytes are still on its
+// nodes' links arrives no earlier than when they have drained + alpha' +
+// its own wire time (docs/cost-model.md, "A rank's port", "A node's link
+// across rounds").
+//
 // A rank is also busy with its own part of every message it sends or
 // receives (CostParams::Overhead, OverheadPerByte: LogGP's o and a per-byte
 // cost, one core and one memory bus per rank): a round ends at a rank no
@@ -102,6 +113,9 @@ struct RoundCost {
   /// The most non-empty messages (sent plus received) one rank takes part
   /// in this round: what the rank overhead term multiplies.
   uint32_t MaxRankMessages = 0;
+  /// With an injection limit: the longest a message of this round waited
+  /// for earlier rounds' bytes still on its nodes' links, seconds.
+  double LinkBacklog = 0;
 };
 
 struct CostReport {
@@ -120,6 +134,9 @@ struct CostReport {
   uint64_t MaxInterNodePerRank = 0, MaxInterNodePerNodeRound = 0;
   /// The most non-empty messages one rank sends and receives in one round.
   uint32_t MaxRankMessages = 0;
+  /// Off a torus: the most non-empty sends one rank has in flight together
+  /// on its port (one round's, and lingering sends of the rounds before).
+  uint32_t MaxSendsInFlight = 0;
 };
 
 /// Evaluates P for a vector of Bytes bytes.

@@ -43,6 +43,8 @@ TEST_CASE("two rounds' messages on one uplink at once") {
   CHECK(R.Time == doctest::Approx(3));
   REQUIRE(R.Rounds.size() == 2);
   CHECK(R.Rounds[0].Finish == doctest::Approx(2));
+  CHECK(R.Rounds[0].LinkBacklog == 0);
+  CHECK(R.Rounds[1].LinkBacklog == doctest::Approx(1));
   // Without the injection limit the rounds do not meet: 2.
   CostParams Off = limited();
   Off.InjectionBandwidth = 0;

@@ -49,6 +49,7 @@ TEST_CASE("lingering sends of consecutive rounds share the port") {
   Plan Star = messagePlan(Topology::flat(4), {{{0, 1}}, {{0, 2}}, {{0, 3}}});
   CostReport R = evaluateCost(Star, 100, wire());
   CHECK(R.Time == doctest::Approx(4));
+  CHECK(R.MaxSendsInFlight == 3);
   REQUIRE(R.Rounds.size() == 3);
   for (const RoundCost &RC : R.Rounds)
     CHECK(RC.Finish == doctest::Approx(4));
@@ -67,7 +68,9 @@ TEST_CASE("a send whose blocks are written later holds its sender") {
   // and 1 cannot linger: 0 -> 1 arrives at 2, 0 -> 2 leaves at 2 and
   // arrives at 4, 3 -> 0 leaves at 4 and arrives at 6.
   Plan P = messagePlan(Topology::flat(4), {{{0, 1}}, {{0, 2}}, {{3, 0}}});
-  CHECK(evaluateCost(P, 100, wire()).Time == doctest::Approx(6));
+  CostReport R = evaluateCost(P, 100, wire());
+  CHECK(R.Time == doctest::Approx(6));
+  CHECK(R.MaxSendsInFlight == 1);
 }
 
 TEST_CASE("the port time counts each message at its own rate") {

@@ -91,35 +91,21 @@ private:
       RB.Waits.resize(Prog.Rounds.size());
       size_t OpIndex = 0;
       bool PreviousWaits = true;
-      uint32_t InFlight = 0;
       for (size_t I = 0; I < Prog.Rounds.size(); ++I) {
         const Round &Rd = Prog.Rounds[I];
         bool Waits = false;
-        double SendTime = 0;
-        uint32_t Sends = 0;
         for (size_t K = 0; K < Rd.Ops.size(); ++K) {
           const Op &O = Rd.Ops[K];
           double B = Size.of(O.Blocks);
           if (O.Kind == OpKind::Local || B == 0)
             continue;
-          if (O.Kind == OpKind::Send) {
-            SendTime += C.betaFor(Topo.nodeOf(O.Peer) == Topo.nodeOf(R)) * B;
-            ++Sends;
-          }
           bool Lingers = O.Kind == OpKind::Send && May[OpIndex + K] &&
                          O.Blocks.ranges().size() == 1;
           Waits |= !Lingers;
         }
         OpIndex += Rd.Ops.size();
-        if (PreviousWaits) {
-          RB.Time.push_back(0);
-          InFlight = 0;
-        }
         RB.First[I] = PreviousWaits;
         RB.Waits[I] = Waits;
-        RB.Time.back() += SendTime;
-        InFlight += Sends;
-        Report.MaxSendsInFlight = std::max(Report.MaxSendsInFlight, InFlight);
         PreviousWaits = Waits;
       }
     }
@@ -195,18 +181,56 @@ private:
   }
 
   /// The batch each rank of the round sends in (findPortBatches): a batch
-  /// starts with the round that opens it.
+  /// starts with the round that opens it. Of its sends, those in flight
+  /// together from its start share the port: the round's own, and those of
+  /// its later rounds whose receivers are already waiting for them (idle
+  /// until that round, their clocks no later than the batch's start). A
+  /// later send whose receiver is still busy leaves when it is ready, as
+  /// in a pipeline, and is priced alone.
   void startPortBatches(llvm::ArrayRef<RankRound> Round) {
     for (const RankRound &RR : Round) {
       uint32_t R = RR.Rank;
+      const Program &Prog = P.Programs[R];
       RankBatches &RB = Batch[R];
-      size_t I = RR.Ops - P.Programs[R].Rounds.data();
-      if (RB.First[I]) {
-        BatchStart[R] = Start[R];
-        BatchTime[R] = RB.Time[RB.Next++];
-      }
+      size_t I = RR.Ops - Prog.Rounds.data();
       Waiting[R] = RB.Waits[I];
+      if (!RB.First[I])
+        continue;
+      BatchStart[R] = Start[R];
+      double Time = 0;
+      RB.Together.clear();
+      for (size_t J = I; J < Prog.Rounds.size(); ++J) {
+        uint32_t Index = Prog.Rounds[J].Index;
+        for (const Op &O : Prog.Rounds[J].Ops) {
+          double B = Size.of(O.Blocks);
+          if (O.Kind != OpKind::Send || B == 0)
+            continue;
+          const Program &Peer = P.Programs[O.Peer];
+          size_t Next = NextRound[O.Peer];
+          bool Ready = J == I || (Next < Peer.Rounds.size() &&
+                                  Peer.Rounds[Next].Index == Index &&
+                                  Clock[O.Peer] <= Start[R]);
+          if (!Ready)
+            continue;
+          Time += C.betaFor(Topo.nodeOf(O.Peer) == Topo.nodeOf(R)) * B;
+          RB.Together.push_back((uint64_t(Index) << 32) | O.Peer);
+        }
+        if (RB.Waits[J])
+          break;
+      }
+      llvm::sort(RB.Together);
+      BatchTime[R] = Time;
+      Report.MaxSendsInFlight =
+          std::max(Report.MaxSendsInFlight, uint32_t(RB.Together.size()));
     }
+  }
+
+  /// Whether the send of round Index from S to Peer shares S's port with
+  /// its batch (startPortBatches).
+  bool inFlightTogether(uint32_t S, uint32_t Index, uint32_t Peer) const {
+    const std::vector<uint64_t> &T = Batch[S].Together;
+    return std::binary_search(T.begin(), T.end(),
+                              (uint64_t(Index) << 32) | Peer);
   }
 
   /// docs/cost-model.md, "A node's link across rounds": when each node's
@@ -292,7 +316,8 @@ private:
         double Leaves = std::max(Start[R], Start[O.Peer]);
         double Alpha = C.alphaFor(From == To);
         double Arrival = Leaves + Alpha + Hop + Wire;
-        if (OnePort) // The sender's port carries its whole batch.
+        // The sender's port carries its sends in flight together.
+        if (OnePort && inFlightTogether(O.Peer, RR.Index, R))
           Arrival =
               std::max(Arrival, BatchStart[O.Peer] + Alpha + BatchTime[O.Peer]);
         if (From != To && C.InjectionBandwidth > 0) {
@@ -317,8 +342,11 @@ private:
       Sent[R] += SentNow;
       RC.MaxBytesSent = std::max(RC.MaxBytesSent, SentNow);
     }
-    for (const RankRound &RR : Round)
+    for (const RankRound &RR : Round) {
       RC.Finish = std::max(RC.Finish, Clock[RR.Rank]);
+      if (OnePort)
+        NextRound[RR.Rank] = RR.Ops - P.Programs[RR.Rank].Rounds.data() + 1;
+    }
     if (C.InjectionBandwidth > 0)
       for (const auto &[Node, Drained] : Drain) {
         UplinkFree[Node] = std::max(UplinkFree[Node], Drained.first);
@@ -381,18 +409,21 @@ private:
   llvm::DenseMap<uint32_t, uint32_t> Senders;
   llvm::DenseMap<uint32_t, uint64_t> NodeMessages;
   /// Per rank, its rounds' batches: whether round I (of its program) opens
-  /// one, whether it waits, and each batch's port time sum(beta' B).
+  /// one and whether it waits; the current batch's sends in flight together
+  /// (round index << 32 | receiver, sorted).
   struct RankBatches {
     std::vector<bool> First, Waits;
-    std::vector<double> Time;
-    size_t Next = 0;
+    std::vector<uint64_t> Together;
   };
+
   std::vector<RankBatches> Batch;
   /// Per rank, its current batch's start and port time, and whether its
   /// current round waits for its sends.
   std::vector<double> BatchStart = std::vector<double>(H.Ranks, 0.0),
                       BatchTime = std::vector<double>(H.Ranks, 0.0);
   std::vector<bool> Waiting = std::vector<bool>(H.Ranks, true);
+  /// Per rank, the position in its program of its next round to price.
+  std::vector<size_t> NextRound = std::vector<size_t>(H.Ranks, 0);
   /// Per node, when its uplink and downlink have drained the rounds so far,
   /// and (per round) when they will have drained this one too.
   std::vector<double> UplinkFree, DownlinkFree;

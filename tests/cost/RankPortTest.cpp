@@ -83,3 +83,17 @@ TEST_CASE("the port time counts each message at its own rate") {
   C.BetaIntra = 0.001;
   CHECK(evaluateCost(P, 100, C).Time == doctest::Approx(2.1));
 }
+
+TEST_CASE("a later send to a busy receiver leaves when it is ready") {
+  // Round 0: 0 -> 1 and 3 -> 2; round 1: 0 -> 2. Rank 0 does not wait in
+  // round 0, but rank 2 is busy receiving then, so 0 -> 2 is not in flight
+  // beside 0 -> 1 (a pipeline's sends are paced by their receivers): 0 -> 1
+  // arrives at 1 + u = 2, not 1 + 2u; 0 -> 2 leaves when rank 2 is ready, at
+  // 2, and arrives at 4.
+  Plan P = messagePlan(Topology::flat(4), {{{0, 1}, {3, 2}}, {{0, 2}}});
+  CostReport R = evaluateCost(P, 100, wire());
+  REQUIRE(R.Rounds.size() == 2);
+  CHECK(R.Rounds[0].Finish == doctest::Approx(2));
+  CHECK(R.Time == doctest::Approx(4));
+  CHECK(R.MaxSendsInFlight == 1);
+}

@@ -35,10 +35,11 @@
 //         means off.
 //
 // Off a torus a rank has one port: the sends it has in flight together share
-// it (a round's sends, and the lingering sends of the rounds before that did
-// not wait: plan/ir/LingeringSends.h), so each is delivered no earlier than
-// the batch's start + alpha' + the sum of beta' * B over the batch; a round
-// of lingering sends only does not hold its sender until delivery. With an
+// it (a round's sends, and those of its next rounds that it posts without
+// waiting, lingering sends (plan/ir/LingeringSends.h) whose receivers are
+// already waiting for them), so each is delivered no earlier than the
+// batch's start + alpha' + the sum of beta' * B over those sends; a round of
+// lingering sends only does not hold its sender until delivery. With an
 // injection limit a node's uplink and downlink carry their rounds' bytes in
 // turn: a message that leaves while earlier rounds' bytes are still on its
 // nodes' links arrives no earlier than when they have drained + alpha' +

@@ -4,6 +4,7 @@
 #include "plan/ir/Error.h"
 
 #include "plan/ir/BlockLayout.h"
+#include "plan/ir/LingeringSends.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -50,32 +51,6 @@ struct PendingReduce {
     Combined = std::max(Combined, Upto);
   }
 };
-
-/// For each operation of Prog, in program order, whether it is a send whose
-/// blocks no later round writes in its buffer, so that it may outlive its
-/// round (Message::MayLinger). A send of the rank's input reads the data
-/// buffer when the call is in place, so it counts as one.
-std::vector<bool> sendsThatMayLinger(const Program &Prog, size_t NumBuffers) {
-  size_t I = Prog.numOps();
-  std::vector<bool> May(I);
-  std::vector<BlockSet> WrittenLater(NumBuffers);
-  for (auto Rd = Prog.Rounds.rbegin(); Rd != Prog.Rounds.rend(); ++Rd) {
-    I -= Rd->Ops.size();
-    // Local operations run after the round's messages: they count as later.
-    for (const Op &O : Rd->Ops)
-      if (O.Kind == OpKind::Local)
-        WrittenLater[O.Buffer].insert(O.Blocks);
-    for (size_t K = 0; K < Rd->Ops.size(); ++K) {
-      const Op &O = Rd->Ops[K];
-      May[I + K] =
-          O.Kind == OpKind::Send && !WrittenLater[O.Buffer].overlaps(O.Blocks);
-    }
-    for (const Op &O : Rd->Ops)
-      if (O.Kind == OpKind::Recv)
-        WrittenLater[O.Buffer].insert(O.Blocks);
-  }
-  return May;
-}
 
 /// Calls F(Begin, End, Inside) for the parts of R in order, Inside telling
 /// whether the part lies in S.

@@ -4,6 +4,7 @@
 
 #include "compiler/cost/TorusRouting.h"
 #include "plan/ir/BlockLayout.h"
+#include "plan/ir/LingeringSends.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MathExtras.h"
@@ -31,11 +32,18 @@ public:
   Evaluation(const Plan &P, uint64_t Bytes, const CostParams &C)
       : P(P), H(P.Header), Topo(H.Topo), C(C), Bytes(Bytes),
         Size(H, Bytes, C.ElementBytes), OnePerNode(Topo.ranksPerNode() == 1),
+        OnePort(Topo.kind() != TopologyKind::Torus && !isPersonalised(H.Kind)),
         Clock(H.Ranks, 0.0), Start(H.Ranks, 0.0), Sent(H.Ranks, 0.0),
-        Received(H.Ranks, 0.0), PortOut(H.Ranks), PortIn(H.Ranks),
+        Received(H.Ranks, 0.0), PortOut(H.Ranks, 0.0), PortIn(H.Ranks, 0.0),
         InterSent(H.Ranks, 0) {
     if (Topo.kind() == TopologyKind::Torus)
       Router.emplace(Topo, C.Ties);
+    if (OnePort)
+      findPortBatches();
+    if (C.InjectionBandwidth > 0) {
+      UplinkFree.assign(Topo.numNodes(), 0);
+      DownlinkFree.assign(Topo.numNodes(), 0);
+    }
   }
 
   CostReport run() {
@@ -69,6 +77,43 @@ public:
   }
 
 private:
+  /// docs/cost-model.md, "A rank's sends in flight together": groups each
+  /// rank's rounds into batches of sends it has in flight together. A round
+  /// whose every non-empty transfer is a send that may linger
+  /// (plan/ir/LingeringSends.h; one contiguous piece, as the transport lingers
+  /// only those) does not wait, so the next round's sends are posted at once
+  /// beside it. A batch ends with a round that waits (a receive, or a send that
+  /// cannot linger).
+  void findPortBatches() {
+    Batch.resize(H.Ranks);
+    for (uint32_t R = 0; R < H.Ranks; ++R) {
+      const Program &Prog = P.Programs[R];
+      std::vector<bool> May = sendsThatMayLinger(Prog, H.Buffers.size());
+      RankBatches &RB = Batch[R];
+      RB.First.resize(Prog.Rounds.size());
+      RB.Waits.resize(Prog.Rounds.size());
+      size_t OpIndex = 0;
+      bool PreviousWaits = true;
+      for (size_t I = 0; I < Prog.Rounds.size(); ++I) {
+        const Round &Rd = Prog.Rounds[I];
+        bool Waits = false;
+        for (size_t K = 0; K < Rd.Ops.size(); ++K) {
+          const Op &O = Rd.Ops[K];
+          double B = Size.of(O.Blocks);
+          if (O.Kind == OpKind::Local || B == 0)
+            continue;
+          bool Lingers = O.Kind == OpKind::Send && May[OpIndex + K] &&
+                         O.Blocks.ranges().size() == 1 && B <= LingerLimitBytes;
+          Waits |= !Lingers;
+        }
+        OpIndex += Rd.Ops.size();
+        RB.First[I] = PreviousWaits;
+        RB.Waits[I] = Waits;
+        PreviousWaits = Waits;
+      }
+    }
+  }
+
   /// Link loads, port loads and node senders of the round; message counts.
   void routeRound(llvm::ArrayRef<RankRound> Round, RoundCost &RC) {
     Load.clear();
@@ -83,11 +128,12 @@ private:
           continue;
         uint32_t PeerNode = Topo.nodeOf(O.Peer);
         double B = Size.of(O.Blocks);
-        // The rank's port, and the peer's (PortLoad).
+        // The rank's port, and the peer's (PortOut, PortIn).
         bool Intra = PeerNode == Node;
         if (Intra || !Router) {
-          PortOut[R][Intra] += B;
-          PortIn[O.Peer][Intra] += B;
+          double Time = C.betaFor(Intra) * B;
+          PortOut[R] += Time;
+          PortIn[O.Peer] += Time;
         }
         if (Intra) {
           ++RC.IntraNodeMessages;
@@ -123,11 +169,10 @@ private:
                   double &Effective, double &Hop) const {
     uint32_t From = Topo.nodeOf(Sender), To = Topo.nodeOf(Receiver);
     bool SameNode = From == To;
-    // Fair sharing of the ports (PortLoad): B alone when each end has this
-    // one message of the round through it.
-    double Shared =
-        std::max(PortOut[Sender][SameNode], PortIn[Receiver][SameNode]);
-    double Wire = C.betaFor(SameNode) * std::max(B, Shared);
+    // Fair sharing of the ports (PortOut, PortIn): B alone when each end
+    // has this one message of the round through it.
+    double Wire =
+        std::max({C.betaFor(SameNode) * B, PortOut[Sender], PortIn[Receiver]});
     Effective = B;
     Hop = 0;
     if (!SameNode && Router) {
@@ -154,11 +199,112 @@ private:
     return Wire;
   }
 
+  /// The batch each rank of the round sends in (findPortBatches): a batch
+  /// starts with the round that opens it. Of its sends, those in flight
+  /// together from its start share the port: the round's own, and those of
+  /// its later rounds whose receivers are already waiting for them (idle
+  /// until that round, their clocks no later than the batch's start). A
+  /// later send whose receiver is still busy leaves when it is ready, as
+  /// in a pipeline, and is priced alone.
+  void startPortBatches(llvm::ArrayRef<RankRound> Round) {
+    for (const RankRound &RR : Round) {
+      uint32_t R = RR.Rank;
+      const Program &Prog = P.Programs[R];
+      RankBatches &RB = Batch[R];
+      size_t I = RR.Ops - Prog.Rounds.data();
+      Waiting[R] = RB.Waits[I];
+      if (!RB.First[I])
+        continue;
+      BatchStart[R] = Start[R];
+      double Time = 0;
+      RB.Together.clear();
+      for (size_t J = I; J < Prog.Rounds.size(); ++J) {
+        uint32_t Index = Prog.Rounds[J].Index;
+        for (const Op &O : Prog.Rounds[J].Ops) {
+          double B = Size.of(O.Blocks);
+          if (O.Kind != OpKind::Send || B == 0)
+            continue;
+          const Program &Peer = P.Programs[O.Peer];
+          size_t Next = NextRound[O.Peer];
+          bool Ready = J == I || (Next < Peer.Rounds.size() &&
+                                  Peer.Rounds[Next].Index == Index &&
+                                  Clock[O.Peer] <= Start[R]);
+          if (!Ready)
+            continue;
+          Time += C.betaFor(Topo.nodeOf(O.Peer) == Topo.nodeOf(R)) * B;
+          RB.Together.push_back((uint64_t(Index) << 32) | O.Peer);
+        }
+        if (RB.Waits[J])
+          break;
+      }
+      llvm::sort(RB.Together);
+      BatchTime[R] = Time;
+      Report.MaxSendsInFlight =
+          std::max(Report.MaxSendsInFlight, uint32_t(RB.Together.size()));
+    }
+  }
+
+  /// Whether the send of round Index from S to Peer shares S's port with
+  /// its batch (startPortBatches).
+  bool inFlightTogether(uint32_t S, uint32_t Index, uint32_t Peer) const {
+    const std::vector<uint64_t> &T = Batch[S].Together;
+    return std::binary_search(T.begin(), T.end(),
+                              (uint64_t(Index) << 32) | Peer);
+  }
+
+  /// docs/cost-model.md, "A node's link across rounds": when each node's
+  /// uplink and downlink will have drained this round's inter-node bytes
+  /// too. A node's link carries its rounds' bytes in turn at the rate the
+  /// injection limit gives (R_N, or a R_b for a < R_N / R_b ranks), from
+  /// the first departure of the round or when it drained the rounds before.
+  void drainNodeLinks(llvm::ArrayRef<RankRound> Round) {
+    struct Flow {
+      double First = INFINITY, Bytes = 0;
+      uint32_t Ranks = 0;
+    };
+    llvm::DenseMap<uint32_t, Flow> Out, In;
+    for (const RankRound &RR : Round) {
+      uint32_t R = RR.Rank, To = Topo.nodeOf(R);
+      bool Counted = false;
+      for (const Op &O : RR.Ops->Ops) {
+        double B = Size.of(O.Blocks);
+        uint32_t From = Topo.nodeOf(O.Peer);
+        if (O.Kind != OpKind::Recv || B == 0 || From == To)
+          continue;
+        double Leaves = std::max(Start[R], Start[O.Peer]);
+        Flow &F = Out[From], &G = In[To];
+        F.First = std::min(F.First, Leaves);
+        G.First = std::min(G.First, Leaves);
+        F.Bytes += B;
+        G.Bytes += B;
+        G.Ranks += !Counted;
+        Counted = true;
+      }
+    }
+    Drain.clear();
+    auto Rate = [&](uint32_t Ranks) {
+      return C.Beta > 0 ? std::min(C.InjectionBandwidth, Ranks / C.Beta)
+                        : C.InjectionBandwidth;
+    };
+    for (const auto &[Node, F] : Out) {
+      uint32_t A = OnePerNode ? 1 : Senders.lookup(Node);
+      Drain[Node].first =
+          std::max(UplinkFree[Node], F.First) + F.Bytes / Rate(A);
+    }
+    for (const auto &[Node, G] : In)
+      Drain[Node].second =
+          std::max(DownlinkFree[Node], G.First) + G.Bytes / Rate(G.Ranks);
+  }
+
   /// Advances the clocks of the round's ranks.
   void priceRound(llvm::ArrayRef<RankRound> Round, RoundCost &RC) {
     // Every participant starts the round when it finished its previous one.
     for (const RankRound &RR : Round)
       Start[RR.Rank] = Clock[RR.Rank];
+    if (OnePort)
+      startPortBatches(Round);
+    if (C.InjectionBandwidth > 0)
+      drainNodeLinks(Round);
     double LargestMessage = 0, LargestLoad = 0;
     for (const RankRound &RR : Round) {
       uint32_t R = RR.Rank;
@@ -186,10 +332,25 @@ private:
         uint32_t From = Topo.nodeOf(O.Peer), To = Topo.nodeOf(R);
         double Effective = 0, Hop = 0;
         double Wire = wireTime(O.Peer, R, B, RC, Effective, Hop);
-        double Arrival = std::max(Start[R], Start[O.Peer]) +
-                         C.alphaFor(From == To) + Hop + Wire;
+        double Leaves = std::max(Start[R], Start[O.Peer]);
+        double Alpha = C.alphaFor(From == To);
+        double Arrival = Leaves + Alpha + Hop + Wire;
+        // The sender's port carries its sends in flight together.
+        if (OnePort && inFlightTogether(O.Peer, RR.Index, R))
+          Arrival =
+              std::max(Arrival, BatchStart[O.Peer] + Alpha + BatchTime[O.Peer]);
+        if (From != To && C.InjectionBandwidth > 0) {
+          // The nodes' links still carry earlier rounds' bytes.
+          double Backlog = std::max(UplinkFree[From], DownlinkFree[To]);
+          if (Backlog > Leaves) {
+            Arrival = std::max(Arrival, Backlog + Alpha + Wire);
+            RC.LinkBacklog = std::max(RC.LinkBacklog, Backlog - Leaves);
+          }
+        }
         Done = std::max(Done, Arrival);
-        Clock[O.Peer] = std::max(Clock[O.Peer], Arrival);
+        // The sender is busy until delivery, unless its sends linger.
+        if (!OnePort || Waiting[O.Peer])
+          Clock[O.Peer] = std::max(Clock[O.Peer], Arrival);
         Received[R] += B;
         LargestMessage = std::max(LargestMessage, B);
         LargestLoad = std::max(LargestLoad, Effective);
@@ -202,11 +363,18 @@ private:
     }
     for (const RankRound &RR : Round) {
       RC.Finish = std::max(RC.Finish, Clock[RR.Rank]);
-      PortOut[RR.Rank] = PortLoad();
+      PortOut[RR.Rank] = 0;
       for (const Op &O : RR.Ops->Ops)
         if (O.Kind == OpKind::Send)
-          PortIn[O.Peer] = PortLoad();
+          PortIn[O.Peer] = 0;
+      if (OnePort)
+        NextRound[RR.Rank] = RR.Ops - P.Programs[RR.Rank].Rounds.data() + 1;
     }
+    if (C.InjectionBandwidth > 0)
+      for (const auto &[Node, Drained] : Drain) {
+        UplinkFree[Node] = std::max(UplinkFree[Node], Drained.first);
+        DownlinkFree[Node] = std::max(DownlinkFree[Node], Drained.second);
+      }
     Report.MaxRankMessages =
         std::max(Report.MaxRankMessages, RC.MaxRankMessages);
     if (RC.InterNodeMessages + RC.IntraNodeMessages) {
@@ -252,13 +420,17 @@ private:
   MessageBytes Size;
   std::optional<TorusRouter> Router;
   const bool OnePerNode;
+  /// Off a torus a rank has one port, and its sends in flight together
+  /// share it (findPortBatches); the executor's lingering sends are priced
+  /// as such. On a torus a rank's messages leave by different links.
+  const bool OnePort;
   std::vector<double> Clock, Start, Sent, Received;
-  /// A rank's port, one each way, off a torus: the bytes its messages of the
-  /// round to other nodes ([false]) and within its node ([true]) put
-  /// through it, shared fairly as a torus link is (CostModel.h). Cleared
-  /// after each round where it was filled.
-  using PortLoad = std::array<double, 2>;
-  std::vector<PortLoad> PortOut, PortIn;
+  /// A rank's port, one each way, off a torus (on a torus, within its node
+  /// only): the time its messages of the round take through it, each at its
+  /// own rate (beta', as OnePort's batches count them), shared fairly as a
+  /// torus link is (CostModel.h). Cleared after each round where it was
+  /// filled.
+  std::vector<double> PortOut, PortIn;
   std::vector<uint64_t> InterSent;
   // Per round, cleared each round: bytes on each directed link, and how many
   // ranks of each node send to other nodes.
@@ -266,6 +438,26 @@ private:
   llvm::DenseMap<uint32_t, uint32_t> Senders;
   llvm::DenseMap<uint32_t, uint64_t> NodeMessages;
   llvm::DenseMap<uint32_t, double> NodeBytes; // With an injection limit.
+  /// Per rank, its rounds' batches: whether round I (of its program) opens
+  /// one and whether it waits; the current batch's sends in flight together
+  /// (round index << 32 | receiver, sorted).
+  struct RankBatches {
+    std::vector<bool> First, Waits;
+    std::vector<uint64_t> Together;
+  };
+
+  std::vector<RankBatches> Batch;
+  /// Per rank, its current batch's start and port time, and whether its
+  /// current round waits for its sends.
+  std::vector<double> BatchStart = std::vector<double>(H.Ranks, 0.0),
+                      BatchTime = std::vector<double>(H.Ranks, 0.0);
+  std::vector<bool> Waiting = std::vector<bool>(H.Ranks, true);
+  /// Per rank, the position in its program of its next round to price.
+  std::vector<size_t> NextRound = std::vector<size_t>(H.Ranks, 0);
+  /// Per node, when its uplink and downlink have drained the rounds so far,
+  /// and (per round) when they will have drained this one too.
+  std::vector<double> UplinkFree, DownlinkFree;
+  llvm::DenseMap<uint32_t, std::pair<double, double>> Drain;
   uint64_t CommRounds = 0;
   double Uncongested = 0, Congested = 0; // W and C of CostModel.h.
   CostReport Report;

@@ -13,20 +13,19 @@
 // rank wait for the other. What one message of B > 0 bytes from rank s to
 // rank r in round k costs:
 //
-//   * s and r on one node: AlphaIntra + BetaIntra * max(B, Out_s, In_r),
-//     Out_s being the bytes of s's messages of round k within its node and
-//     In_r those of r's (each rank's memory is one port each way, shared
+//   * s and r on one node: AlphaIntra + max(BetaIntra * B, Out_s, In_r),
+//     Out_s being the time s's messages of round k take through its port,
+//     each at its own rate (BetaIntra within the node, Beta to other
+//     nodes), and In_r that of r's (a rank has one port each way, shared
 //     fairly by its messages of the round: a rank's several messages of a
 //     round overlap their latencies, not their bytes). No link, no NIC.
 //   * otherwise Alpha + h * AlphaHop + max(Wire, Nic), where
 //       - h is the hop count of the minimal route (TorusRouting.h) on a
 //         torus, 0 on any other topology;
-//       - Wire is Beta * max(Out_s, In_r) off a torus, with Out_s and In_r
-//         the bytes of s's and r's messages of round k to and from other
-//         nodes: a rank has one port each way, shared as a link is (a
-//         direct exchange's P - 1 messages of a round take (P - 1) m Beta,
-//         as SimGrid's flat platform gives them; docs/cost-model.md,
-//         "A rank's port"). On a torus every inter-node message
+//       - Wire is max(Beta * B, Out_s, In_r) off a torus (a direct
+//         exchange's P - 1 messages of a round take (P - 1) m Beta, as
+//         SimGrid's flat platform gives them; docs/cost-model.md, "A rank's
+//         port within a round"). On a torus every inter-node message
 //         of round k is routed first and each directed link l gets the load
 //         L_k(l) = sum over messages m of share(m, l) * bytes(m) (share 1,
 //         or 1/2 on the two ways of a tied dimension). The message then
@@ -45,6 +44,18 @@
 //         messages of round k to other nodes put through its NIC, over R_N:
 //         the same when each of the a ranks sends one message of B, more
 //         when a rank sends several (a direct exchange).
+//
+// Off a torus a rank has one port: the sends it has in flight together share
+// it (a round's sends, and those of its next rounds that it posts without
+// waiting, lingering sends (plan/ir/LingeringSends.h) whose receivers are
+// already waiting for them), so each is delivered no earlier than the
+// batch's start + alpha' + the sum of beta' * B over those sends; a round of
+// lingering sends only does not hold its sender until delivery. With an
+// injection limit a node's uplink and downlink carry their rounds' bytes in
+// turn: a message that leaves while earlier rounds' bytes are still on its
+// nodes' links arrives no earlier than when they have drained + alpha' +
+// its own wire time (docs/cost-model.md, "A rank's sends in flight
+// together", "A node's link across rounds").
 //
 // A rank is also busy with its own part of every message it sends or
 // receives (CostParams::Overhead, OverheadPerByte: LogGP's o and a per-byte
@@ -114,6 +125,9 @@ struct RoundCost {
   /// The most non-empty messages (sent plus received) one rank takes part
   /// in this round: what the rank overhead term multiplies.
   uint32_t MaxRankMessages = 0;
+  /// With an injection limit: the longest a message of this round waited
+  /// for earlier rounds' bytes still on its nodes' links, seconds.
+  double LinkBacklog = 0;
 };
 
 struct CostReport {
@@ -132,6 +146,9 @@ struct CostReport {
   uint64_t MaxInterNodePerRank = 0, MaxInterNodePerNodeRound = 0;
   /// The most non-empty messages one rank sends and receives in one round.
   uint32_t MaxRankMessages = 0;
+  /// Off a torus: the most non-empty sends one rank has in flight together
+  /// on its port (one round's, and lingering sends of the rounds before).
+  uint32_t MaxSendsInFlight = 0;
 };
 
 /// Evaluates P for a vector of Bytes bytes.

@@ -1,7 +1,9 @@
 //===- MpiTransport.cpp - The transport over an MPI communicator ----------===//
 
 #include "runtime/mpi/MpiTransport.h"
+
 #include "plan/ir/Error.h"
+#include "plan/ir/LingeringSends.h"
 
 #include <algorithm>
 #include <cstring>
@@ -96,8 +98,8 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
     bool IsSend = Receive < 0;
     // A packed send's buffer is reused next round: it never lingers.
     size_t Bytes = M.bytes(), Step = M.Pipelined ? PieceBytes : MaxPieceBytes;
-    bool Lingers =
-        IsSend && M.MayLinger && M.Segments.size() == 1 && Bytes <= LingerBytes;
+    bool Lingers = IsSend && M.MayLinger && M.Segments.size() == 1 &&
+                   Bytes <= LingerLimitBytes;
     for (size_t Off = 0; Off < Bytes; Off += Step) {
       int N = int(std::min(Step, Bytes - Off));
       MPI_Request Req;

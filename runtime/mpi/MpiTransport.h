@@ -7,8 +7,8 @@
 // pieces arrive. Pipelined messages are cut into pieces of PieceBytes, the
 // others into pieces of MaxPieceBytes, which keeps every count within MPI's
 // int; both sides cut them the same way. A lingering contiguous send of at
-// most LingerBytes is completed by completeSends(), with every other
-// lingering one. MPI's
+// most LingerLimitBytes (plan/ir/LingeringSends.h) is completed by
+// completeSends(), with every other lingering one. MPI's
 // non-overtaking rule between a pair of ranks on one tag gives the in-order
 // matching the executor relies on. Messages made of several segments are
 // packed into one contiguous buffer.
@@ -47,15 +47,6 @@ public:
   static constexpr size_t PieceBytes = size_t(512) << 10;
   /// Messages not pipelined move whole, up to this (within MPI's int).
   static constexpr size_t MaxPieceBytes = size_t(1) << 30;
-  /// A send lingers (Message::MayLinger) only up to this size. A larger one
-  /// would share its sender's link with the next round's sends: a tree's
-  /// root sending to all its children at once delays the first child, whose
-  /// subtree is the largest. In SMPI a 64-rank binomial broadcast of 1 MiB
-  /// with every send lingering took 3.4 times SMPI's own binomial tree,
-  /// which sends to one child after another. A small send costs latency,
-  /// not bandwidth, and lingering saves a wait per child (Open MPI's own
-  /// binomial tree posts them all too).
-  static constexpr size_t LingerBytes = size_t(64) << 10;
   /// A round of one message each way at most, each this small (a common
   /// eager limit), is one blocking MPI call rather than a batch.
   static constexpr size_t BlockingBytes = 4096;

@@ -168,11 +168,23 @@ TEST_CASE("a late sender delays its receiver: the time is a critical path") {
   C.Alpha = 1;
   C.Beta = 0.5;
   C.Gamma = 0;
+  // Nothing writes blocks 0 and 1 after they are sent, so both of rank 0's
+  // sends may linger: it posts them at once, and they share its port
+  // (docs/cost-model.md, "A rank's port"): both arrive at 1 + 0.5 * 10.
+  CostReport Lingering = evaluateCost(P, 10, C);
+  CHECK(Lingering.Time == doctest::Approx(6.0));
+  // Rank 1 sends block 0 back in round 2, so the round-0 send cannot
+  // linger: rank 0 is busy until it arrives, 1 + 0.5 * 9 = 5.5; round 1
+  // starts at 5.5 and ends at 5.5 + 1 + 0.5 * 1 = 7; round 2 leaves at 5.5
+  // (rank 0 does not wait for its lingering round-1 send) and arrives at
+  // 5.5 + 1 + 0.5 * 9 = 11.
+  P.Programs[1].add(2, Op::send(0, BlockSet::single(0)));
+  P.Programs[0].add(2, Op::recv(1, BlockSet::single(0), Combine::Replace));
   CostReport R = evaluateCost(P, 10, C);
-  // Round 0: 1 + 0.5*9 = 5.5; round 1 starts at 5.5: + 1 + 0.5*1 = 7.
-  CHECK(R.Time == doctest::Approx(7.0));
-  REQUIRE(R.Rounds.size() == 2);
+  REQUIRE(R.Rounds.size() == 3);
   CHECK(R.Rounds[0].Finish == doctest::Approx(5.5));
+  CHECK(R.Rounds[1].Finish == doctest::Approx(7.0));
+  CHECK(R.Time == doctest::Approx(11.0));
 }
 
 TEST_CASE("intra-node parameters apply to messages within a node") {

@@ -1,10 +1,10 @@
 //===- PortSharingTest.cpp - A rank's messages of a round share its port -===//
 //
-// docs/cost-model.md, "A rank's port": off a torus a rank has one port each
-// way, and within its node one memory port each way; its messages of one
-// round overlap their latencies but share those ports' bandwidth, as a
-// link's flows do. Oracles by hand: alpha = 1, beta = 0.01 per byte, so a
-// 100-byte message alone arrives 2 after its round starts.
+// docs/cost-model.md, "A rank's port within a round": off a torus a rank
+// has one port each way; its messages of one round overlap their latencies
+// but share the port's bandwidth, as a link's flows do. Oracles by hand: alpha
+// = 1, beta = 0.01 per byte, so a 100-byte message alone arrives 2 after its
+// round starts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,9 +36,15 @@ TEST_CASE("a rank's sends of one round share its port") {
   // one latency: every message is in at 1 + 3.
   Plan Star = messagePlan(Topology::flat(4), {{{0, 1}, {0, 2}, {0, 3}}});
   CHECK(evaluateCost(Star, 100, wire()).Time == doctest::Approx(4));
-  // The same three messages one a round: 3 (1 + 1).
+  // The same three messages one a round, each too large to linger past its
+  // round (LingerLimitBytes; 100,000 B at beta = 1e-5 is 1): 3 (1 + 1).
   Plan Chain = messagePlan(Topology::flat(4), {{{0, 1}}, {{0, 2}}, {{0, 3}}});
-  CHECK(evaluateCost(Chain, 100, wire()).Time == doctest::Approx(6));
+  CostParams C = wire();
+  C.Beta = 1e-5;
+  CHECK(evaluateCost(Chain, 100000, C).Time == doctest::Approx(6));
+  // At 100 B they linger, and are in flight together as the star's are
+  // (RankPortTest.cpp).
+  CHECK(evaluateCost(Chain, 100, wire()).Time == doctest::Approx(4));
 }
 
 TEST_CASE("a rank's receives of one round share its port") {
@@ -51,15 +57,16 @@ TEST_CASE("a port is full duplex: an exchange costs one message") {
   CHECK(evaluateCost(Exchange, 100, wire()).Time == doctest::Approx(2));
 }
 
-TEST_CASE("the network port and the memory port are separate") {
+TEST_CASE("messages within the node and to other nodes share the port") {
   // Nodes of 2: rank 0 sends to rank 1 (its node) and to rank 2 (the other)
-  // in one round: 1 + 1 on the network, 0.5 + 100 * 0.002 in memory.
+  // in one round: its port takes 100 * 0.002 + 100 * 0.01 = 1.2, so rank 2
+  // has its message at 1 + 1.2 and rank 1 at 0.5 + 1.2.
   CostParams C = wire();
   C.AlphaIntra = 0.5;
   C.BetaIntra = 0.002;
   Plan Both = messagePlan(Topology::nodes(2, 2), {{{0, 1}, {0, 2}}});
-  CHECK(evaluateCost(Both, 100, C).Time == doctest::Approx(2));
-  // Two messages within the node share the memory port: 0.5 + 200 * 0.002.
+  CHECK(evaluateCost(Both, 100, C).Time == doctest::Approx(2.2));
+  // Two messages within the node: 0.5 + 200 * 0.002.
   Plan Intra = messagePlan(Topology::nodes(1, 3), {{{0, 1}, {0, 2}}});
   CHECK(evaluateCost(Intra, 100, C).Time == doctest::Approx(0.9));
 }

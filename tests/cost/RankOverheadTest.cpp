@@ -58,10 +58,9 @@ TEST_CASE("sending and receiving in one round take turns on the rank") {
   CHECK(evaluateCost(Exchange, 100, C).Time == doctest::Approx(4));
 }
 
-TEST_CASE("a rank's several sends of a round take turns on the rank") {
-  // Rank 0 sends to 1, 2 and 3 at once: busy 6 (o = 2 each); each receiver
-  // is busy 2 and has its message at 1 + 300 * 0.01 = 4 (the three share
-  // rank 0's port: PortSharingTest.cpp).
+TEST_CASE("a rank's several sends of a round add their overheads") {
+  // Rank 0 sends to 1, 2 and 3 at once: busy 6 (o = 2 each), beyond its
+  // port's 1 + 3 * 0.01 * 100 = 4 (docs/cost-model.md, "A rank's port").
   Plan Star = messagePlan(Topology::flat(4), {{{0, 1}, {0, 2}, {0, 3}}});
   CostParams C = wire();
   C.Overhead = 2;

@@ -85,13 +85,13 @@ std::string runOrdered(const Plan &Pl, uint64_t Count, bool InPlace) {
         Failures[R] = llvm::toString(std::move(E));
         return;
       }
-      // Out of place, a reduce-scatter's receive buffer holds its own part,
-      // packed; in place, the whole vector (CollectiveContract.h).
+      // A reduce-scatter's receive buffer ends with its own part, packed at
+      // its start, in place too (as MPI_Reduce_scatter_block's; Executor.h).
       uint64_t Packed = 0;
       for (const BlockRange &Rg : H.outputBlocks(R).ranges())
         for (uint64_t I = Layout.begin(Rg.Begin); I < Layout.begin(Rg.End);
              ++I, ++Packed) {
-          uint64_t Got = Out[InPlace || !hasOwnedBlocks(H.Kind) ? I : Packed];
+          uint64_t Got = Out[hasOwnedBlocks(H.Kind) ? Packed : I];
           if (Got != Fold[I]) {
             Failures[R] = "rank " + std::to_string(R) + ": element " +
                           std::to_string(I) + " is not the left fold";

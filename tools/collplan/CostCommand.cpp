@@ -58,6 +58,7 @@ void printJson(const CostOptions &O, const Plan &P, const CostReport &R) {
     J.attribute("max_inter_node_messages_per_node_round",
                 int64_t(R.MaxInterNodePerNodeRound));
     J.attribute("max_messages_per_rank_round", int64_t(R.MaxRankMessages));
+    J.attribute("max_sends_in_flight", int64_t(R.MaxSendsInFlight));
     if (O.PerRound)
       J.attributeArray("per_round", [&] {
         for (const RoundCost &RC : R.Rounds)
@@ -73,6 +74,7 @@ void printJson(const CostOptions &O, const Plan &P, const CostReport &R) {
             J.attribute("max_inter_node_senders",
                         int64_t(RC.MaxInterNodeSenders));
             J.attribute("max_rank_messages", int64_t(RC.MaxRankMessages));
+            J.attribute("link_backlog", RC.LinkBacklog);
           });
       });
   });

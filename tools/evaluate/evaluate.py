@@ -288,8 +288,8 @@ def main():
     ap.add_argument("--algorithms", help="comma-separated collplan "
                     "algorithms (default: all that apply, and auto)")
     ap.add_argument("--builtins", help="comma-separated SMPI algorithms "
-                    "(default: the collective's in SMPI_BUILTINS; empty: "
-                    "none)")
+                    "(default: the collective's in SMPI_BUILTINS; empty or "
+                    "none: collplan's plans only)")
     ap.add_argument("--compute", choices=["none", "measured"],
                     default="none", help="none (default): reductions cost "
                     "no simulated time, on both sides, since SMPI's built-in "
@@ -310,9 +310,9 @@ def main():
         preset["platforms"]
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else \
         preset["sizes"]
-    # An empty --builtins runs none of SMPI's (collplan's plans alone).
-    builtins = [b for b in args.builtins.split(",") if b] \
-        if args.builtins is not None else SMPI_BUILTINS[collective]
+    builtins = [] if args.builtins in ("", "none") else \
+        args.builtins.split(",") if args.builtins else \
+        SMPI_BUILTINS[collective]
     collplan = os.path.join(args.build, "tools/collplan/collplan")
     driver = os.path.abspath(os.path.join(
         args.build, "runtime/smpi/collplan_smpi_" + collective))

@@ -8,7 +8,9 @@ takes, so the plan and the machine it runs on cannot disagree:
                    router, the Swing paper's SST set-up; collplan's default
                    --alpha-hop);
   nodes:64x16      64 nodes of 16 ranks: one 5.56 GB/s link per node into a
-                   non-blocking switch, loopback inside a node (the
+                   non-blocking switch, shared by the node's ranks; each
+                   rank a host with its own 10 GB/s port (a copy through
+                   shared memory), 830 ns between two ranks of a node (the
                    Blue-Waters-like values of docs/cost-model.md);
   flat:48          48 single-rank hosts on a non-blocking switch, 1 us
                    from host to host, 400 Gb/s links;
@@ -137,16 +139,38 @@ def make(spec):
                         "positive"])
     if kind == "nodes":
         nodes, ppn = _dims(arg)
-        xml = _xml(_cluster(
-            nodes, f"core=\"{ppn}\" bw=\"{NODE_LINK_BW:.6g}Bps\""
-            f" lat=\"{NODE_LINK_LAT:.6g}s\" bb_bw=\"1e15Bps\" bb_lat=\"0s\""
-            f" loopback_bw=\"{INTRA_BW:.6g}Bps\""
-            f" loopback_lat=\"{INTRA_LAT:.6g}s\""
-            " sharing_policy=\"SPLITDUPLEX\""))
+        # One host per rank, not one per node: SimGrid's loopback link is a
+        # fat pipe (every flow at full bandwidth), and the MPI transport
+        # moves a reduced message in 512 KiB pieces, so on a node-wide
+        # loopback a 32 MiB message within a node ran at 64 times 10 GB/s.
+        # Here each rank has its own full-duplex port (a copy at
+        # INTRA_BW: its pieces and its other messages share it), a node's
+        # ranks share the node's uplink to the switch, and the latencies
+        # add up to INTRA_LAT inside a node and 2 * NODE_LINK_LAT between.
+        rank_lat = INTRA_LAT / 2
+        up_lat = NODE_LINK_LAT - rank_lat
+        body = "".join(
+            f"    <cluster id=\"node-{n}\" prefix=\"node-{n}-\""
+            f" radical=\"0-{ppn - 1}\" suffix=\"\" speed=\"{HOST_SPEED}\""
+            f" bw=\"{INTRA_BW:.6g}Bps\" lat=\"{rank_lat:.6g}s\""
+            f"{_LOOPBACK} sharing_policy=\"SPLITDUPLEX\""
+            f" router_id=\"router-{n}\"/>\n"
+            for n in range(nodes))
+        body += "".join(
+            f"    <link id=\"up-{n}\" bandwidth=\"{NODE_LINK_BW:.6g}Bps\""
+            f" latency=\"{up_lat:.6g}s\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+            for n in range(nodes))
+        body += "".join(
+            f"    <zoneRoute src=\"node-{a}\" dst=\"node-{b}\""
+            f" gw_src=\"router-{a}\" gw_dst=\"router-{b}\""
+            " symmetrical=\"NO\">"
+            f"<link_ctn id=\"up-{a}\" direction=\"UP\"/>"
+            f"<link_ctn id=\"up-{b}\" direction=\"DOWN\"/></zoneRoute>\n"
+            for a in range(nodes) for b in range(nodes) if a != b)
         return Platform(
             name=f"nodes-{nodes}x{ppn}", topology=spec, ppn=ppn,
-            ranks=nodes * ppn, xml=xml,
-            hosts=[f"node-{r // ppn}" for r in range(nodes * ppn)],
+            ranks=nodes * ppn, xml=_xml(body),
+            hosts=[f"node-{r // ppn}-{r % ppn}" for r in range(nodes * ppn)],
             smpi_cfg=list(COMMON_CFG),
             cost_flags=["--alpha", f"{2 * NODE_LINK_LAT:.6g}", "--beta",
                         f"{1 / NODE_LINK_BW:.6g}", "--injection-bandwidth",

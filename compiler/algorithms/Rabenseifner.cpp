@@ -76,26 +76,10 @@ public:
     if (!openFoldedAllreduce(Fold, Rank, All, Last, Prog, Partial))
       return Prog;
 
-    // Held[k]: the blocks v is responsible for after k halving rounds.
     uint32_t V = Fold.virtualOf(Rank);
-    llvm::SmallVector<BlockRange, 32> Held{BlockRange{0, H.Blocks}};
-    for (uint32_t K = 0; K < L; ++K) {
-      BlockRange R = Held.back();
-      uint64_t Mid = R.Begin + R.size() / 2;
-      Held.push_back((V >> K) & 1 ? BlockRange{Mid, R.End}
-                                  : BlockRange{R.Begin, Mid});
-    }
+    llvm::SmallVector<BlockRange, 32> Held = halving(V, L, H.Blocks);
     auto Set = [](BlockRange R) { return BlockSet::range(R.Begin, R.End); };
-
-    // Reduce-scatter: keep Held[K+1], send the other half of Held[K].
-    for (uint32_t K = 0; K < L; ++K) {
-      uint32_t PeerV = V ^ (uint32_t(1) << K);
-      uint32_t Peer = Fold.realOf(PeerV);
-      BlockSet Keep = Set(Held[K + 1]);
-      Prog.add(First + K,
-               Op::send(Peer, Set(Held[K]).subtract(Keep), Partial.current()));
-      Partial.combine(Prog, First + K, Peer, Keep, PeerV > V);
-    }
+    reduceByHalving(Prog, Fold, V, Held, First, Partial);
     if (L > 0)
       Partial.moveToData(Prog, First + L - 1, Set(Held[L]));
 
@@ -147,6 +131,23 @@ private:
     return V;
   }
 
+  /// The halving's rounds, from round First: virtual rank V keeps
+  /// Held[K + 1], sends its partner the rest of Held[K] and combines what
+  /// it receives, in rank order.
+  static void reduceByHalving(Program &Prog, const PowerOfTwoFold &Fold,
+                              uint32_t V, llvm::ArrayRef<BlockRange> Held,
+                              uint32_t First, OrderedPartial &Partial) {
+    auto Set = [](BlockRange R) { return BlockSet::range(R.Begin, R.End); };
+    for (uint32_t K = 0; K + 1 < Held.size(); ++K) {
+      uint32_t PeerV = V ^ (uint32_t(1) << K);
+      uint32_t Peer = Fold.realOf(PeerV);
+      BlockSet Keep = Set(Held[K + 1]);
+      Prog.add(First + K,
+               Op::send(Peer, Set(Held[K]).subtract(Keep), Partial.current()));
+      Partial.combine(Prog, First + K, Peer, Keep, PeerV > V);
+    }
+  }
+
   /// The halving on P blocks, then one round that hands every block to its
   /// owner (the halving leaves them in bit-reversed order).
   static Program buildReduceScatter(const PlanHeader &H, uint32_t Rank) {
@@ -175,14 +176,7 @@ private:
 
     uint32_t V = Fold.virtualOf(Rank);
     llvm::SmallVector<BlockRange, 32> Held = halving(V, L, H.Blocks);
-    for (uint32_t K = 0; K < L; ++K) {
-      uint32_t PeerV = V ^ (uint32_t(1) << K);
-      uint32_t Peer = Fold.realOf(PeerV);
-      BlockSet Keep = Set(Held[K + 1]);
-      Prog.add(First + K,
-               Op::send(Peer, Set(Held[K]).subtract(Keep), Partial.current()));
-      Partial.combine(Prog, First + K, Peer, Keep, PeerV > V);
-    }
+    reduceByHalving(Prog, Fold, V, Held, First, Partial);
     BlockSet Mine = Set(Held[L]);
     if (Mine.contains(Rank))
       Partial.moveToData(Prog, L > 0 ? Remap - 1 : 0, BlockSet::single(Rank));

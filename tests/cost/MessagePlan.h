@@ -3,6 +3,7 @@
 #ifndef COLLPLAN_TESTS_COST_MESSAGEPLAN_H
 #define COLLPLAN_TESTS_COST_MESSAGEPLAN_H
 
+#include "compiler/cost/CostParams.h"
 #include "plan/ir/Plan.h"
 
 #include <utility>
@@ -30,6 +31,18 @@ inline Plan messagePlan(
       P.Programs[To].add(K, Op::recv(From, BlockSet::single(0), Mode));
   }
   return P;
+}
+
+/// Round numbers for hand-worked cases: alpha = 1, beta = 0.01 per byte (a
+/// 100-byte message alone arrives 2 after its round starts), no reduction
+/// cost and no per-hop latency.
+inline CostParams unitCosts() {
+  CostParams C;
+  C.Alpha = 1;
+  C.Beta = 0.01;
+  C.Gamma = 0;
+  C.AlphaHop = 0;
+  return C;
 }
 
 } // namespace collplan::test

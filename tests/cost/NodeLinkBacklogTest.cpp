@@ -20,10 +20,7 @@ using test::messagePlan;
 namespace {
 
 CostParams limited() {
-  CostParams C;
-  C.Alpha = 1;
-  C.Beta = 0.01;
-  C.Gamma = 0;
+  CostParams C = test::unitCosts();
   C.AlphaIntra = 0.5;
   C.BetaIntra = 0.001;
   C.InjectionBandwidth = 100;

@@ -10,7 +10,10 @@
 // variant=bandwidth (Swing-B, §3.1.1): a reduce-scatter of log2 P steps in
 // which each rank sends the blocks whose paths start at that step, then the
 // mirror-image allgather. variant=latency (Swing-L, §3.1.2): every step
-// exchanges and reduces the whole vector (allreduce only).
+// exchanges and reduces the whole vector (allreduce only). Its printed form
+// (order=rank-dependent) gives each rank its own combine tree; the default,
+// order=identical, carries the partials of one common tree
+// (SwingLatencyTree.h), several vectors a message, in the same rounds.
 //
 // ports=all (§4.1) splits the vector into 2D parts and runs 2D collectives
 // at once, the plain ones starting on each dimension and the mirrored ones
@@ -48,6 +51,7 @@
 
 #include "compiler/algorithms/Algorithm.h"
 #include "compiler/algorithms/StagedProgram.h"
+#include "compiler/algorithms/SwingLatencyTree.h"
 #include "compiler/algorithms/SwingPeers.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -69,6 +73,10 @@ struct SwingShape {
   /// The dimensions that fold, in the order they fold.
   llvm::SmallVector<uint32_t, 4> FoldedDims;
   bool Latency = false;
+  /// Swing-L in one common tree (order=identical).
+  bool Identical = false;
+  /// Swing-L in one tree: the scratch buffers its partials need.
+  uint32_t PartialBuffers = 0;
   bool AllPorts = false;
   /// A 1-D ring of odd size under Swing-B: rank Dims[0] - 1 is the odd node
   /// of §3.2, the others run the even algorithm (Virtual = Dims[0] - 1).
@@ -116,6 +124,32 @@ SwingShape shapeOf(const Topology &Topo, bool Latency, bool AllPorts) {
   return S;
 }
 
+/// The most partials identical Swing-L may carry: a rank's buffers, each
+/// the vector's size. Rings stay below log2 P; a D-dimensional torus grows
+/// as P^(1/D) (16x16: 21, 32x32: 53, 64x64: 120), where Swing-B serves.
+constexpr uint32_t MostPartialsAllowed = 32;
+
+/// The most partials a rank of identical Swing-L holds at once: those it
+/// holds before a step and those its peer sends in it; past
+/// MostPartialsAllowed the first count found above it.
+uint32_t mostPartials(const SwingShape &S) {
+  SwingTorus Virt(S.Virtual);
+  uint32_t Most = 1;
+  for (uint32_t C = 0; C < S.collectives(); ++C) {
+    swing::LatencyTree Tree(Virt, C);
+    llvm::SmallVector<StepDim, 32> Sched = Virt.schedule(C);
+    for (uint32_t V = 0; V < Virt.ranks(); ++V)
+      for (uint32_t St = 0; St < Sched.size(); ++St) {
+        uint32_t Q = Virt.peer(V, Sched[St], C >= Virt.numDims());
+        Most = std::max<uint32_t>(Most, Tree.held(V, St).size() +
+                                            Tree.held(Q, St).size());
+        if (Most > MostPartialsAllowed)
+          return Most;
+      }
+  }
+  return Most;
+}
+
 /// The shape prepare() derived from the topology and the parameters.
 const SwingShape &shapeOf(const PlanHeader &H) {
   return preparedAs<SwingShape>(H);
@@ -150,12 +184,19 @@ public:
              "1 (one collective) or all (2D concurrent collectives on 1/(2D) "
              "of the vector each)",
              "chosen by the cost model on a torus, else 1",
-             ParamDomain::oneOf({"1", "all"})}};
+             ParamDomain::oneOf({"1", "all"})},
+            {"order",
+             "variant=latency only: identical (one combine tree on every "
+             "rank: each step carries the partials of its subtrees, several "
+             "vectors a message) or rank-dependent (the paper's: one vector "
+             "a message, each rank its own tree)",
+             "identical", ParamDomain::oneOf({"identical", "rank-dependent"})}};
   }
 
   /// The tuner prices both variants (allreduce) and, on a torus, both
   /// port settings: Swing-L wins small vectors, Swing-B large ones. A flat
-  /// topology promises one port per node, so only ports=1 there.
+  /// topology promises one port per node, so only ports=1 there. Swing-L
+  /// comes in both orders; the verifier's verdict decides which may serve.
   std::vector<std::map<std::string, std::string>>
   candidates(const CompileRequest &Request) const override {
     std::vector<std::string> Variants = {"bandwidth"}, Ports = {"1"};
@@ -167,10 +208,22 @@ public:
       Variants = {Request.Params.at("variant")};
     if (Request.Params.count("ports"))
       Ports = {Request.Params.at("ports")};
+    std::vector<std::string> Orders = {"identical", "rank-dependent"};
+    if (Request.Params.count("order")) {
+      Orders = {Request.Params.at("order")};
+      if (!Request.Params.count("variant"))
+        Variants = {"latency"};
+    }
     std::vector<std::map<std::string, std::string>> Out;
     for (const std::string &V : Variants)
-      for (const std::string &P : Ports)
-        Out.push_back({{"variant", V}, {"ports", P}});
+      for (const std::string &P : Ports) {
+        if (V != "latency") {
+          Out.push_back({{"variant", V}, {"ports", P}});
+          continue;
+        }
+        for (const std::string &O : Orders)
+          Out.push_back({{"variant", V}, {"ports", P}, {"order", O}});
+      }
     return Out;
   }
 
@@ -199,6 +252,17 @@ public:
           llvm::inconvertibleErrorCode(),
           "swing: variant=latency exchanges whole vectors and serves "
           "allreduce only");
+    std::string Order = Param("order", "identical");
+    if (Order != "identical" && Order != "rank-dependent")
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "swing: parameter order must be identical or rank-dependent, not '" +
+              Order + "'");
+    if (!Latency && Request.Params.count("order"))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "swing: parameter order applies to variant=latency (variant=" +
+              Variant + " is identical on every rank already)");
     SwingShape S = shapeOf(T, Latency, Ports == "all");
     if (Request.Kind != Collective::Allreduce && !S.FoldedDims.empty())
       return llvm::createStringError(
@@ -214,8 +278,24 @@ public:
     H.Params["ports"] = Ports;
     uint64_t C = S.collectives();
     if (Latency) {
+      H.Params["order"] = Order;
       H.Blocks = C;
       H.Buffers = {"data", "scratch"};
+      if (Order == "identical") {
+        S.Identical = true;
+        uint32_t Most = mostPartials(S);
+        if (Most > MostPartialsAllowed)
+          return llvm::createStringError(
+              llvm::inconvertibleErrorCode(),
+              "swing: variant=latency order=identical would hold " +
+                  std::to_string(Most) + " partial vectors at once on " +
+                  T.str() + " (at most " + std::to_string(MostPartialsAllowed) +
+                  "); variant=bandwidth is identical on every rank");
+        S.PartialBuffers = Most - 1;
+        H.Buffers = {"data"};
+        for (uint32_t K = 1; K <= S.PartialBuffers; ++K)
+          H.Buffers.push_back("partial" + std::to_string(K));
+      }
     } else {
       H.Blocks = C * S.blocksPerCollective();
     }
@@ -234,9 +314,11 @@ public:
   std::string explain(const CompileRequest &Request,
                       const PlanHeader &H) const override {
     const SwingShape &S = shapeOf(H);
-    std::string Out =
-        std::string("swing ") + (S.Latency ? "latency" : "bandwidth") + ", " +
-        std::to_string(S.collectives()) + " concurrent collective(s)";
+    std::string Out = std::string("swing ") +
+                      (S.Latency ? S.Identical ? "latency, one tree" : "latency"
+                                 : "bandwidth") +
+                      ", " + std::to_string(S.collectives()) +
+                      " concurrent collective(s)";
     if (S.OddRing) {
       std::vector<uint32_t> Groups = S.oddGroups();
       Out += "; odd ring: rank " + std::to_string(S.Dims[0] - 1) +
@@ -305,7 +387,9 @@ public:
         return finish();
     }
     V = Virt.rankOf(A);
-    if (S.Latency)
+    if (S.Identical)
+      buildIdenticalLatency(F);
+    else if (S.Latency)
       buildLatency(F);
     else if (Virt.powerOfTwo() && H.Kind == Collective::Allreduce)
       buildContiguous(F);
@@ -391,6 +475,54 @@ private:
         add(First + St, Op::recv(Q, Part, Combine::Replace, Scratch));
         add(First + St, Op::local(Scratch, DataBuffer, Part, Combine::Reduce));
       }
+    }
+  }
+
+  /// Swing-L in one tree: each step a rank sends every partial it holds,
+  /// receives its peer's into free buffers, and combines siblings, into the
+  /// data buffer whenever it holds one of them (so the root ends there).
+  void buildIdenticalLatency(uint32_t First) {
+    for (uint32_t C = 0; C < S.collectives(); ++C) {
+      swing::LatencyTree Tree(Virt, C);
+      llvm::SmallVector<StepDim, 32> Sched = Virt.schedule(C);
+      BlockSet Part = BlockSet::single(C);
+      std::map<swing::Subtree, uint16_t> Held = {{Tree.leaf(V), DataBuffer}};
+      llvm::SmallVector<uint16_t, 8> Free; // the lowest on top
+      for (uint32_t B = S.PartialBuffers; B >= 1; --B)
+        Free.push_back(uint16_t(B));
+      for (uint32_t St = 0; St < Sched.size(); ++St) {
+        uint32_t Round = First + St;
+        uint32_t Q = Virt.peer(V, Sched[St], C >= Virt.numDims());
+        for (const auto &[Sub, B] : Held)
+          add(Round, Op::send(realOf(Q), Part, B));
+        for (const swing::Subtree &Sub : Tree.held(Q, St)) {
+          Held[Sub] = Free.pop_back_val();
+          add(Round, Op::recv(realOf(Q), Part, Combine::Replace, Held[Sub]));
+        }
+        combineSiblings(Round, Part, Held, Free);
+      }
+    }
+  }
+
+  void combineSiblings(uint32_t Round, const BlockSet &Part,
+                       std::map<swing::Subtree, uint16_t> &Held,
+                       llvm::SmallVectorImpl<uint16_t> &Free) {
+    for (auto It = Held.begin(); It != Held.end();) {
+      auto Sib = Held.find(It->first.sibling());
+      if (Sib == Held.end()) {
+        ++It;
+        continue;
+      }
+      uint16_t Into = It->second, From = Sib->second;
+      if (From == DataBuffer)
+        std::swap(Into, From);
+      add(Round, Op::local(From, Into, Part, Combine::Reduce));
+      Free.push_back(From);
+      swing::Subtree Parent = It->first.parent();
+      Held.erase(Sib);
+      Held.erase(It);
+      Held[Parent] = Into;
+      It = Held.begin();
     }
   }
 

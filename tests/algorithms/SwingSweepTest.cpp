@@ -1,12 +1,14 @@
 //===- SwingSweepTest.cpp - Swing and bucket verified over many tori ------===//
 //
-// Every swing plan (both variants, both port settings) and every bucket plan
-// (both port settings) for every collective each supports, on rings of
+// Every swing plan (both variants, both port settings, Swing-L in both
+// orders) and every bucket plan (both port settings) for every collective
+// each supports, on rings of
 // P = 1..256, on a x b tori for a, b in 1..12 and on a few 3-D and 4-D tori,
 // must pass checkStructure, the verifier and, for small P, the brute-force
 // simulator. Requests the families refuse are listed here explicitly
 // (expectRefused), so a shape that silently stops compiling, or starts
-// compiling when it should not, fails the sweep.
+// compiling when it should not, fails the sweep. Swing-L in its identical
+// order must give every rank the same bits (the verifier's verdict).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,12 +32,18 @@ struct Config {
   const char *Algorithm;
   const char *Variant; ///< Swing only; null for bucket.
   const char *Ports;
+  const char *Order = nullptr; ///< Swing-L only.
 };
 
 constexpr Config Configs[] = {
-    {"swing", "bandwidth", "1"}, {"swing", "bandwidth", "all"},
-    {"swing", "latency", "1"},   {"swing", "latency", "all"},
-    {"bucket", nullptr, "1"},    {"bucket", nullptr, "all"},
+    {"swing", "bandwidth", "1"},
+    {"swing", "bandwidth", "all"},
+    {"swing", "latency", "1", "identical"},
+    {"swing", "latency", "all", "identical"},
+    {"swing", "latency", "1", "rank-dependent"},
+    {"swing", "latency", "all", "rank-dependent"},
+    {"bucket", nullptr, "1"},
+    {"bucket", nullptr, "all"},
 };
 
 constexpr Collective Kinds[] = {
@@ -75,8 +83,11 @@ void checkShape(llvm::ArrayRef<uint32_t> Dims, bool Flat, uint32_t SimulateUpTo,
       if (C.Variant)
         Req.Params["variant"] = C.Variant;
       Req.Params["ports"] = C.Ports;
+      if (C.Order)
+        Req.Params["order"] = C.Order;
       std::string What = std::string(C.Algorithm) + " " +
                          (C.Variant ? C.Variant : "") + " ports=" + C.Ports +
+                         (C.Order ? std::string(" order=") + C.Order : "") +
                          " " + collectiveName(Kind).str() + " on " +
                          Req.Topo.str() + " P=" + std::to_string(P);
       CAPTURE(What);
@@ -93,6 +104,8 @@ void checkShape(llvm::ArrayRef<uint32_t> Dims, bool Flat, uint32_t SimulateUpTo,
         continue;
       }
       expectCorrect(*Result, /*Interpret=*/P <= SimulateUpTo);
+      if (C.Order && llvm::StringRef(C.Order) == "identical")
+        CHECK(verifyPlan(*Result).IdenticalResults);
     }
 }
 

@@ -424,8 +424,9 @@ TEST_CASE("8x8 Swing-B with all ports sends 1.96875 n in 4 equal parts") {
 
 TEST_CASE("8x8 Swing-L: 6 steps of n/4 per port") {
   uint32_t Dims[] = {8, 8};
-  Plan P = compileTorus(Dims, Collective::Allreduce,
-                        {{"ports", "all"}, {"variant", "latency"}});
+  Plan P = compileTorus(
+      Dims, Collective::Allreduce,
+      {{"ports", "all"}, {"variant", "latency"}, {"order", "rank-dependent"}});
   CHECK(roundCount(P) == 6);
   const uint64_t N = 1 << 12;
   BlockLayout Layout(P.Header, N);

@@ -600,7 +600,8 @@ check "62 sizes priced up to 2^63, then 2^64 - 1" grep -q "(62 sizes)" \
 # variant was refused, exit 3). nap is identical in its default order.
 for FAMILY in "nap --param order=rank-dependent --topology nodes:3x4" \
   "circulant --param variant=census -P 12" \
-  "swing --param variant=latency -P 12" "permutation --param r=1 -P 12"; do
+  "swing --param variant=latency --param order=rank-dependent -P 12" \
+  "permutation --param r=1 -P 12"; do
   # shellcheck disable=SC2086  # FAMILY is a list of arguments
   "$COLLPLAN" compile -c allreduce -a $FAMILY >"$WORK/named.out" 2>&1
   check "-a $FAMILY is built as asked" [ $? -eq 0 ]

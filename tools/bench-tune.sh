@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-tune.sh [--mpi openmpi|mpich] [--reps N] [--collectives LIST]
 #               [--sizes LIST] [--measured SECONDS] [--candidates K]
-#               [--reproducible] [--algorithms LIST] [BUILD_DIR] [P]
+#               [--reproducible] [--algorithms LIST] [--floor] [BUILD_DIR] [P]
 #   — tune's choice against the MPI library's own selection.
 #
 # Tunes the collectives (default allreduce; LIST of allreduce, allgather,
@@ -25,7 +25,11 @@
 # interleaved so that drift hits both alike; prints per collective and size
 # the medians in microseconds per call, the ratio of the medians with the
 # quartiles of the per-pair ratios, and what served the size; then the
-# worst ratio and every size where collplan won (ratio <= 0.90).
+# worst ratio and every size where collplan won (ratio <= 0.90). With
+# --floor (Open MPI) a third program joins each interleaved run: the same
+# calls through libcollplan_pmpi_floor.so, a PMPI library that only forwards
+# them, so floor/library is what being preloaded costs any interposer and
+# tuned/floor what collplan adds to it.
 set -euo pipefail
 MPI=openmpi
 REPS=3
@@ -35,6 +39,7 @@ MEASURE=""
 CANDIDATES=3
 REPRODUCIBLE=""
 ALGORITHMS=""
+FLOOR=""
 while [ $# -gt 0 ]; do
   case $1 in
   --mpi) MPI=$2; shift 2 ;;
@@ -45,7 +50,8 @@ while [ $# -gt 0 ]; do
   --candidates) CANDIDATES=$2; shift 2 ;;
   --reproducible) REPRODUCIBLE=--reproducible; shift ;;
   --algorithms) ALGORITHMS=$2; shift 2 ;;
-  -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --floor) FLOOR=1; shift ;;
+  -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) break ;;
   esac
 done
@@ -55,6 +61,7 @@ COLLPLAN=$BUILD/tools/collplan/collplan
 case $MPI in
 openmpi)
   LIB=$BUILD/runtime/interposer/libcollplan_mpi.so
+  FLOOR_LIB=$BUILD/runtime/bench/libcollplan_pmpi_floor.so
   APP=$BUILD/runtime/bench/collplan_bench_calls
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   launch() { mpirun --oversubscribe -n "$P" "$@"; }
@@ -67,6 +74,10 @@ mpich)
             ${1:+-genv COLLPLAN_PLANS "$WORK/plans"} "$APP" "$2" $SIZES; } ;;
 *) echo "bench-tune.sh: --mpi $MPI: openmpi or mpich" >&2; exit 2 ;;
 esac
+if [ -n "$FLOOR" ] && [ "$MPI" != openmpi ]; then
+  echo "bench-tune.sh: --floor preloads a library built for Open MPI" >&2
+  exit 2
+fi
 if [ -n "$MEASURE" ] && [ "$MPI" != openmpi ]; then
   echo "bench-tune.sh: --measured runs collplan_tune_mpi, built for Open MPI" >&2
   exit 2
@@ -90,16 +101,18 @@ for C in ${COLLS//,/ }; do
     echo "bench-tune: $MPI, P = $P, $C, pair $((I + 1)) of $REPS" >&2
     run "" "$C" >"$WORK/$C.mpi.$I"
     run "$LIB" "$C" >"$WORK/$C.plan.$I"
+    [ -z "$FLOOR" ] || run "$FLOOR_LIB" "$C" >"$WORK/$C.floor.$I"
   done
 done
 # What served each size, in the interposer's own order of the rules.
 "$COLLPLAN" index --show "$WORK/plans" --format json >"$WORK/rules.json"
 echo "# $MPI, P = $P, $REPS interleaved pairs${MEASURE:+, measured ${MEASURE} s}${REPRODUCIBLE:+, reproducible}; us per call, medians"
-printf '%-14s %9s %12s %12s %6s %13s  %s\n' collective bytes library_us \
-  tuned_us ratio pair_q1-q3 served_by
-/usr/bin/python3 - "$WORK" "$REPS" "$COLLS" <<'PY'
+printf '%-14s %9s %12s %12s %6s %13s %s %s\n' collective bytes library_us \
+  tuned_us ratio pair_q1-q3 "${FLOOR:+ floor/lib tuned/floor}" served_by
+/usr/bin/python3 - "$WORK" "$REPS" "$COLLS" "$FLOOR" <<'PY'
 import json, statistics, sys
 work, reps, colls = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
+floor = bool(sys.argv[4])
 rules = json.load(open(work + "/rules.json"))["rules"]
 names = {"bcast": "broadcast", "reduce_scatter": "reduce-scatter"}
 worst, wins = (0, ""), []
@@ -121,6 +134,7 @@ for coll in colls:
                 for i in range(reps)]
         return {int(b): [float(r[b]) for r in runs] for b in runs[0]}
     lib, plan = times("mpi"), times("plan")
+    base = times("floor") if floor else None
     for size in sorted(lib):
         m, p = statistics.median(lib[size]), statistics.median(plan[size])
         pairs = sorted(b / a for a, b in zip(lib[size], plan[size]))
@@ -129,8 +143,12 @@ for coll in colls:
         worst = max(worst, (ratio, "%s %d" % (coll, size)))
         if ratio <= 0.90:
             wins.append("%s %d (%.2f)" % (coll, size, ratio))
-        print("%-14s %9d %12.2f %12.2f %6.2f %6.2f-%-6.2f  %s" %
-              (coll, size, m, p, ratio, q[0], q[2], served(coll, size)))
+        extra = ""
+        if floor:
+            f = statistics.median(base[size])
+            extra = " %9.2f %11.2f" % (f / m, p / f)
+        print("%-14s %9d %12.2f %12.2f %6.2f %6.2f-%-6.2f%s  %s" %
+              (coll, size, m, p, ratio, q[0], q[2], extra, served(coll, size)))
 print("# worst ratio %.2f at %s; collplan ahead (<= 0.90): %s" %
       (worst[0], worst[1], ", ".join(wins) or "none"))
 PY

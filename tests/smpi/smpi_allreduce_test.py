@@ -12,34 +12,16 @@ Oracles, none of them collplan's own output:
     that algorithm run through collplan's executor and MPI transport.
 """
 
-import json
 import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "../../tools/evaluate"))
-import platforms  # noqa: E402
+import smpi_harness
+from smpi_harness import platforms
 
 COLLPLAN, DRIVER, WORK = sys.argv[1:4]
 os.makedirs(WORK, exist_ok=True)
-failures = []
-
-
-def check(ok, what):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        failures.append(what)
-
-
-def files_for(platform):
-    xml = os.path.join(WORK, platform.name + ".xml")
-    hosts = os.path.join(WORK, platform.name + ".hosts")
-    with open(xml, "w") as f:
-        f.write(platform.xml)
-    with open(hosts, "w") as f:
-        f.write(platform.hostfile())
-    return xml, hosts
+check = smpi_harness.Checks()
 
 
 def compile_plan(platform, algorithm, size, params=()):
@@ -54,18 +36,8 @@ def compile_plan(platform, algorithm, size, params=()):
 
 
 def simulate(platform, target, size, *flags, cfg=()):
-    xml, hosts = files_for(platform)
-    cfg = platform.smpi_cfg + ["smpi/simulate-computation:no"] + list(cfg)
-    cmd = ["smpirun", "-np", str(platform.ranks), "-platform", xml,
-           "-hostfile", hosts] + ["--cfg=" + c for c in cfg]
-    cmd += ["--log=root.thresh:error", DRIVER] + target + [str(size)]
-    cmd += list(flags)
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    for line in r.stdout.splitlines():
-        if line.startswith("{"):
-            return json.loads(line)
-    print(r.stderr[-2000:], file=sys.stderr)
-    return None
+    return smpi_harness.simulate(WORK, platform, DRIVER, target, size, *flags,
+                                 cfg=cfg)
 
 
 # 1. Results: families with different shapes of rounds, on a torus and on
@@ -122,5 +94,4 @@ for spec in ("torus:4x4", "nodes:4x4"):
                   f"{a and a['seconds'] * 1e6:.2f} us, SMPI {theirs} "
                   f"{b and b['seconds'] * 1e6:.2f} us")
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+check.finish()

@@ -14,28 +14,16 @@ Oracles, none of them collplan's own output:
     ports (the direct exchange), run through the executor and MPI transport.
 """
 
-import json
 import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "../../tools/evaluate"))
-import platforms  # noqa: E402
+import smpi_harness
+from smpi_harness import platforms
 
 COLLPLAN, DRIVER, WORK = sys.argv[1:4]
 os.makedirs(WORK, exist_ok=True)
-failures = []
-
-
-def check(ok, what):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        failures.append(what)
-
-
-def files_for(platform):
-    return platform.write_files(WORK)
+check = smpi_harness.Checks()
 
 
 def compile_plan(platform, algorithm, pair_bytes, params=()):
@@ -54,19 +42,8 @@ def compile_plan(platform, algorithm, pair_bytes, params=()):
 
 
 def simulate(platform, target, pair_bytes, *flags, cfg=()):
-    xml, hosts = files_for(platform)
-    cfg = platform.smpi_cfg + ["smpi/simulate-computation:no"] + list(cfg)
-    cmd = ["smpirun", "-np", str(platform.ranks), "-platform", xml,
-           "-hostfile", hosts] + ["--cfg=" + c for c in cfg]
-    cmd += ["--log=root.thresh:error", DRIVER] + target + [str(pair_bytes)]
-    cmd += list(flags)
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    for line in r.stdout.splitlines():
-        if line.startswith("{"):
-            return json.loads(line)
-    print(r.stderr[-2000:], file=sys.stderr)
-    return None
-
+    return smpi_harness.simulate(WORK, platform, DRIVER, target, pair_bytes,
+                                 *flags, cfg=cfg)
 
 # 1. Results: every family, on a torus, on nodes and on a flat machine of a
 # P that is no power of two, at a size that is no multiple of 8.
@@ -123,5 +100,4 @@ for size in (256, 64 << 10):
           f"flat:6 {size} B a pair: auto {a and a['seconds'] * 1e6:.2f} us, "
           f"SMPI basic_linear {b and b['seconds'] * 1e6:.2f} us")
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+check.finish()

@@ -21,39 +21,21 @@ Oracles, none of them collplan's own output:
     inside the leaves add n/16 + n/8 + n/4: the tapered term is 39n/16.
 """
 
-import json
 import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "../../tools/evaluate"))
-import platforms  # noqa: E402
+import smpi_harness
+from smpi_harness import platforms
 
 COLLPLAN, ALLREDUCE, BROADCAST, WORK = sys.argv[1:5]
 os.makedirs(WORK, exist_ok=True)
-failures = []
-
-
-def check(ok, what):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        failures.append(what)
+check = smpi_harness.Checks()
 
 
 def simulate(platform, driver, target, size, *flags, cfg=()):
-    xml, hosts = platform.write_files(WORK)
-    cfg = platform.smpi_cfg + ["smpi/simulate-computation:no"] + list(cfg)
-    cmd = ["smpirun", "-np", str(platform.ranks), "-platform", xml,
-           "-hostfile", hosts] + ["--cfg=" + c for c in cfg]
-    cmd += ["--log=root.thresh:error", driver] + target + [str(size)]
-    cmd += list(flags)
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    for line in r.stdout.splitlines():
-        if line.startswith("{"):
-            return json.loads(line)
-    print(r.stderr[-2000:], file=sys.stderr)
-    return None
+    return smpi_harness.simulate(WORK, platform, driver, target, size, *flags,
+                                 cfg=cfg, timeout=120)
 
 
 # 1. The taper: bandwidth-bound rdb, 4 MiB (84 us a round against 1 us of
@@ -89,9 +71,8 @@ out = simulate(tapered, BROADCAST, ["--mpi"], SIZE, "--check",
 check(out is not None and out["checked"],
       "SMPI's binomial_tree broadcast through the same driver")
 
-# 3. The upper-level traffic counted from a plan.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "../../tools/evaluate"))
+# 3. The upper-level traffic counted from a plan (tools/evaluate, on the
+# path smpi_harness set).
 import leaf_traffic  # noqa: E402
 
 N = 16 << 10
@@ -105,5 +86,4 @@ if plan:
           f"leaf traffic {sent, across, up, tapered}, by hand "
           f"{15 * N, 8 * N, 4 * N, 39 * N // 16}")
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+check.finish()

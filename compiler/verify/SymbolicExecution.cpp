@@ -684,12 +684,12 @@ uint64_t chunkBlocks(const PlanHeader &H, VerifyMode Mode, uint64_t Budget) {
                               std::max<uint64_t>(H.Blocks, 1));
 }
 
-void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
-                         VerifyMode Mode, const VerifyOptions &Options,
+void executeSymbolically(const Plan &P, MatchedPlan &&Matched, VerifyMode Mode,
+                         const VerifyOptions &Options,
                          std::vector<Diagnostic> &Errors,
                          TreeVerdict &Verdict) {
   const PlanHeader &H = P.Header;
-  ReplayIndex X(P, Matched);
+  ReplayIndex X(P, std::move(Matched));
   // One part per worker thread, each with its own store: the budget is
   // shared.
   unsigned Threads = workerThreads();

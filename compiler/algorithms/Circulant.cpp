@@ -570,10 +570,11 @@ void CirculantAlgorithm::buildReduceBroadcast(const PlanHeader &H,
   Program Broadcast;
   buildBroadcast(H, Rank, Broadcast);
   uint32_t Rounds = uint32_t(H.Blocks - 1 + llvm::Log2_64_Ceil(H.Ranks));
-  Prog = reversedBroadcast(Broadcast, Rounds);
-  for (const Round &Rd : Broadcast.Rounds)
-    for (const Op &O : Rd.Ops)
-      Prog.add(Rounds + Rd.Index, O);
+  // Room for both halves at once: growing the vector copies every round.
+  Prog = reversedBroadcast(Broadcast, Rounds, Broadcast.Rounds.size());
+  for (Round &Rd : Broadcast.Rounds)
+    for (Op &O : Rd.Ops)
+      Prog.add(Rounds + Rd.Index, std::move(O));
 }
 
 } // namespace

@@ -270,34 +270,50 @@ private:
     return int64_t(uint32_t(It[Ordinal]));
   }
 
-  /// Fetches ahead what Rank's receives read at their senders: the senders'
-  /// entries of PositionOf (Tables) or their rounds, whose addresses need
-  /// those entries. emit() asks for a rank's tables two ranks ahead and its
-  /// rounds one rank ahead, so that the misses of many look-ups overlap.
-  void prefetchSenders(uint32_t Rank, bool Tables) const {
-    if (Rank >= H.Ranks)
+  /// A round of the plan, rank by rank: where emit() is, and how far ahead
+  /// it fetches.
+  struct Cursor {
+    uint32_t Rank = 0, Pos = 0;
+  };
+  /// Moves C to the plan's next round; false past the last.
+  bool advance(Cursor &C) const {
+    for (++C.Pos; C.Rank < H.Ranks && C.Pos >= P.Programs[C.Rank].Rounds.size();
+         C.Pos = 0)
+      ++C.Rank;
+    return C.Rank < H.Ranks;
+  }
+  /// Rounds between emit()'s round and the one whose senders' rounds it
+  /// fetches; their entries of PositionOf are fetched twice as far ahead,
+  /// since the rounds' addresses need them.
+  static constexpr unsigned FetchAhead = 16;
+
+  /// Fetches what the receives of C's round read at their senders: the
+  /// senders' entries of PositionOf (Tables) or their rounds, so that the
+  /// misses of many look-ups overlap.
+  void prefetchSenders(Cursor C, bool Tables) const {
+    if (C.Rank >= H.Ranks)
       return;
-    for (const Round &Rd : P.Programs[Rank].Rounds)
-      for (const Op &O : Rd.Ops) {
-        if (O.Kind != OpKind::Recv)
-          continue;
-        const RankRounds &R = Ranks[O.Peer];
-        if (R.Table == Search || Rd.Index < R.First ||
-            Rd.Index - R.First >= R.Span || (Tables && R.Table == NoTable))
-          continue;
-        const char *At =
-            Tables ? reinterpret_cast<const char *>(
-                         &PositionOf[R.Table + Rd.Index - R.First])
-                   : reinterpret_cast<const char *>(roundAt(O.Peer, Rd.Index));
-        if (!At)
-          continue;
-        __builtin_prefetch(At);
-        if (!Tables)
-          __builtin_prefetch(At + 64);
-        // The compiler drops a loop that only prefetches; an empty asm
-        // that reads the address keeps it.
-        asm volatile("" : : "r"(At));
-      }
+    const Round &Rd = P.Programs[C.Rank].Rounds[C.Pos];
+    for (const Op &O : Rd.Ops) {
+      if (O.Kind != OpKind::Recv)
+        continue;
+      const RankRounds &R = Ranks[O.Peer];
+      if (R.Table == Search || Rd.Index < R.First ||
+          Rd.Index - R.First >= R.Span || (Tables && R.Table == NoTable))
+        continue;
+      const char *At =
+          Tables ? reinterpret_cast<const char *>(
+                       &PositionOf[R.Table + Rd.Index - R.First])
+                 : reinterpret_cast<const char *>(roundAt(O.Peer, Rd.Index));
+      if (!At)
+        continue;
+      __builtin_prefetch(At);
+      if (!Tables)
+        __builtin_prefetch(At + 64);
+      // The compiler drops a loop that only prefetches; an empty asm that
+      // reads the address keeps it.
+      asm volatile("" : : "r"(At));
+    }
   }
 
   /// The second pass: every receive paired with its send, and every step
@@ -317,16 +333,23 @@ private:
     }
     Out.Steps.resize(Step);
     Out.Ranges.resize(Range);
+    // Both start before the first round.
+    Cursor Tables{0, ~0u}, Senders{0, ~0u};
+    for (unsigned K = 0; K < 2 * FetchAhead; ++K) {
+      advance(Tables);
+      prefetchSenders(Tables, true);
+    }
+    for (unsigned K = 0; K < FetchAhead; ++K) {
+      advance(Senders);
+      prefetchSenders(Senders, false);
+    }
     for (uint32_t Rank = 0; Rank < H.Ranks; ++Rank) {
-      if (Rank == 0) {
-        prefetchSenders(0, true);
-        prefetchSenders(1, true);
-        prefetchSenders(0, false);
-      }
-      prefetchSenders(Rank + 2, true);
-      prefetchSenders(Rank + 1, false);
       const std::vector<Round> &Rounds = P.Programs[Rank].Rounds;
       for (uint32_t Pos = 0; Pos < Rounds.size(); ++Pos) {
+        if (advance(Tables))
+          prefetchSenders(Tables, true);
+        if (advance(Senders))
+          prefetchSenders(Senders, false);
         const Round &Rd = Rounds[Pos];
         SlotFill &S = Slots[slotOf(Rd.Index)];
         for (uint32_t I = 0; I < Rd.Ops.size(); ++I) {

@@ -62,6 +62,12 @@ struct ReplayIndex {
   /// Into Entries, one per chunk of the window + 1.
   std::vector<uint64_t> ChunkBegin;
   std::vector<uint32_t> Entries; ///< Step indices, in replay order.
+  /// The window is the plan's one chunk, which every step touches (none is
+  /// empty): Entries would list them all, and is left empty.
+  bool EveryStep = false;
+
+  /// The step of entry E of the window's lists.
+  uint64_t entry(uint64_t E) const { return EveryStep ? E : Entries[E]; }
 
   /// Takes the matcher's steps and ranges (Matching.h), in atoms from here
   /// on.
@@ -71,14 +77,7 @@ struct ReplayIndex {
                [&](uint32_t R) { return P.Header.inputBlocks(R); }),
         Outputs(P.Header.Ranks,
                 [&](uint32_t R) { return P.Header.outputBlocks(R); }),
-        Atoms({}, P.Header.Blocks) {
-    std::vector<uint64_t> Boundaries;
-    for (auto *List : {&Ranges, &Inputs.Ranges, &Outputs.Ranges})
-      for (const BlockRange &R : *List) {
-        Boundaries.push_back(R.Begin);
-        Boundaries.push_back(R.End);
-      }
-    Atoms = BlockAtoms(Boundaries, P.Header.Blocks);
+        Atoms({Ranges, Inputs.Ranges, Outputs.Ranges}, P.Header.Blocks) {
     for (auto *List : {&Ranges, &Inputs.Ranges, &Outputs.Ranges})
       for (BlockRange &R : *List)
         R = Atoms.atomsOf(R);
@@ -138,6 +137,8 @@ struct ReplayIndex {
   /// The number of touches of each chunk, to cut the chunks into windows.
   std::vector<uint64_t> touchesPerChunk(uint64_t MaxAtoms) {
     cutChunks(MaxAtoms);
+    if (Chunks == 1)
+      return {Steps.size()};
     std::vector<uint64_t> Count(Chunks, 0);
     forEachTouch(0, Chunks, [&](uint32_t, uint64_t C) { ++Count[C]; });
     return Count;
@@ -147,6 +148,11 @@ struct ReplayIndex {
   void bucket(uint64_t From, uint64_t To) {
     FirstChunk = From;
     EndChunk = To;
+    EveryStep = Chunks == 1;
+    if (EveryStep) {
+      ChunkBegin = {0, Steps.size()};
+      return;
+    }
     ChunkBegin.assign(To - From + 1, 0);
     forEachTouch(From, To,
                  [&](uint32_t, uint64_t C) { ++ChunkBegin[C - From + 1]; });

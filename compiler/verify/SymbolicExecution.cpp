@@ -101,13 +101,13 @@ public:
         // they combine over the chunk's: fetch ahead what the coming ones
         // read, or the replay waits on memory for every step.
         if (E + 2 * PrefetchDistance < End)
-          __builtin_prefetch(&X.Steps[X.Entries[E + 2 * PrefetchDistance]]);
+          __builtin_prefetch(&X.Steps[X.entry(E + 2 * PrefetchDistance)]);
         if (E + PrefetchDistance < End) {
-          const Step &Ahead = X.Steps[X.Entries[E + PrefetchDistance]];
+          const Step &Ahead = X.Steps[X.entry(E + PrefetchDistance)];
           __builtin_prefetch(&X.Ranges[Ahead.FirstRange]);
           prefetchState(Ahead);
         }
-        step(X.Steps[X.Entries[E]]);
+        step(X.Steps[X.entry(E)]);
       }
       checkEndState();
       compareTrees();

@@ -48,11 +48,11 @@ constexpr int64_t MaxBroadcastBlocks = int64_t(1) << 22;
 constexpr uint64_t MaxAllgathervBlocks = uint64_t(1) << 24;
 /// The tuner's n keeps a plan within about this many operations (each rank
 /// sends and receives at most once a round, so 2P a round), which compile
-/// and verify in about 5 s of CPU and 1.3 GiB (circulant.md, "Measured: the
-/// n-block allreduce"). T(n) is flat near n*, so the cap costs little: it
-/// binds on the allreduce from 64 MiB at P = 16384 (n = 211 for n* = 219,
-/// 0.01 % of the model's time; 1.6 % at 256 MiB).
-constexpr uint64_t MaxTunedOperations = uint64_t(14) << 20;
+/// and verify in about 4 s of CPU and 1.1 GiB (circulant.md, "Measured: the
+/// n-block allreduce"). T(n) is flat near n*, so the cap costs little: at
+/// P = 16384 it binds on the allreduce from about 43 MiB (n = 179 for
+/// n* = 219 at 64 MiB: 0.2 % of the model's time; 2.4 % at 256 MiB).
+constexpr uint64_t MaxTunedOperations = uint64_t(12) << 20;
 // Census buffers ("Census allreduce").
 constexpr uint16_t PartialBuffer = 1;  ///< W: the other ranks' sum so far.
 constexpr uint16_t IncomingBuffer = 2; ///< A W received while ours is sent.

@@ -299,22 +299,22 @@ TEST_CASE("the tuned block count keeps the plan within its operation "
   llvm::Expected<PlanHeader> H = C.prepare(Req);
   REQUIRE(bool(H));
   CHECK(H->Params.at("blocks") == "77");
-  // 256 MiB: n* = 438, but 14 * 2^20 operations of 2 * 16384 a round, in
-  // two halves, allow 224 rounds a half, n - 1 + 14 <= 224: n = 211, the
+  // 256 MiB: n* = 438, but 12 * 2^20 operations of 2 * 16384 a round, in
+  // two halves, allow 192 rounds a half, n - 1 + 14 <= 192: n = 179, the
   // only candidate besides the census.
   Req.Bytes = uint64_t(256) << 20;
   H = C.prepare(Req);
   REQUIRE(bool(H));
-  CHECK(H->Params.at("blocks") == "211");
+  CHECK(H->Params.at("blocks") == "179");
   auto Candidates = C.candidates(Req);
   REQUIRE(Candidates.size() == 2);
-  CHECK(Candidates[1].at("blocks") == "211");
+  CHECK(Candidates[1].at("blocks") == "179");
   // The budget is the tuner's: n may still be asked for.
   Req.Params = {{"blocks", "438"}};
   H = C.prepare(Req);
   REQUIRE(bool(H));
   CHECK(H->Blocks == 438);
-  // A broadcast's rounds are one half: n - 1 + 14 <= 448, n = 435 for
+  // A broadcast's rounds are one half: n - 1 + 14 <= 384, n = 371 for
   // n* = sqrt(13 * 1e-10 * 2^30 / 2e-6) = 835 at 1 GiB.
   CostParams Cost = Req.Cost;
   Req = test::requestFor(Collective::Broadcast, Topology::flat(16384));
@@ -323,7 +323,7 @@ TEST_CASE("the tuned block count keeps the plan within its operation "
   Req.Bytes = uint64_t(1) << 30;
   H = C.prepare(Req);
   REQUIRE(bool(H));
-  CHECK(H->Blocks == 435);
+  CHECK(H->Blocks == 371);
 }
 
 TEST_CASE("rank order is kept only on two ranks with the root at 0; "

@@ -1,16 +1,17 @@
 //===- Matching.cpp - Send/receive matching and per-round rules -----------===//
 //
 // Matching looks each Recv's Send up at its sender: the sender's round by its
-// index (by subtraction where the sender's rounds have no gaps, the usual
-// case; else by a binary search of its rounds), then the Send in that round
+// index (by subtraction where the sender's rounds have no gaps; through a
+// table of positions where they have a few, as a reduce-broadcast's ranks
+// do; else by a binary search of its rounds), then the Send in that round
 // (a scan of a short round, a sorted table of a wide one: a linear broadcast
 // puts P - 1 sends in one round, and scanning it for each would be
-// quadratic). So it costs a look-up per message, each read of a sender's
-// round fetched ahead a rank at a time, rather than sorting every send and
-// receive (which took most of the verifier's time on plans of millions of
-// single-block operations, and as much memory again as the plan). Every
-// receive pairs with at most one send, so counting the pairs tells whether
-// any send is left over; only then are the sends looked up the other way.
+// quadratic). So it costs a look-up per message, the sender's round fetched
+// some rounds ahead, rather than sorting every send and receive (which took
+// most of the verifier's time on plans of millions of single-block
+// operations, and as much memory again as the plan). Every receive pairs
+// with at most one send, so counting the pairs tells whether any send is
+// left over; only then are the sends looked up the other way.
 //
 // The steps go straight to their places in replay order: a first pass
 // counts each global round's receives and locals, a second writes them.

@@ -40,7 +40,7 @@ class PersonalisedChunk {
 public:
   PersonalisedChunk(const Plan &P, const MatchedPlan &M, size_t MaxErrors,
                     std::vector<Diagnostic> &Errors)
-      : P(P), H(P.Header), M(M), MaxErrors(MaxErrors), Errors(Errors),
+      : H(P.Header), M(M), MaxErrors(MaxErrors), Errors(Errors),
         PairBlocks(H.pairBlocks()), RowBlocks(PairBlocks * H.Ranks),
         NumBuffers(H.Buffers.size()) {}
 
@@ -61,7 +61,6 @@ public:
   }
 
 private:
-  const Plan &P;
   const PlanHeader &H;
   const MatchedPlan &M;
   size_t MaxErrors;

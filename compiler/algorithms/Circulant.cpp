@@ -46,6 +46,13 @@ using llvm::inconvertibleErrorCode;
 /// broadcast or reduce and P * n blocks for allgatherv.
 constexpr int64_t MaxBroadcastBlocks = int64_t(1) << 22;
 constexpr uint64_t MaxAllgathervBlocks = uint64_t(1) << 24;
+/// The tuner's n keeps a plan within about this many operations (each rank
+/// sends and receives at most once a round, so 2P a round), which compile
+/// and verify in about 4 s of CPU and 1.1 GiB (circulant.md, "Measured: the
+/// n-block allreduce"). T(n) is flat near n*, so the cap costs little: at
+/// P = 16384 it binds on the allreduce from about 43 MiB (n = 179 for
+/// n* = 219 at 64 MiB: 0.2 % of the model's time; 2.4 % at 256 MiB).
+constexpr uint64_t MaxTunedOperations = uint64_t(12) << 20;
 // Census buffers ("Census allreduce").
 constexpr uint16_t PartialBuffer = 1;  ///< W: the other ranks' sum so far.
 constexpr uint16_t IncomingBuffer = 2; ///< A W received while ours is sent.
@@ -219,6 +226,11 @@ CirculantAlgorithm::blocksAround(const CompileRequest &Request) const {
   // Empty blocks buy nothing: keep n <= m where m allows.
   uint64_t Cap =
       std::min(maxBlocks(Request), std::max<uint64_t>(1, Request.Bytes));
+  // n - 1 + q rounds, twice for the allreduce, of 2P operations each.
+  uint64_t MaxRounds =
+      MaxTunedOperations / (2 * uint64_t(Request.ranks()) *
+                            (Request.Kind == Collective::Allreduce ? 2 : 1));
+  Cap = std::min(Cap, MaxRounds > Q ? MaxRounds + 1 - Q : 1);
   double Star = optimalBlocks(Q, Request.Bytes, blockModel(Request));
   auto Clamp = [&](double V) {
     return V < 1 ? uint64_t(1) : V >= double(Cap) ? Cap : uint64_t(V);
@@ -570,10 +582,11 @@ void CirculantAlgorithm::buildReduceBroadcast(const PlanHeader &H,
   Program Broadcast;
   buildBroadcast(H, Rank, Broadcast);
   uint32_t Rounds = uint32_t(H.Blocks - 1 + llvm::Log2_64_Ceil(H.Ranks));
-  Prog = reversedBroadcast(Broadcast, Rounds);
-  for (const Round &Rd : Broadcast.Rounds)
-    for (const Op &O : Rd.Ops)
-      Prog.add(Rounds + Rd.Index, O);
+  // Room for both halves at once: growing the vector copies every round.
+  Prog = reversedBroadcast(Broadcast, Rounds, Broadcast.Rounds.size());
+  for (Round &Rd : Broadcast.Rounds)
+    for (Op &O : Rd.Ops)
+      Prog.add(Rounds + Rd.Index, std::move(O));
 }
 
 } // namespace

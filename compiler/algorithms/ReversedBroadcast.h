@@ -26,9 +26,12 @@
 namespace collplan {
 
 /// Rank r's reduce program from its broadcast program of Rounds rounds,
-/// which holds only sends and replacing receives of the data buffer.
-inline Program reversedBroadcast(const Program &Broadcast, uint32_t Rounds) {
+/// which holds only sends and replacing receives of the data buffer, with
+/// room for MoreRounds rounds after them.
+inline Program reversedBroadcast(const Program &Broadcast, uint32_t Rounds,
+                                 size_t MoreRounds = 0) {
   Program Reduce;
+  Reduce.Rounds.reserve(Broadcast.Rounds.size() + MoreRounds);
   for (auto Round = Broadcast.Rounds.rbegin(); Round != Broadcast.Rounds.rend();
        ++Round)
     for (const Op &O : Round->Ops) {

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 namespace collplan {
@@ -32,24 +33,25 @@ public:
   /// Boundaries: the Begin and End of every range that must stay whole, in
   /// any order, each within [0, Blocks].
   BlockAtoms(llvm::ArrayRef<uint64_t> Boundaries, uint64_t Blocks) {
-    // A bitmap when the vector is not much longer than the list (the usual
-    // case, and linear), a sort otherwise.
-    if (Blocks / 8 <= Boundaries.size() && Blocks < UINT32_MAX) {
-      llvm::BitVector Is(Blocks + 1);
-      Is.set(0);
-      Is.set(Blocks);
+    build(Boundaries.size(), Blocks, [&](auto Add) {
       for (uint64_t B : Boundaries)
-        Is.set(B);
-      for (unsigned B : Is.set_bits())
-        Start.push_back(B);
-    } else {
-      Start.assign(Boundaries.begin(), Boundaries.end());
-      Start.push_back(0);
-      Start.push_back(Blocks);
-      std::sort(Start.begin(), Start.end());
-      Start.erase(std::unique(Start.begin(), Start.end()), Start.end());
-    }
-    Identity = size() == Blocks;
+        Add(B);
+    });
+  }
+  /// The same for the Begin and End of every range of Lists, without a list
+  /// of them (the replay's ranges number millions at large P).
+  BlockAtoms(std::initializer_list<llvm::ArrayRef<BlockRange>> Lists,
+             uint64_t Blocks) {
+    uint64_t Count = 0;
+    for (llvm::ArrayRef<BlockRange> L : Lists)
+      Count += 2 * L.size();
+    build(Count, Blocks, [&](auto Add) {
+      for (llvm::ArrayRef<BlockRange> L : Lists)
+        for (const BlockRange &R : L) {
+          Add(R.Begin);
+          Add(R.End);
+        }
+    });
   }
 
   uint64_t size() const { return Start.size() - 1; }
@@ -67,6 +69,29 @@ public:
   uint64_t firstBlock(uint64_t Atom) const { return Start[Atom]; }
 
 private:
+  /// Count boundaries, which Each passes to the function it is given.
+  template <typename EachFn>
+  void build(uint64_t Count, uint64_t Blocks, EachFn Each) {
+    // A bitmap when the vector is not much longer than the list (the usual
+    // case, and linear), a sort otherwise.
+    if (Blocks / 8 <= Count && Blocks < UINT32_MAX) {
+      llvm::BitVector Is(Blocks + 1);
+      Is.set(0);
+      Is.set(Blocks);
+      Each([&](uint64_t B) { Is.set(B); });
+      for (unsigned B : Is.set_bits())
+        Start.push_back(B);
+    } else {
+      Start.reserve(Count + 2);
+      Each([&](uint64_t B) { Start.push_back(B); });
+      Start.push_back(0);
+      Start.push_back(Blocks);
+      std::sort(Start.begin(), Start.end());
+      Start.erase(std::unique(Start.begin(), Start.end()), Start.end());
+    }
+    Identity = size() == Blocks;
+  }
+
   std::vector<uint64_t> Start; ///< Each atom's first block, then Blocks.
   bool Identity = false;       ///< Every block is an atom.
 };

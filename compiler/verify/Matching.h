@@ -4,8 +4,9 @@
 // pairs with a Recv by the FIFO rule of Plan.h, with the same blocks; within
 // a round a rank's Recv destinations overlap neither each other nor its Send
 // sources; a collective that does not reduce contains no Reduce. The result
-// also indexes the plan for the symbolic replay: the active (round, rank)
-// pairs in global round order and, for every Recv, the Send it pairs with.
+// is also the plan in the order the replays walk it: its Recv and Local
+// operations as steps, per global round every Recv, then every Local, rank
+// by rank in listed order, each Recv with the Send it pairs with.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,31 +21,32 @@
 namespace collplan {
 namespace verify {
 
-/// Where one operation sits: Plan.Programs[Rank].Rounds[RoundPos].Ops[OpIdx].
-struct OpRef {
-  uint32_t Rank = 0;
-  uint32_t RoundPos = 0;
-  uint32_t OpIdx = 0;
-};
-
-/// One rank's round, in the replay order.
-struct ActiveRound {
-  uint32_t Index = 0; ///< The global round index.
-  uint32_t Rank = 0;
-  uint32_t RoundPos = 0;
-  /// The plan-wide id of the round's first operation (ids run rank by rank,
-  /// round by round, op by op).
-  uint64_t FirstOp = 0;
+/// One Recv or Local operation, flattened for the replays: what it reads and
+/// writes, and where it sits for diagnostics. The symbolic replay visits
+/// these once per chunk they touch, so they are kept compact and apart from
+/// the Plan.
+struct Step {
+  uint32_t Rank;   ///< Where the operation runs (its destination).
+  uint32_t From;   ///< Recv: the sender; Local: Rank.
+  uint16_t Buffer; ///< The destination buffer.
+  uint16_t Source; ///< Recv: the sender's buffer; Local: the source.
+  OpKind Kind;
+  Combine Mode;
+  uint32_t Round;     ///< The global round index.
+  uint32_t OpIdx;     ///< The op's index in its round.
+  uint32_t FromOpIdx; ///< Recv: the matched send's index in its round.
+  uint32_t NumRanges;
+  uint64_t FirstRange; ///< Into MatchedPlan::Ranges.
 };
 
 struct MatchedPlan {
-  /// Every rank's rounds, sorted by (Index, Rank).
-  std::vector<ActiveRound> Schedule;
-  /// For the Recv with plan-wide id I, the Send it pairs with. Meaningful
-  /// only for matched receives (the plan has no matching errors).
-  std::vector<OpRef> SenderOf;
+  /// The Recv and Local operations in replay order (above). Meaningful only
+  /// for a plan without matching errors.
+  std::vector<Step> Steps;
+  /// The steps' blocks, each step's ranges in a run.
+  std::vector<BlockRange> Ranges;
   std::vector<Diagnostic> Errors;
-  uint64_t Rounds = 0;
+  uint64_t Rounds = 0; ///< Distinct global round indices.
   uint64_t Messages = 0;
   uint64_t BlockTransfers = 0;
 };

@@ -40,7 +40,7 @@ class PersonalisedChunk {
 public:
   PersonalisedChunk(const Plan &P, const MatchedPlan &M, size_t MaxErrors,
                     std::vector<Diagnostic> &Errors)
-      : P(P), H(P.Header), M(M), MaxErrors(MaxErrors), Errors(Errors),
+      : H(P.Header), M(M), MaxErrors(MaxErrors), Errors(Errors),
         PairBlocks(H.pairBlocks()), RowBlocks(PairBlocks * H.Ranks),
         NumBuffers(H.Buffers.size()) {}
 
@@ -55,21 +55,12 @@ public:
     Older.clear();
     OlderIndex.clear();
     Indexed = 0;
-    const std::vector<ActiveRound> &Sched = M.Schedule;
-    for (size_t I = 0; I < Sched.size();) {
-      size_t E = I;
-      while (E < Sched.size() && Sched[E].Index == Sched[I].Index)
-        ++E;
-      for (OpKind Pass : {OpKind::Recv, OpKind::Local})
-        for (size_t K = I; K < E; ++K)
-          replayRound(Sched[K], Pass);
-      I = E;
-    }
+    for (const Step &St : M.Steps)
+      copy(St);
     checkEndState();
   }
 
 private:
-  const Plan &P;
   const PlanHeader &H;
   const MatchedPlan &M;
   size_t MaxErrors;
@@ -151,31 +142,15 @@ private:
       Errors.push_back({Where, std::move(Message)});
   }
 
-  void replayRound(const ActiveRound &A, OpKind Pass) {
-    const Round &Rd = P.Programs[A.Rank].Rounds[A.RoundPos];
-    for (uint32_t I = 0; I < Rd.Ops.size(); ++I) {
-      const Op &O = Rd.Ops[I];
-      if (O.Kind != Pass)
-        continue;
-      uint32_t From = A.Rank;
-      uint16_t Source = O.Source;
-      PlanLocation Reader{A.Rank, Rd.Index, I};
-      if (O.Kind == OpKind::Recv) {
-        const OpRef &Sender = M.SenderOf[A.FirstOp + I];
-        From = Sender.Rank;
-        Source =
-            P.Programs[From].Rounds[Sender.RoundPos].Ops[Sender.OpIdx].Buffer;
-        Reader = {From, Rd.Index, Sender.OpIdx};
-      }
-      copy(O, A.Rank, From, Source, Reader);
-    }
-  }
-
-  /// O's blocks in the chunk, from (From, Source) to (Rank, O.Buffer); the
-  /// first that Source does not hold is diagnosed at Reader.
-  void copy(const Op &O, uint32_t Rank, uint32_t From, uint16_t Source,
-            PlanLocation Reader) {
-    llvm::ArrayRef<BlockRange> Ranges = O.Blocks.ranges();
+  /// St's blocks in the chunk, from its source to its destination; the
+  /// first that the source does not hold is diagnosed where it is read (a
+  /// Recv's matched send).
+  void copy(const Step &St) {
+    PlanLocation Reader{St.Rank, St.Round, St.OpIdx};
+    if (St.Kind == OpKind::Recv)
+      Reader = {St.From, St.Round, St.FromOpIdx};
+    llvm::ArrayRef<BlockRange> Ranges(M.Ranges.data() + St.FirstRange,
+                                      St.NumRanges);
     const BlockRange *It =
         std::partition_point(Ranges.begin(), Ranges.end(),
                              [&](const BlockRange &R) { return R.End <= C0; });
@@ -184,15 +159,15 @@ private:
       for (uint64_t B = std::max(It->Begin, C0), E = std::min(It->End, C1);
            B < E; ++B) {
         Pair Of = pairOf(B);
-        if (holds(From, Source, B, Of)) {
-          put(Rank, O.Buffer, B, Of);
+        if (holds(St.From, St.Source, B, Of)) {
+          put(St.Rank, St.Buffer, B, Of);
           continue;
         }
         if (Reported)
           continue;
         Reported = true;
-        report(Reader, (O.Kind == OpKind::Recv ? "sends " : "copies ") +
-                           blockText(B, Source) + ", which holds no data");
+        report(Reader, (St.Kind == OpKind::Recv ? "sends " : "copies ") +
+                           blockText(B, St.Source) + ", which holds no data");
       }
   }
 

@@ -22,23 +22,6 @@
 namespace collplan {
 namespace verify {
 
-/// One Recv or Local operation, flattened for the replay: what it reads and
-/// writes, and where it sits for diagnostics. The replay visits these once
-/// per chunk they touch, so they are kept compact and apart from the Plan.
-struct Step {
-  uint32_t Rank;   ///< Where the operation runs (its destination).
-  uint32_t From;   ///< Recv: the sender; Local: Rank.
-  uint16_t Buffer; ///< The destination buffer.
-  uint16_t Source; ///< Recv: the sender's buffer; Local: the source.
-  OpKind Kind;
-  Combine Mode;
-  uint32_t Round;     ///< The global round index.
-  uint32_t OpIdx;     ///< The op's index in its round.
-  uint32_t FromOpIdx; ///< Recv: the matched send's index in its round.
-  uint32_t NumRanges;
-  uint64_t FirstRange; ///< Into ReplayIndex::Ranges.
-};
-
 /// Every rank's ranges of one kind (its input, or its output), stored flat.
 struct RankRanges {
   std::vector<uint64_t> Begin{0}; ///< Into Ranges, one per rank + 1.
@@ -79,56 +62,25 @@ struct ReplayIndex {
   /// Into Entries, one per chunk of the window + 1.
   std::vector<uint64_t> ChunkBegin;
   std::vector<uint32_t> Entries; ///< Step indices, in replay order.
+  /// The window is the plan's one chunk, which every step touches (none is
+  /// empty): Entries would list them all, and is left empty.
+  bool EveryStep = false;
 
-  ReplayIndex(const Plan &P, const MatchedPlan &M)
-      : Inputs(P.Header.Ranks,
+  /// The step of entry E of the window's lists.
+  uint64_t entry(uint64_t E) const { return EveryStep ? E : Entries[E]; }
+
+  /// Takes the matcher's steps and ranges (Matching.h), in atoms from here
+  /// on.
+  ReplayIndex(const Plan &P, MatchedPlan &&M)
+      : Steps(std::move(M.Steps)), Ranges(std::move(M.Ranges)),
+        Inputs(P.Header.Ranks,
                [&](uint32_t R) { return P.Header.inputBlocks(R); }),
         Outputs(P.Header.Ranks,
                 [&](uint32_t R) { return P.Header.outputBlocks(R); }),
-        Atoms({}, P.Header.Blocks) {
-    const auto &Sched = M.Schedule;
-    for (size_t I = 0; I < Sched.size();) {
-      size_t E = I;
-      while (E < Sched.size() && Sched[E].Index == Sched[I].Index)
-        ++E;
-      for (OpKind Pass : {OpKind::Recv, OpKind::Local})
-        for (size_t K = I; K < E; ++K)
-          addRound(P, M, Sched[K], Pass);
-      I = E;
-    }
-    std::vector<uint64_t> Boundaries;
-    for (auto *List : {&Ranges, &Inputs.Ranges, &Outputs.Ranges})
-      for (const BlockRange &R : *List) {
-        Boundaries.push_back(R.Begin);
-        Boundaries.push_back(R.End);
-      }
-    Atoms = BlockAtoms(Boundaries, P.Header.Blocks);
+        Atoms({Ranges, Inputs.Ranges, Outputs.Ranges}, P.Header.Blocks) {
     for (auto *List : {&Ranges, &Inputs.Ranges, &Outputs.Ranges})
       for (BlockRange &R : *List)
         R = Atoms.atomsOf(R);
-  }
-
-  void addRound(const Plan &P, const MatchedPlan &M, const ActiveRound &A,
-                OpKind Pass) {
-    const Round &Rd = P.Programs[A.Rank].Rounds[A.RoundPos];
-    for (uint32_t I = 0; I < Rd.Ops.size(); ++I) {
-      const Op &O = Rd.Ops[I];
-      if (O.Kind != Pass)
-        continue;
-      Step S{A.Rank,  A.Rank, O.Buffer, O.Source, O.Kind,       O.Mode,
-             A.Index, I,      0,        0,        Ranges.size()};
-      if (O.Kind == OpKind::Recv) {
-        const OpRef &From = M.SenderOf[A.FirstOp + I];
-        S.From = From.Rank;
-        S.FromOpIdx = From.OpIdx;
-        S.Source =
-            P.Programs[From.Rank].Rounds[From.RoundPos].Ops[From.OpIdx].Buffer;
-      }
-      S.NumRanges = O.Blocks.ranges().size();
-      Ranges.insert(Ranges.end(), O.Blocks.ranges().begin(),
-                    O.Blocks.ranges().end());
-      Steps.push_back(S);
-    }
   }
 
   /// Calls F(step index, chunk) once for every chunk in [From, To) a step
@@ -185,6 +137,8 @@ struct ReplayIndex {
   /// The number of touches of each chunk, to cut the chunks into windows.
   std::vector<uint64_t> touchesPerChunk(uint64_t MaxAtoms) {
     cutChunks(MaxAtoms);
+    if (Chunks == 1)
+      return {Steps.size()};
     std::vector<uint64_t> Count(Chunks, 0);
     forEachTouch(0, Chunks, [&](uint32_t, uint64_t C) { ++Count[C]; });
     return Count;
@@ -194,6 +148,11 @@ struct ReplayIndex {
   void bucket(uint64_t From, uint64_t To) {
     FirstChunk = From;
     EndChunk = To;
+    EveryStep = Chunks == 1;
+    if (EveryStep) {
+      ChunkBegin = {0, Steps.size()};
+      return;
+    }
     ChunkBegin.assign(To - From + 1, 0);
     forEachTouch(From, To,
                  [&](uint32_t, uint64_t C) { ++ChunkBegin[C - From + 1]; });

@@ -101,13 +101,13 @@ public:
         // they combine over the chunk's: fetch ahead what the coming ones
         // read, or the replay waits on memory for every step.
         if (E + 2 * PrefetchDistance < End)
-          __builtin_prefetch(&X.Steps[X.Entries[E + 2 * PrefetchDistance]]);
+          __builtin_prefetch(&X.Steps[X.entry(E + 2 * PrefetchDistance)]);
         if (E + PrefetchDistance < End) {
-          const Step &Ahead = X.Steps[X.Entries[E + PrefetchDistance]];
+          const Step &Ahead = X.Steps[X.entry(E + PrefetchDistance)];
           __builtin_prefetch(&X.Ranges[Ahead.FirstRange]);
           prefetchState(Ahead);
         }
-        step(X.Steps[X.Entries[E]]);
+        step(X.Steps[X.entry(E)]);
       }
       checkEndState();
       compareTrees();
@@ -684,12 +684,12 @@ uint64_t chunkBlocks(const PlanHeader &H, VerifyMode Mode, uint64_t Budget) {
                               std::max<uint64_t>(H.Blocks, 1));
 }
 
-void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
-                         VerifyMode Mode, const VerifyOptions &Options,
+void executeSymbolically(const Plan &P, MatchedPlan &&Matched, VerifyMode Mode,
+                         const VerifyOptions &Options,
                          std::vector<Diagnostic> &Errors,
                          TreeVerdict &Verdict) {
   const PlanHeader &H = P.Header;
-  ReplayIndex X(P, Matched);
+  ReplayIndex X(P, std::move(Matched));
   // One part per worker thread, each with its own store: the budget is
   // shared.
   unsigned Threads = workerThreads();

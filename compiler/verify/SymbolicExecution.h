@@ -29,8 +29,8 @@ struct TreeVerdict {
 
 /// Appends at most Options.MaxErrors diagnostics to Errors. Mode is Exact or
 /// Hashed (not Auto).
-void executeSymbolically(const Plan &P, const MatchedPlan &Matched,
-                         VerifyMode Mode, const VerifyOptions &Options,
+void executeSymbolically(const Plan &P, MatchedPlan &&Matched, VerifyMode Mode,
+                         const VerifyOptions &Options,
                          std::vector<Diagnostic> &Errors, TreeVerdict &Verdict);
 
 /// The number of blocks per chunk that keeps Mode's state within Budget

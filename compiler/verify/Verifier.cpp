@@ -76,7 +76,7 @@ void verifyStages(const Plan &P, const VerifyOptions &Options,
     return;
   }
   verify::TreeVerdict Trees;
-  verify::executeSymbolically(P, Matched, Stats.ModeUsed, Effective,
+  verify::executeSymbolically(P, std::move(Matched), Stats.ModeUsed, Effective,
                               Result.Errors, Trees);
   Result.IdenticalResults = Trees.DifferentOrders.empty();
   Result.DifferentOrders = std::move(Trees.DifferentOrders);

@@ -284,6 +284,48 @@ TEST_CASE("block count and variant follow the closed forms") {
   CHECK(H->Params.at("variant") == "reduce-broadcast");
 }
 
+TEST_CASE("the tuned block count keeps the plan within its operation "
+          "budget") {
+  CompileRequest Req =
+      test::requestFor(Collective::Allreduce, Topology::flat(16384));
+  Req.Cost.Alpha = 2e-6;
+  Req.Cost.Beta = 1e-10;
+  Req.Cost.Gamma = 2e-11;
+  const Algorithm &C = test::algorithmNamed("circulant");
+  // 8 MiB: n* = sqrt(13 * 2.2e-10 * 8388608 / 4e-6) = 77.4 and T(77) =
+  // 90 (4e-6 + 2.2e-10 * 108943.0) = 2.5170 ms < T(78) = 91 (4e-6 +
+  // 2.2e-10 * 107546.3) = 2.5171 ms: below the budget, n = 77.
+  Req.Bytes = uint64_t(8) << 20;
+  llvm::Expected<PlanHeader> H = C.prepare(Req);
+  REQUIRE(bool(H));
+  CHECK(H->Params.at("blocks") == "77");
+  // 256 MiB: n* = 438, but 12 * 2^20 operations of 2 * 16384 a round, in
+  // two halves, allow 192 rounds a half, n - 1 + 14 <= 192: n = 179, the
+  // only candidate besides the census.
+  Req.Bytes = uint64_t(256) << 20;
+  H = C.prepare(Req);
+  REQUIRE(bool(H));
+  CHECK(H->Params.at("blocks") == "179");
+  auto Candidates = C.candidates(Req);
+  REQUIRE(Candidates.size() == 2);
+  CHECK(Candidates[1].at("blocks") == "179");
+  // The budget is the tuner's: n may still be asked for.
+  Req.Params = {{"blocks", "438"}};
+  H = C.prepare(Req);
+  REQUIRE(bool(H));
+  CHECK(H->Blocks == 438);
+  // A broadcast's rounds are one half: n - 1 + 14 <= 384, n = 371 for
+  // n* = sqrt(13 * 1e-10 * 2^30 / 2e-6) = 835 at 1 GiB.
+  CostParams Cost = Req.Cost;
+  Req = test::requestFor(Collective::Broadcast, Topology::flat(16384));
+  Req.Cost = Cost;
+  Req.Root = 0;
+  Req.Bytes = uint64_t(1) << 30;
+  H = C.prepare(Req);
+  REQUIRE(bool(H));
+  CHECK(H->Blocks == 371);
+}
+
 TEST_CASE("rank order is kept only on two ranks with the root at 0; "
           "otherwise a non-commutative operator is refused") {
   const Algorithm &C = test::algorithmNamed("circulant");

@@ -56,7 +56,8 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
     // A streamed receive this small lands in the first staging slot.
     char *RecvData = nullptr;
     if (Recv)
-      RecvData = Receives[0].Streamed ? reserveSlots(1) : Recv->Data;
+      RecvData =
+          Receives[0].Streamed ? reserveStaging(Recv->Bytes) : Recv->Data;
     int Code = MPI_SUCCESS;
     if (Send && Recv)
       Code = PMPI_Sendrecv(Send->Data, int(Send->Bytes), MPI_BYTE,
@@ -127,27 +128,36 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
     return llvm::Error::success();
   };
 
-  // A streamed receive owns StagingSlots consecutive requests from its
-  // FirstRequest, one per slot: piece K lands in slot K % StagingSlots, and
-  // piece K + StagingSlots is posted there once piece K is handed over.
+  // A streamed receive owns NumSlots consecutive requests from its
+  // FirstRequest, one per slot: piece K lands in slot K % NumSlots, and
+  // piece K + NumSlots is posted there once piece K is handed over. A small
+  // message gets fewer and smaller slots: a round's staging never exceeds
+  // its bytes.
   struct Stream {
-    size_t Receive, Bytes, FirstRequest;
-    char *Slots;
+    size_t Receive, Bytes, FirstRequest = 0;
+    size_t NumSlots, SlotBytes;
+    char *Slots = nullptr;
     size_t Posted = 0, Handed = 0;
   };
   llvm::SmallVector<Stream, 2> Streams;
+  size_t SlotTotal = 0;
   for (size_t I = 0; I < Receives.size(); ++I) {
     // Its pieces must be cut as the sender cuts them.
     assert(!Receives[I].Streamed || Receives[I].Pipelined);
-    if (Receives[I].Streamed)
-      Streams.push_back({I, Receives[I].bytes(), 0, nullptr});
+    if (!Receives[I].Streamed)
+      continue;
+    size_t Bytes = Receives[I].bytes();
+    size_t Pieces = (Bytes + PieceBytes - 1) / PieceBytes;
+    Streams.push_back({I, Bytes, 0, std::min(StagingSlots, Pieces),
+                       std::min(PieceBytes, Bytes)});
+    SlotTotal += Streams.back().NumSlots * Streams.back().SlotBytes;
   }
-  char *SlotMemory = reserveSlots(Streams.size() * StagingSlots);
+  char *SlotMemory = reserveStaging(SlotTotal);
   auto PieceOf = [](const Stream &S, size_t K) {
     return std::min(PieceBytes, S.Bytes - K * PieceBytes);
   };
   auto PostNext = [&](Stream &S, MPI_Request &Req) -> llvm::Error {
-    char *Slot = S.Slots + (S.Posted % StagingSlots) * PieceBytes;
+    char *Slot = S.Slots + (S.Posted % S.NumSlots) * S.SlotBytes;
     if (llvm::Error E = PostPiece(false, Slot, PieceOf(S, S.Posted),
                                   Receives[S.Receive].Peer, Req))
       return E;
@@ -157,21 +167,21 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
 
   // Receives first, so arriving data finds a posted buffer.
   llvm::SmallVector<char *, 4> ReceiveData(Receives.size(), nullptr);
-  for (size_t I = 0, NextStream = 0; I < Receives.size(); ++I) {
+  for (size_t I = 0, NextStream = 0, SlotsUsed = 0; I < Receives.size(); ++I) {
     if (!Receives[I].Streamed) {
       ReceiveData[I] = Contiguous(Receives[I], false);
       if (llvm::Error E = Post(Receives[I], ReceiveData[I], false))
         return E;
       continue;
     }
-    Stream &S = Streams[NextStream];
-    S.Slots = SlotMemory + NextStream++ * StagingSlots * PieceBytes;
+    Stream &S = Streams[NextStream++];
+    S.Slots = SlotMemory + SlotsUsed;
+    SlotsUsed += S.NumSlots * S.SlotBytes;
     S.FirstRequest = Requests.size();
-    for (size_t K = 0; K < StagingSlots; ++K) {
+    for (size_t K = 0; K < S.NumSlots; ++K) {
       Requests.push_back(MPI_REQUEST_NULL);
-      if (K * PieceBytes < S.Bytes)
-        if (llvm::Error E = PostNext(S, Requests.back()))
-          return E;
+      if (llvm::Error E = PostNext(S, Requests.back()))
+        return E;
     }
   }
   for (const Message &M : Sends)
@@ -180,7 +190,7 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
 
   // Completed requests become MPI_REQUEST_NULL. A stream's pieces are
   // handed over in order (they may complete out of order), each slot
-  // reposted with the piece StagingSlots further on as soon as it is free.
+  // reposted with the piece NumSlots further on as soon as it is free.
   Completed.resize(Requests.size());
   size_t Pending = 0;
   for (MPI_Request R : Requests)
@@ -196,11 +206,11 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
     Pending -= size_t(Count);
     for (Stream &S : Streams) {
       while (S.Handed < S.Posted) {
-        size_t Slot = S.Handed % StagingSlots;
+        size_t Slot = S.Handed % S.NumSlots;
         MPI_Request &Req = Requests[S.FirstRequest + Slot];
         if (Req != MPI_REQUEST_NULL)
           break;
-        Arrived(S.Receive, S.Slots + Slot * PieceBytes, PieceOf(S, S.Handed));
+        Arrived(S.Receive, S.Slots + Slot * S.SlotBytes, PieceOf(S, S.Handed));
         ++S.Handed;
         if (S.Posted * PieceBytes < S.Bytes) {
           if (llvm::Error E = PostNext(S, Req))
@@ -223,9 +233,9 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
   return llvm::Error::success();
 }
 
-char *MpiTransport::reserveSlots(size_t Slots) {
-  if (SlotMemory.size() < Slots * PieceBytes)
-    SlotMemory.resize(Slots * PieceBytes);
+char *MpiTransport::reserveStaging(size_t Bytes) {
+  if (SlotMemory.size() < Bytes)
+    SlotMemory.resize(Bytes);
   return SlotMemory.data();
 }
 

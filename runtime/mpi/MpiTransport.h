@@ -6,8 +6,9 @@
 // MPI_Waitsome. Pipelined messages are cut into pieces of PieceBytes, the
 // others into pieces of MaxPieceBytes, which keeps every count within MPI's
 // int; both sides cut them the same way. A streamed receive lands in a ring
-// of StagingSlots slots of PieceBytes owned by the transport: each piece is
-// handed over as it arrives and its slot reposted for a later piece. A
+// of at most StagingSlots slots of PieceBytes owned by the transport (no
+// more than its size): each piece is handed over as it arrives and its slot
+// reposted for a later piece. A
 // lingering contiguous send of at most LingerLimitBytes
 // (plan/ir/LingeringSends.h) is completed by completeSends(), with every other
 // lingering one. MPI's non-overtaking rule between a pair of ranks on one tag
@@ -67,8 +68,8 @@ private:
   std::vector<int> Completed;
   /// Sends in flight past their round (Message::MayLinger).
   std::vector<MPI_Request> Lingering;
-  /// The first Slots staging slots of PieceBytes, reused across rounds.
-  char *reserveSlots(size_t Slots);
+  /// At least Bytes of staging for streamed receives, reused across rounds.
+  char *reserveStaging(size_t Bytes);
   std::vector<char> SlotMemory;
   /// Pack buffers of multi-segment messages, reused across rounds.
   std::vector<std::vector<char>> Packed;

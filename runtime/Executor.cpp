@@ -9,6 +9,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <tuple>
@@ -17,38 +18,63 @@ namespace collplan::runtime {
 
 namespace {
 
-/// A Reduce receive: where its bytes land in the staging area, where they
-/// are combined, and how many leading bytes are combined already.
+/// A Reduce receive: where its bytes are combined, and how many leading
+/// bytes are combined already. The transport hands its bytes over in pieces
+/// (Message::Streamed) that may end inside an element.
 struct PendingReduce {
   /// A part of the destination. With First set, the rank's input there has
   /// not been placed in the destination yet: the part becomes First (op)
-  /// staged, which places and combines it in one pass.
+  /// received, which places and combines it in one pass.
   struct Part {
     char *Data;
     size_t Bytes;
     const char *First = nullptr;
   };
-  const char *Staged;
   size_t Combined = 0;
   llvm::SmallVector<Part, 2> Destination;
+  /// The head of an element a piece ended inside.
+  llvm::SmallVector<char, 16> Carry;
 
-  /// Combines the staged bytes [Combined, Upto) into the destination, Upto
-  /// rounded down to whole elements.
-  void combineUpTo(size_t Upto, const Operator &Op, Datatype Type,
-                   size_t ElemSize) {
-    Upto -= Upto % ElemSize;
-    size_t Off = 0;
+  /// Combines the next Bytes received bytes, at In. Each element is
+  /// combined once, with the operands the plan gives, whichever pieces it
+  /// arrives in.
+  void consume(const char *In, size_t Bytes, const Operator &Op, Datatype Type,
+               size_t ElemSize) {
+    if (!Carry.empty()) {
+      size_t Take = std::min(ElemSize - Carry.size(), Bytes);
+      Carry.append(In, In + Take);
+      In += Take;
+      Bytes -= Take;
+      if (Carry.size() < ElemSize)
+        return;
+      combine(Carry.data(), ElemSize, Op, Type, ElemSize);
+      Carry.clear();
+    }
+    size_t Whole = Bytes - Bytes % ElemSize;
+    combine(In, Whole, Op, Type, ElemSize);
+    Carry.append(In + Whole, In + Bytes);
+  }
+
+private:
+  /// Combines Bytes (whole elements) at In into the destination from
+  /// Combined on.
+  void combine(const char *In, size_t Bytes, const Operator &Op, Datatype Type,
+               size_t ElemSize) {
+    size_t Off = 0, Upto = Combined + Bytes;
     for (const Part &S : Destination) {
       size_t From = std::max(Off, Combined), To = std::min(Off + S.Bytes, Upto);
-      size_t Count = (To - From) / ElemSize;
-      if (From < To && S.First && S.First != S.Data)
-        Op.apply(S.Data + (From - Off), S.First + (From - Off), Staged + From,
-                 Count, Type);
-      else if (From < To)
-        Op.apply(S.Data + (From - Off), Staged + From, Count, Type);
+      if (From < To) {
+        size_t Count = (To - From) / ElemSize;
+        const char *Received = In + (From - Combined);
+        if (S.First && S.First != S.Data)
+          Op.apply(S.Data + (From - Off), S.First + (From - Off), Received,
+                   Count, Type);
+        else
+          Op.apply(S.Data + (From - Off), Received, Count, Type);
+      }
       Off += S.Bytes;
     }
-    Combined = std::max(Combined, Upto);
+    Combined = Upto;
   }
 };
 
@@ -81,7 +107,7 @@ Executor::Executor(const PlanHeader &Header, const Program &Prog, uint32_t Rank,
                    MemorySource Memory)
     : Header(Header), Prog(Prog), Rank(Rank),
       HasOutputBlocks(!Header.outputBlocks(Rank).empty()), Scratch(Memory),
-      Work(Memory), Staging(Memory), RowCopy(Memory) {}
+      Work(Memory), RowCopy(Memory) {}
 
 /// The error of a buffer the executor could not allocate.
 static llvm::Error outOfMemory(size_t Bytes) {
@@ -180,8 +206,8 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
     Unplaced = Unplaced.subtract(Blocks);
   };
   for (const Round &Rd : Prog.Rounds) {
-    PreparedCall::Round R{Rd.Index,        0, P.Transfers.size(),  0,
-                          P.Locals.size(), 0, P.Placements.size(), 0};
+    PreparedCall::Round R{Rd.Index, P.Transfers.size(),  0, P.Locals.size(),
+                          0,        P.Placements.size(), 0};
     BlockSet PlaceFirst;
     for (const Op &O : Rd.Ops) {
       bool Sends = O.Kind == OpKind::Send && O.Buffer == DataBuffer;
@@ -234,8 +260,6 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
       X.EndPiece = P.Pieces.size();
       if (X.Bytes == 0)
         continue; // Empty on both sides: the peer skips it too.
-      if (X.Reduce)
-        R.StagingBytes += X.Bytes;
       P.Transfers.push_back(X);
     }
     Unplaced = Unplaced.subtract(Received);
@@ -280,7 +304,7 @@ void Executor::preparePersonalised(PreparedCall &P, const BlockLayout &Layout,
   std::vector<Span> Dst, Src;
   for (const Round &Rd : Prog.Rounds) {
     PreparedCall::Round R{
-        Rd.Index, 0, P.Transfers.size(), 0, P.Locals.size(), 0, 0, 0};
+        Rd.Index, P.Transfers.size(), 0, P.Locals.size(), 0, 0, 0};
     for (const Op &O : Rd.Ops) {
       if (O.Kind == OpKind::Local) {
         // Source and destination runs may break at different blocks.
@@ -431,15 +455,8 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
     Receives.clear();
     Reduces.clear();
     ReduceOf.clear();
-    // The staging area is sized for the whole round: pointers into it must
-    // not move.
-    char *StagingBase = Staging.reserve(Rd.StagingBytes);
-    if (!StagingBase && Rd.StagingBytes)
-      return outOfMemory(Rd.StagingBytes);
-
     if (!P.Personalised)
       placeInput(Data, Regions.Input, P, Rd.FirstPlacement, Rd.EndPlacement);
-    size_t StagingUsed = 0;
     for (size_t I = Rd.FirstTransfer; I < Rd.EndTransfer; ++I) {
       const PreparedCall::Transfer &X = P.Transfers[I];
       char *Base = BufferBase(X.Buffer);
@@ -449,7 +466,6 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
       M.MayLinger = X.MayLinger;
       if (X.Reduce) {
         PendingReduce PR;
-        PR.Staged = StagingBase + StagingUsed;
         for (size_t J = X.FirstPiece; J < X.EndPiece; ++J) {
           const PreparedCall::Piece &Pc = P.Pieces[J];
           if (Pc.In == Region::Input) // A combine places the input.
@@ -458,8 +474,9 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
           else
             PR.Destination.push_back({Base + Pc.Offset, Pc.Bytes});
         }
-        M.Segments.push_back({StagingBase + StagingUsed, X.Bytes});
-        StagingUsed += X.Bytes;
+        // The transport stages it (Transport.h): only its size is given.
+        M.Streamed = true;
+        M.Segments.push_back({nullptr, X.Bytes});
         ReduceOf.push_back(int(Reduces.size()));
         Reduces.push_back(std::move(PR));
       } else {
@@ -476,18 +493,20 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
       (X.Send ? Sends : Receives).push_back(std::move(M));
     }
 
-    // A reducing receive is combined as it arrives (its destination is no
-    // send's source in this round, Plan.h), then to its end.
-    auto Arrived = [&](size_t Receive, size_t Bytes) {
+    // A reducing receive is combined piece by piece as it arrives (its
+    // destination is no send's source in this round, Plan.h).
+    auto Arrived = [&](size_t Receive, const char *In, size_t Bytes) {
       if (int R = ReduceOf[Receive]; R >= 0)
-        Reduces[size_t(R)].combineUpTo(Bytes, Args.Op, Args.Type, ES);
+        Reduces[size_t(R)].consume(In, Bytes, Args.Op, Args.Type, ES);
     };
     if (!Sends.empty() || !Receives.empty())
       if (llvm::Error E = T.exchange(Sends, Receives, Arrived))
         return makeError(ErrorKind::Runtime, "round %u: %s", Rd.Index,
                          llvm::toString(std::move(E)).c_str());
-    for (PendingReduce &PR : Reduces)
-      PR.combineUpTo(SIZE_MAX, Args.Op, Args.Type, ES);
+    for (const PendingReduce &PR : Reduces) {
+      (void)PR;
+      assert(PR.Carry.empty() && "a transport left part of an element");
+    }
 
     for (size_t I = Rd.FirstLocal; I < Rd.EndLocal; ++I) {
       const PreparedCall::Local &L = P.Locals[I];

@@ -3,8 +3,9 @@
 // The executor maps a plan's blocks onto a vector of Count elements
 // (BlockLayout), then runs the rank's rounds with the semantics documented at
 // the top of plan/ir/Plan.h: sends read the round-start state, Replace
-// receives land in place, Reduce receives land in a staging area and are
-// combined after the round's communication, Local operations run last.
+// receives land in place, Reduce receives are combined into their blocks
+// piece by piece as the transport hands them over (Transport.h: it stages
+// them), Local operations run last.
 //
 // The user's buffers follow the collective's contract (CollectiveContract.h;
 // Count is always the length of the whole vector, in elements): Input holds
@@ -96,7 +97,6 @@ private:
     };
     struct Round {
       uint32_t Index;
-      size_t StagingBytes;
       size_t FirstTransfer, EndTransfer, FirstLocal, EndLocal;
       /// The placements made before the round's transfers.
       size_t FirstPlacement, EndPlacement;
@@ -155,7 +155,6 @@ private:
   /// collectives whose output is not the whole vector; reused across calls.
   ScratchBuffer Scratch;
   ScratchBuffer Work;
-  ScratchBuffer Staging;
   /// An in-place alltoall's row, copied out of the receive buffer.
   ScratchBuffer RowCopy;
 };

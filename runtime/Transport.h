@@ -7,12 +7,14 @@
 // round and across rounds. Both sides know every message's size from the
 // plan and the element count, so a stream transport needs no framing.
 //
-// Large messages are pipelined: while exchange() runs, the transport tells
-// the executor how much of each receive has arrived, so the executor combines
-// the head of a reducing receive while its tail is still in flight instead
-// of waiting for the whole round (Open MPI's segmented ring does the same).
-// Only messages the receiver combines need that (Message::Pipelined); the
-// others move whole.
+// Large messages are pipelined: a receive the executor combines is streamed
+// (Message::Streamed), so the transport receives it into staging memory of
+// its own, a few pieces at a time, and hands each piece to the executor as
+// it arrives (ArrivalFn), which combines it into its destination while the
+// next pieces are in flight (Open MPI's segmented reduce does the same). A
+// piece is combined from a slot still in cache, and a large message needs
+// no staging area of its size. Only messages of reducing collectives need
+// that (Message::Pipelined); the others move whole into their memory.
 //
 // A send whose memory nothing writes before the call ends may outlive its
 // round (Message::MayLinger): a tree's root then has all its sends in flight
@@ -47,9 +49,13 @@ struct Segment {
 struct Message {
   uint32_t Peer = 0;
   llvm::SmallVector<Segment, 2> Segments;
-  /// The receiver combines it as it arrives: a transport may move it in
-  /// pieces and report each. Sender and receiver must set it alike.
+  /// Moved in pieces (a transport may cut it): set for every message of a
+  /// reducing collective. Sender and receiver must set it alike.
   bool Pipelined = false;
+  /// A receive with no memory of its own (receiver side only; Pipelined
+  /// too): its one segment has Data == nullptr and gives its size, and the
+  /// transport hands its bytes to ArrivalFn piece by piece instead.
+  bool Streamed = false;
   /// A send whose memory nothing writes before completeSends(): exchange()
   /// may return before it completes.
   bool MayLinger = false;
@@ -62,10 +68,12 @@ struct Message {
   }
 };
 
-/// Arrived(I, N): the first N bytes of receive I are in its memory. For one
-/// receive N only grows, and the last call, made before exchange() returns,
-/// has N = its size.
-using ArrivalFn = llvm::function_ref<void(size_t Receive, size_t Bytes)>;
+/// Arrived(I, Data, N): the next N bytes of streamed receive I, in order, lie
+/// at Data until Arrived returns. Every byte of the receive is handed over
+/// exactly once, before exchange() returns; a piece may end inside an
+/// element. Receives that are not streamed are not reported.
+using ArrivalFn =
+    llvm::function_ref<void(size_t Receive, const char *Data, size_t Bytes)>;
 
 class Transport {
 public:
@@ -74,10 +82,10 @@ public:
   virtual uint32_t rank() const = 0;
   virtual uint32_t size() const = 0;
 
-  /// Starts every send and receive, then waits for all of them, reporting
-  /// each receive's progress to Arrived. A send's memory is read and a
-  /// receive's written only during the call; the caller may write a
-  /// receive's arrived bytes (but nothing a send reads) from Arrived. Fails
+  /// Starts every send and receive, then waits for all of them, handing
+  /// each streamed receive's pieces to Arrived. A send's memory is read and
+  /// a receive's written only during the call; from Arrived the caller may
+  /// write anything no send of the round reads. Fails
   /// with a message naming the peer when a peer dies, stalls or the
   /// transport breaks; the transport is unusable afterwards.
   virtual llvm::Error exchange(llvm::ArrayRef<Message> Sends,
@@ -90,7 +98,7 @@ public:
   /// The same, for a caller that only needs the round to complete.
   llvm::Error exchange(llvm::ArrayRef<Message> Sends,
                        llvm::ArrayRef<Message> Receives) {
-    return exchange(Sends, Receives, [](size_t, size_t) {});
+    return exchange(Sends, Receives, [](size_t, const char *, size_t) {});
   }
 };
 

@@ -6,6 +6,7 @@
 #include "plan/ir/LingeringSends.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 
 // Every call goes to the PMPI_ entry points: the interposer runs plans
@@ -52,17 +53,22 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
   };
   const Segment *Send = Single(Sends), *Recv = Single(Receives);
   if ((Send || Sends.empty()) && (Recv || Receives.empty())) {
+    // A streamed receive this small lands in the first staging slot.
+    char *RecvData = nullptr;
+    if (Recv)
+      RecvData =
+          Receives[0].Streamed ? reserveStaging(Recv->Bytes) : Recv->Data;
     int Code = MPI_SUCCESS;
     if (Send && Recv)
       Code = PMPI_Sendrecv(Send->Data, int(Send->Bytes), MPI_BYTE,
-                           int(Sends[0].Peer), Tag, Recv->Data,
-                           int(Recv->Bytes), MPI_BYTE, int(Receives[0].Peer),
-                           Tag, Comm, MPI_STATUS_IGNORE);
+                           int(Sends[0].Peer), Tag, RecvData, int(Recv->Bytes),
+                           MPI_BYTE, int(Receives[0].Peer), Tag, Comm,
+                           MPI_STATUS_IGNORE);
     else if (Send)
       Code = PMPI_Send(Send->Data, int(Send->Bytes), MPI_BYTE,
                        int(Sends[0].Peer), Tag, Comm);
     else if (Recv)
-      Code = PMPI_Recv(Recv->Data, int(Recv->Bytes), MPI_BYTE,
+      Code = PMPI_Recv(RecvData, int(Recv->Bytes), MPI_BYTE,
                        int(Receives[0].Peer), Tag, Comm, MPI_STATUS_IGNORE);
     if (Code != MPI_SUCCESS)
       return mpiError(Code,
@@ -70,13 +76,12 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
                       : Send       ? "MPI_Send"
                                    : "MPI_Recv",
                       Recv ? Receives[0].Peer : Sends[0].Peer);
-    if (Recv)
-      Arrived(0, Recv->Bytes);
+    if (Recv && Receives[0].Streamed)
+      Arrived(0, RecvData, Recv->Bytes);
     return llvm::Error::success();
   }
 
   Requests.clear();
-  RequestReceive.clear();
   size_t NumPacked = 0;
   auto Contiguous = [&](const Message &M, bool IsSend) -> char * {
     if (M.Segments.size() == 1)
@@ -94,51 +99,102 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
     }
     return Buf.data();
   };
-  auto Post = [&](const Message &M, char *Data, int Receive) -> llvm::Error {
-    bool IsSend = Receive < 0;
+  auto PostPiece = [&](bool IsSend, char *Data, size_t Bytes, uint32_t Peer,
+                       MPI_Request &Req) -> llvm::Error {
+    int N = int(Bytes);
+    int Code = IsSend
+                   ? PMPI_Isend(Data, N, MPI_BYTE, int(Peer), Tag, Comm, &Req)
+                   : PMPI_Irecv(Data, N, MPI_BYTE, int(Peer), Tag, Comm, &Req);
+    if (Code != MPI_SUCCESS)
+      return mpiError(Code, IsSend ? "MPI_Isend" : "MPI_Irecv", Peer);
+    return llvm::Error::success();
+  };
+  auto Post = [&](const Message &M, char *Data, bool IsSend) -> llvm::Error {
     // A packed send's buffer is reused next round: it never lingers.
     size_t Bytes = M.bytes(), Step = M.Pipelined ? PieceBytes : MaxPieceBytes;
     bool Lingers = IsSend && M.MayLinger && M.Segments.size() == 1 &&
                    Bytes <= LingerLimitBytes;
     for (size_t Off = 0; Off < Bytes; Off += Step) {
-      int N = int(std::min(Step, Bytes - Off));
       MPI_Request Req;
-      int Code = IsSend ? PMPI_Isend(Data + Off, N, MPI_BYTE, int(M.Peer), Tag,
-                                     Comm, &Req)
-                        : PMPI_Irecv(Data + Off, N, MPI_BYTE, int(M.Peer), Tag,
-                                     Comm, &Req);
-      if (Code != MPI_SUCCESS)
-        return mpiError(Code, IsSend ? "MPI_Isend" : "MPI_Irecv", M.Peer);
+      if (llvm::Error E = PostPiece(IsSend, Data + Off,
+                                    std::min(Step, Bytes - Off), M.Peer, Req))
+        return E;
       if (Lingers) {
         Lingering.push_back(Req);
         continue;
       }
       Requests.push_back(Req);
-      RequestReceive.push_back(Receive);
     }
     return llvm::Error::success();
   };
 
-  // Receives first, so arriving data finds a posted buffer. A receive's
-  // pieces are consecutive requests from FirstRequest[I].
-  llvm::SmallVector<char *, 4> ReceiveData;
-  llvm::SmallVector<size_t, 4> FirstRequest, NextPiece;
+  // A streamed receive owns NumSlots consecutive requests from its
+  // FirstRequest, one per slot: piece K lands in slot K % NumSlots, and
+  // piece K + NumSlots is posted there once piece K is handed over. A small
+  // message gets fewer and smaller slots: a round's staging never exceeds
+  // its bytes.
+  struct Stream {
+    size_t Receive, Bytes, FirstRequest = 0;
+    size_t NumSlots, SlotBytes;
+    char *Slots = nullptr;
+    size_t Posted = 0, Handed = 0;
+  };
+  llvm::SmallVector<Stream, 2> Streams;
+  size_t SlotTotal = 0;
   for (size_t I = 0; I < Receives.size(); ++I) {
-    ReceiveData.push_back(Contiguous(Receives[I], false));
-    FirstRequest.push_back(Requests.size());
-    NextPiece.push_back(Requests.size());
-    if (llvm::Error E = Post(Receives[I], ReceiveData.back(), int(I)))
-      return E;
+    // Its pieces must be cut as the sender cuts them.
+    assert(!Receives[I].Streamed || Receives[I].Pipelined);
+    if (!Receives[I].Streamed)
+      continue;
+    size_t Bytes = Receives[I].bytes();
+    size_t Pieces = (Bytes + PieceBytes - 1) / PieceBytes;
+    Streams.push_back({I, Bytes, 0, std::min(StagingSlots, Pieces),
+                       std::min(PieceBytes, Bytes)});
+    SlotTotal += Streams.back().NumSlots * Streams.back().SlotBytes;
   }
-  FirstRequest.push_back(Requests.size());
+  char *SlotMemory = reserveStaging(SlotTotal);
+  auto PieceOf = [](const Stream &S, size_t K) {
+    return std::min(PieceBytes, S.Bytes - K * PieceBytes);
+  };
+  auto PostNext = [&](Stream &S, MPI_Request &Req) -> llvm::Error {
+    char *Slot = S.Slots + (S.Posted % S.NumSlots) * S.SlotBytes;
+    if (llvm::Error E = PostPiece(false, Slot, PieceOf(S, S.Posted),
+                                  Receives[S.Receive].Peer, Req))
+      return E;
+    ++S.Posted;
+    return llvm::Error::success();
+  };
+
+  // Receives first, so arriving data finds a posted buffer.
+  llvm::SmallVector<char *, 4> ReceiveData(Receives.size(), nullptr);
+  for (size_t I = 0, NextStream = 0, SlotsUsed = 0; I < Receives.size(); ++I) {
+    if (!Receives[I].Streamed) {
+      ReceiveData[I] = Contiguous(Receives[I], false);
+      if (llvm::Error E = Post(Receives[I], ReceiveData[I], false))
+        return E;
+      continue;
+    }
+    Stream &S = Streams[NextStream++];
+    S.Slots = SlotMemory + SlotsUsed;
+    SlotsUsed += S.NumSlots * S.SlotBytes;
+    S.FirstRequest = Requests.size();
+    for (size_t K = 0; K < S.NumSlots; ++K) {
+      Requests.push_back(MPI_REQUEST_NULL);
+      if (llvm::Error E = PostNext(S, Requests.back()))
+        return E;
+    }
+  }
   for (const Message &M : Sends)
-    if (llvm::Error E = Post(M, Contiguous(M, true), -1))
+    if (llvm::Error E = Post(M, Contiguous(M, true), true))
       return E;
 
-  // Completed requests become MPI_REQUEST_NULL; a receive has arrived up to
-  // its first piece still pending (pieces may complete out of order).
+  // Completed requests become MPI_REQUEST_NULL. A stream's pieces are
+  // handed over in order (they may complete out of order), each slot
+  // reposted with the piece NumSlots further on as soon as it is free.
   Completed.resize(Requests.size());
-  size_t Pending = Requests.size();
+  size_t Pending = 0;
+  for (MPI_Request R : Requests)
+    Pending += R != MPI_REQUEST_NULL;
   while (Pending > 0) {
     int Count = 0;
     int Code = PMPI_Waitsome(int(Requests.size()), Requests.data(), &Count,
@@ -148,34 +204,39 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
     if (Count == MPI_UNDEFINED)
       break;
     Pending -= size_t(Count);
-    for (int C = 0; C < Count; ++C) {
-      int I = RequestReceive[size_t(Completed[size_t(C)])];
-      // A packed receive is reported once, after unpacking below.
-      if (I < 0 || Receives[size_t(I)].Segments.size() != 1)
-        continue;
-      size_t &Next = NextPiece[size_t(I)];
-      size_t Before = Next;
-      while (Next < FirstRequest[size_t(I) + 1] &&
-             Requests[Next] == MPI_REQUEST_NULL)
-        ++Next;
-      size_t Step = Receives[size_t(I)].Pipelined ? PieceBytes : MaxPieceBytes;
-      if (Next != Before)
-        Arrived(size_t(I), std::min((Next - FirstRequest[size_t(I)]) * Step,
-                                    Receives[size_t(I)].bytes()));
+    for (Stream &S : Streams) {
+      while (S.Handed < S.Posted) {
+        size_t Slot = S.Handed % S.NumSlots;
+        MPI_Request &Req = Requests[S.FirstRequest + Slot];
+        if (Req != MPI_REQUEST_NULL)
+          break;
+        Arrived(S.Receive, S.Slots + Slot * S.SlotBytes, PieceOf(S, S.Handed));
+        ++S.Handed;
+        if (S.Posted * PieceBytes < S.Bytes) {
+          if (llvm::Error E = PostNext(S, Req))
+            return E;
+          ++Pending;
+        }
+      }
     }
   }
   for (size_t I = 0; I < Receives.size(); ++I) {
     const Message &M = Receives[I];
-    if (M.Segments.size() == 1)
+    if (M.Streamed || M.Segments.size() == 1)
       continue;
     const char *In = ReceiveData[I];
     for (const Segment &S : M.Segments) {
       std::memcpy(S.Data, In, S.Bytes);
       In += S.Bytes;
     }
-    Arrived(I, M.bytes());
   }
   return llvm::Error::success();
+}
+
+char *MpiTransport::reserveStaging(size_t Bytes) {
+  if (SlotMemory.size() < Bytes)
+    SlotMemory.resize(Bytes);
+  return SlotMemory.data();
 }
 
 llvm::Error MpiTransport::completeSends() {

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -28,7 +29,6 @@ struct PeerProgress {
   llvm::SmallVector<const Message *, 2> Out, In;
   size_t OutMsg = 0, OutSeg = 0, OutOff = 0;
   size_t InMsg = 0, InSeg = 0, InOff = 0;
-  size_t InBytes = 0; ///< Of message InMsg, arrived so far.
 
   /// Skips past finished segments and messages; true while work remains.
   static bool settle(llvm::ArrayRef<const Message *> Queue, size_t &Msg,
@@ -47,13 +47,7 @@ struct PeerProgress {
     return false;
   }
   bool sending() { return settle(Out, OutMsg, OutSeg, OutOff); }
-  bool receiving() {
-    size_t Before = InMsg;
-    bool Remaining = settle(In, InMsg, InSeg, InOff);
-    if (InMsg != Before)
-      InBytes = 0;
-    return Remaining;
-  }
+  bool receiving() { return settle(In, InMsg, InSeg, InOff); }
 };
 
 constexpr int YieldsBeforeSleep = 10;
@@ -129,14 +123,19 @@ llvm::Error TcpTransport::exchange(llvm::ArrayRef<Message> Sends,
         return Fail(lostPeer(Me, P.Peer, std::strerror(errno)));
       }
       while (P.receiving()) {
-        const Segment &S = P.In[P.InMsg]->Segments[P.InSeg];
-        ssize_t N =
-            recv(P.Fd, S.Data + P.InOff, S.Bytes - P.InOff, MSG_DONTWAIT);
+        const Message *M = P.In[P.InMsg];
+        const Segment &S = M->Segments[P.InSeg];
+        // A streamed receive goes through the staging buffer, handed over
+        // at once (Transport.h).
+        char *To = M->Streamed ? Staging.data() : S.Data + P.InOff;
+        size_t Want = S.Bytes - P.InOff;
+        if (M->Streamed)
+          Want = std::min(Want, Staging.size());
+        ssize_t N = recv(P.Fd, To, Want, MSG_DONTWAIT);
         if (N > 0) {
           P.InOff += size_t(N);
-          P.InBytes += size_t(N);
-          const Message *M = P.In[P.InMsg];
-          Arrived(size_t(M - Receives.data()), P.InBytes);
+          if (M->Streamed)
+            Arrived(size_t(M - Receives.data()), To, size_t(N));
           Progress = true;
           continue;
         }

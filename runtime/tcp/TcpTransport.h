@@ -43,6 +43,9 @@ private:
   /// Sockets[q] is the connection to rank q; -1 for this rank.
   std::vector<int> Sockets;
   bool Broken = false;
+  /// Where streamed receives land, a socket read at a time: small enough to
+  /// stay in cache until the executor has combined it.
+  std::vector<char> Staging = std::vector<char>(size_t(64) << 10);
 };
 
 } // namespace collplan::runtime

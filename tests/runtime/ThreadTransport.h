@@ -74,9 +74,9 @@ public:
   uint32_t size() const override { return Boxes.size(); }
 
   using Transport::exchange;
-  /// Reports each receive's arrival in three uneven steps, none aligned to
-  /// an element, as a stream transport may: the executor must combine only
-  /// whole elements and catch up at the end.
+  /// Hands each streamed receive over in three uneven pieces, none aligned
+  /// to an element, as a stream transport may: the executor must carry the
+  /// part of an element a piece ends inside.
   llvm::Error exchange(llvm::ArrayRef<Message> Sends,
                        llvm::ArrayRef<Message> Receives,
                        ArrivalFn Arrived) override {
@@ -107,17 +107,25 @@ public:
             "rank %u expected %zu bytes from rank %u, got %zu", Rank, M.bytes(),
             M.Peer, Bytes.size());
       const char *In = Bytes.data();
+      if (!M.Streamed) {
+        for (const Segment &S : M.Segments) {
+          std::memcpy(S.Data, In, S.Bytes);
+          In += S.Bytes;
+        }
+        continue;
+      }
+      // Hands the bytes over from a copy overwritten after each step, as a
+      // transport reusing its staging slots would.
+      std::vector<char> Slot;
       size_t Done = 0;
       for (size_t Step : {M.bytes() / 3 + 1, M.bytes() / 2 + 3, M.bytes()}) {
-        for (size_t Off = 0, K = 0; K < M.Segments.size(); ++K) {
-          const Segment &S = M.Segments[K];
-          size_t From = std::max(Off, Done), To = std::min(Off + S.Bytes, Step);
-          if (From < To)
-            std::memcpy(S.Data + (From - Off), In + From, To - From);
-          Off += S.Bytes;
-        }
-        Done = std::max(Done, std::min(Step, M.bytes()));
-        Arrived(I, Done);
+        size_t Upto = std::min(Step, M.bytes());
+        if (Upto <= Done)
+          continue;
+        Slot.assign(In + Done, In + Upto);
+        Arrived(I, Slot.data(), Slot.size());
+        std::fill(Slot.begin(), Slot.end(), char(0x5a));
+        Done = Upto;
       }
     }
     return llvm::Error::success();

@@ -3,6 +3,7 @@
 #ifndef COLLPLAN_COST_COSTPARAMS_H
 #define COLLPLAN_COST_COSTPARAMS_H
 
+#include <algorithm>
 #include <cstdint>
 
 namespace collplan {
@@ -45,6 +46,17 @@ struct CostParams {
   /// overlapped, as on a simulated machine with full-duplex links.
   double Overhead = 0;
   double OverheadPerByte = 0;
+  /// Messages of more than LargeMessageBytes bytes cost AlphaLarge +
+  /// BetaLarge * bytes in place of Alpha + Beta * bytes: a transport
+  /// switches protocol with size (an MPI library's eager sends below a few
+  /// KiB, rendezvous above), and a copy past the caches runs at memory's
+  /// rate (docs/cost-model.md, "Large messages"; the NAP paper's max-rate
+  /// model has protocol-dependent alpha and beta). 0 turns the split off;
+  /// a negative AlphaLarge or BetaLarge means "same as Alpha, Beta".
+  /// Messages within a node keep AlphaIntra, BetaIntra when those are set.
+  double LargeMessageBytes = 0;
+  double AlphaLarge = -1;
+  double BetaLarge = -1;
   /// Torus topologies only: how a tied route is taken (TorusRouting.h).
   TorusTies Ties = TorusTies::Split;
   /// Bytes per element of the call (4 for MPI_FLOAT): blocks hold whole
@@ -52,11 +64,32 @@ struct CostParams {
   /// runtime skips an empty transfer on both sides. 1 prices bytes.
   uint32_t ElementBytes = 1;
 
-  double alphaFor(bool SameNode) const {
-    return SameNode && AlphaIntra >= 0 ? AlphaIntra : Alpha;
+  /// Whether a message of Bytes bytes is priced as a large one.
+  bool isLarge(double Bytes) const {
+    return LargeMessageBytes > 0 && Bytes > LargeMessageBytes;
   }
-  double betaFor(bool SameNode) const {
-    return SameNode && BetaIntra >= 0 ? BetaIntra : Beta;
+  /// Latency and time per byte of a message of Bytes bytes between two ranks
+  /// of one node (SameNode) or of two nodes.
+  double alphaFor(bool SameNode, double Bytes) const {
+    if (SameNode && AlphaIntra >= 0)
+      return AlphaIntra;
+    return isLarge(Bytes) && AlphaLarge >= 0 ? AlphaLarge : Alpha;
+  }
+  double betaFor(bool SameNode, double Bytes) const {
+    if (SameNode && BetaIntra >= 0)
+      return BetaIntra;
+    return isLarge(Bytes) && BetaLarge >= 0 ? BetaLarge : Beta;
+  }
+  /// The cheapest latency and time per byte any message between nodes can
+  /// have (the lower bound's).
+  double minAlpha() const {
+    return LargeMessageBytes > 0 && AlphaLarge >= 0
+               ? std::min(Alpha, AlphaLarge)
+               : Alpha;
+  }
+  double minBeta() const {
+    return LargeMessageBytes > 0 && BetaLarge >= 0 ? std::min(Beta, BetaLarge)
+                                                   : Beta;
   }
 };
 

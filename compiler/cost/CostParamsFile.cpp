@@ -28,7 +28,10 @@ const std::vector<std::string> &costParamKeys() {
                                                 "alpha_hop",
                                                 "injection_bandwidth",
                                                 "overhead",
-                                                "overhead_per_byte"};
+                                                "overhead_per_byte",
+                                                "large_message_bytes",
+                                                "alpha_large",
+                                                "beta_large"};
   return Keys;
 }
 
@@ -51,6 +54,12 @@ double *costParamField(CostParams &P, StringRef Key) {
     return &P.Overhead;
   if (Key == "overhead_per_byte")
     return &P.OverheadPerByte;
+  if (Key == "large_message_bytes")
+    return &P.LargeMessageBytes;
+  if (Key == "alpha_large")
+    return &P.AlphaLarge;
+  if (Key == "beta_large")
+    return &P.BetaLarge;
   return nullptr;
 }
 
@@ -115,9 +124,7 @@ Error parseCostParams(StringRef Text, StringRef Name, CostParams &Into,
     double *Field = costParamField(Result, Key);
     if (!Field)
       return Fail("unknown key '" + Key.str() +
-                  "' (known: alpha, beta, "
-                  "gamma, alpha_intra, beta_intra, alpha_hop, "
-                  "injection_bandwidth, overhead, overhead_per_byte)");
+                  "' (known: " + llvm::join(costParamKeys(), ", ") + ")");
     if (std::find(Seen.begin(), Seen.end(), Key.str()) != Seen.end())
       return Fail("key '" + Key.str() + "' given twice");
     std::optional<double> D = parseCostNumber(Value);

@@ -159,7 +159,10 @@ const std::vector<std::string> &fittableKeys() {
                                                 "alpha_intra",
                                                 "beta_intra",
                                                 "overhead",
-                                                "overhead_per_byte"};
+                                                "overhead_per_byte",
+                                                "large_message_bytes",
+                                                "alpha_large",
+                                                "beta_large"};
   return Keys;
 }
 

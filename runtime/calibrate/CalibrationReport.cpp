@@ -77,6 +77,16 @@ void printCalibrationTable(llvm::raw_ostream &OS, const Calibration &C) {
                      "%6.1f%%\n\n",
                      100 * C.Fit.RmsRelativeResidual,
                      100 * C.Fit.MaxRelativeResidual);
+  if (!C.Fit.Thresholds.empty()) {
+    OS << "  large_message_bytes tried (0: no split), |pred/meas - 1|:\n";
+    for (const ThresholdTrial &T : C.Fit.Thresholds)
+      OS << llvm::format(
+          "  %9.0f B   median %6.1f%%   rms %6.1f%%   max "
+          "%6.1f%%%s\n",
+          T.Threshold, 100 * T.Median, 100 * T.Rms, 100 * T.Max,
+          T.Threshold == C.Params.LargeMessageBytes ? "   (chosen)" : "");
+    OS << "\n";
+  }
   const CostParams &P = C.Params;
   OS << llvm::format("alpha %.4g s  beta %.4g s/B (%.3g GB/s)  gamma %.4g s/B",
                      P.Alpha, P.Beta, P.Beta > 0 ? 1e-9 / P.Beta : INFINITY,
@@ -86,6 +96,14 @@ void printCalibrationTable(llvm::raw_ostream &OS, const Calibration &C) {
                        P.AlphaIntra, P.BetaIntra);
   OS << llvm::format("\noverhead %.4g s  overhead_per_byte %.4g s/B\n",
                      P.Overhead, P.OverheadPerByte);
+  if (P.LargeMessageBytes > 0)
+    OS << llvm::format("above %.0f B: alpha_large %.4g s  beta_large %.4g s/B "
+                       "(%.3g GB/s)\n",
+                       P.LargeMessageBytes, P.alphaFor(false, INFINITY),
+                       P.betaFor(false, INFINITY),
+                       P.betaFor(false, INFINITY) > 0
+                           ? 1e-9 / P.betaFor(false, INFINITY)
+                           : INFINITY);
   if (C.Fitted)
     OS << "fitted in " << C.Fit.Iterations << " iteration(s)\n";
   OS << llvm::format("reduction kernel alone: gamma %.4g s/B (", C.KernelGamma)
@@ -114,6 +132,11 @@ void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
         J.attribute("beta_intra", P.BetaIntra);
       J.attribute("overhead", P.Overhead);
       J.attribute("overhead_per_byte", P.OverheadPerByte);
+      if (P.LargeMessageBytes > 0) {
+        J.attribute("large_message_bytes", P.LargeMessageBytes);
+        J.attribute("alpha_large", P.alphaFor(false, INFINITY));
+        J.attribute("beta_large", P.betaFor(false, INFINITY));
+      }
     });
     J.attributeArray("fitted_keys", [&] {
       if (C.Fitted)
@@ -123,6 +146,16 @@ void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
     J.attribute("iterations", int64_t(C.Fit.Iterations));
     J.attribute("rms_relative_residual", C.Fit.RmsRelativeResidual);
     J.attribute("max_relative_residual", C.Fit.MaxRelativeResidual);
+    if (!C.Fit.Thresholds.empty())
+      J.attributeArray("large_message_bytes_tried", [&] {
+        for (const ThresholdTrial &T : C.Fit.Thresholds)
+          J.object([&] {
+            J.attribute("large_message_bytes", T.Threshold);
+            J.attribute("median_relative_residual", T.Median);
+            J.attribute("rms_relative_residual", T.Rms);
+            J.attribute("max_relative_residual", T.Max);
+          });
+      });
     J.attributeArray("samples", [&] {
       for (size_t I = 0; I < C.Timings.size(); ++I) {
         const PlanTiming &T = C.Timings[I];

@@ -39,9 +39,19 @@ struct PlanTiming {
   double Seconds = 0;
 };
 
+/// One candidate of a large_message_bytes fit: the threshold and the
+/// relative residuals of the best fit with it.
+struct ThresholdTrial {
+  double Threshold = 0;
+  double Rms = 0, Max = 0, Median = 0;
+};
+
 struct PlanFitResult {
   /// The start with the fitted keys replaced.
   CostParams Params;
+  /// When large_message_bytes was fitted: the fit without the split
+  /// (threshold 0) and with each candidate threshold, in increasing order.
+  std::vector<ThresholdTrial> Thresholds;
   /// The model's time for each timing under Params.
   std::vector<double> Predicted;
   /// Over the timings: root mean square and largest |predicted/measured-1|.
@@ -55,9 +65,11 @@ std::vector<double> predictTimings(llvm::ArrayRef<Plan> Plans,
                                    const CostParams &Params);
 
 /// Fits the fields Keys names (costParamField's keys: alpha, beta, gamma,
-/// alpha_intra, beta_intra) to Timings, starting from Start (which also
-/// gives every other field, ElementBytes included). Timings of no positive
-/// time are ignored.
+/// alpha_intra, beta_intra, overhead, overhead_per_byte, alpha_large,
+/// beta_large by least squares; large_message_bytes from the powers of two
+/// between the plans' smallest and largest messages) to Timings, starting
+/// from Start (which also gives every other field, ElementBytes included).
+/// Timings of no positive time are ignored.
 PlanFitResult fitPlanTimings(llvm::ArrayRef<Plan> Plans,
                              llvm::ArrayRef<PlanTiming> Timings,
                              const CostParams &Start,
@@ -67,6 +79,10 @@ PlanFitResult fitPlanTimings(llvm::ArrayRef<Plan> Plans,
 void relativeResiduals(llvm::ArrayRef<PlanTiming> Timings,
                        llvm::ArrayRef<double> Predicted, double &Rms,
                        double &Max);
+
+/// The median |Predicted/Measured - 1| over the timings.
+double medianRelativeResidual(llvm::ArrayRef<PlanTiming> Timings,
+                              llvm::ArrayRef<double> Predicted);
 
 } // namespace collplan::runtime
 

@@ -42,7 +42,8 @@ CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
                             const std::string &Help);
 
 /// --alpha, --beta, --gamma, --alpha-intra, --beta-intra, --alpha-hop,
-/// --injection-bandwidth, --overhead, --overhead-per-byte.
+/// --injection-bandwidth, --overhead, --overhead-per-byte,
+/// --large-message-bytes, --alpha-large, --beta-large.
 void addCostOptions(CLI::App &Cmd, CostParams &Params);
 
 /// --format text|json.

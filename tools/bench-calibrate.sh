@@ -5,9 +5,9 @@
 # (transport, plan, P, size) at P = 2 and P (default 4) the median measured
 # time, its spread (max/min over the repetitions) and the predictions of
 # three parameter sets fitted to the calibration's timings: "basic" (alpha,
-# beta, gamma only), "full" (with the rank overhead o, o_B) and "large"
-# (full, and messages above a fitted size priced with their own alpha and
-# beta: docs/cost-model.md, "Large messages").
+# beta, gamma only), "full" (with the rank overhead o, o_B) and "ranges"
+# (full, and messages above one or two fitted sizes priced with their own
+# alpha and beta: docs/cost-model.md, "Large messages").
 # Then, per transport and model, over P = 2 and 4 at 1 KiB .. 16 MiB: the
 # median and worst |predicted/measured - 1|, and how often the plan the model
 # ranks fastest (per collective, P and size) is within 10 % of the measured
@@ -102,14 +102,14 @@ else
   cat "$WORK/load"
 fi
 # The same timings fitted three times: without the rank overhead (basic),
-# with it (full), and with large messages' own alpha and beta too (large).
-MODELS="basic full large"
+# with it (full), and with the size ranges too (ranges).
+MODELS="basic full ranges"
 for t in $TRANSPORTS; do
   for m in $MODELS; do
     case $m in
     basic) keys=alpha,beta,gamma ;;
     full) keys=alpha,beta,gamma,overhead,overhead_per_byte ;;
-    large) keys=alpha,beta,gamma,overhead,overhead_per_byte,large_message_bytes,alpha_large,beta_large ;;
+    ranges) keys=alpha,beta,gamma,overhead,overhead_per_byte,medium_message_bytes,alpha_medium,beta_medium,large_message_bytes,alpha_large,beta_large ;;
     esac
     "$COLLPLAN" calibrate --timings "$WORK/$t-fit.json" --fit "$keys" \
       -o "$WORK/$t-$m.yaml" >/dev/null

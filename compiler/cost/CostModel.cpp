@@ -339,6 +339,7 @@ private:
         double Wire = wireTime(O.Peer, R, B, RC, Effective, Hop);
         double Leaves = std::max(Start[R], Start[O.Peer]);
         double Alpha = C.alphaFor(From == To, B);
+        Report.MediumMessages += C.isMedium(B);
         Report.LargeMessages += C.isLarge(B);
         double Arrival = Leaves + Alpha + Hop + Wire;
         // The sender's port carries its sends in flight together.

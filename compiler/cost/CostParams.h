@@ -46,14 +46,19 @@ struct CostParams {
   /// overlapped, as on a simulated machine with full-duplex links.
   double Overhead = 0;
   double OverheadPerByte = 0;
-  /// Messages of more than LargeMessageBytes bytes cost AlphaLarge +
-  /// BetaLarge * bytes in place of Alpha + Beta * bytes: a transport
+  /// Messages of more than MediumMessageBytes bytes cost AlphaMedium +
+  /// BetaMedium * bytes, and of more than LargeMessageBytes AlphaLarge +
+  /// BetaLarge * bytes, in place of Alpha + Beta * bytes: a transport
   /// switches protocol with size (an MPI library's eager sends below a few
   /// KiB, rendezvous above), and a copy past the caches runs at memory's
   /// rate (docs/cost-model.md, "Large messages"; the NAP paper's max-rate
-  /// model has protocol-dependent alpha and beta). 0 turns the split off;
-  /// a negative AlphaLarge or BetaLarge means "same as Alpha, Beta".
-  /// Messages within a node keep AlphaIntra, BetaIntra when those are set.
+  /// model has protocol-dependent alpha and beta, in three size ranges).
+  /// A threshold of 0 turns its range off; a negative alpha or beta of a
+  /// range means "as the range below". Messages within a node keep
+  /// AlphaIntra, BetaIntra when those are set.
+  double MediumMessageBytes = 0;
+  double AlphaMedium = -1;
+  double BetaMedium = -1;
   double LargeMessageBytes = 0;
   double AlphaLarge = -1;
   double BetaLarge = -1;
@@ -64,7 +69,11 @@ struct CostParams {
   /// runtime skips an empty transfer on both sides. 1 prices bytes.
   uint32_t ElementBytes = 1;
 
-  /// Whether a message of Bytes bytes is priced as a large one.
+  /// Whether a message of Bytes bytes is above the medium or the large
+  /// threshold.
+  bool isMedium(double Bytes) const {
+    return MediumMessageBytes > 0 && Bytes > MediumMessageBytes;
+  }
   bool isLarge(double Bytes) const {
     return LargeMessageBytes > 0 && Bytes > LargeMessageBytes;
   }
@@ -73,23 +82,34 @@ struct CostParams {
   double alphaFor(bool SameNode, double Bytes) const {
     if (SameNode && AlphaIntra >= 0)
       return AlphaIntra;
-    return isLarge(Bytes) && AlphaLarge >= 0 ? AlphaLarge : Alpha;
+    if (isLarge(Bytes) && AlphaLarge >= 0)
+      return AlphaLarge;
+    return isMedium(Bytes) && AlphaMedium >= 0 ? AlphaMedium : Alpha;
   }
   double betaFor(bool SameNode, double Bytes) const {
     if (SameNode && BetaIntra >= 0)
       return BetaIntra;
-    return isLarge(Bytes) && BetaLarge >= 0 ? BetaLarge : Beta;
+    if (isLarge(Bytes) && BetaLarge >= 0)
+      return BetaLarge;
+    return isMedium(Bytes) && BetaMedium >= 0 ? BetaMedium : Beta;
   }
   /// The cheapest latency and time per byte any message between nodes can
   /// have (the lower bound's).
   double minAlpha() const {
-    return LargeMessageBytes > 0 && AlphaLarge >= 0
-               ? std::min(Alpha, AlphaLarge)
-               : Alpha;
+    double A = Alpha;
+    if (MediumMessageBytes > 0 && AlphaMedium >= 0)
+      A = std::min(A, AlphaMedium);
+    if (LargeMessageBytes > 0 && AlphaLarge >= 0)
+      A = std::min(A, AlphaLarge);
+    return A;
   }
   double minBeta() const {
-    return LargeMessageBytes > 0 && BetaLarge >= 0 ? std::min(Beta, BetaLarge)
-                                                   : Beta;
+    double B = Beta;
+    if (MediumMessageBytes > 0 && BetaMedium >= 0)
+      B = std::min(B, BetaMedium);
+    if (LargeMessageBytes > 0 && BetaLarge >= 0)
+      B = std::min(B, BetaLarge);
+    return B;
   }
 };
 

@@ -29,6 +29,9 @@ const std::vector<std::string> &costParamKeys() {
                                                 "injection_bandwidth",
                                                 "overhead",
                                                 "overhead_per_byte",
+                                                "medium_message_bytes",
+                                                "alpha_medium",
+                                                "beta_medium",
                                                 "large_message_bytes",
                                                 "alpha_large",
                                                 "beta_large"};
@@ -54,6 +57,12 @@ double *costParamField(CostParams &P, StringRef Key) {
     return &P.Overhead;
   if (Key == "overhead_per_byte")
     return &P.OverheadPerByte;
+  if (Key == "medium_message_bytes")
+    return &P.MediumMessageBytes;
+  if (Key == "alpha_medium")
+    return &P.AlphaMedium;
+  if (Key == "beta_medium")
+    return &P.BetaMedium;
   if (Key == "large_message_bytes")
     return &P.LargeMessageBytes;
   if (Key == "alpha_large")

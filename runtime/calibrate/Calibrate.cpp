@@ -160,6 +160,9 @@ const std::vector<std::string> &fittableKeys() {
                                                 "beta_intra",
                                                 "overhead",
                                                 "overhead_per_byte",
+                                                "medium_message_bytes",
+                                                "alpha_medium",
+                                                "beta_medium",
                                                 "large_message_bytes",
                                                 "alpha_large",
                                                 "beta_large"};

@@ -78,13 +78,17 @@ void printCalibrationTable(llvm::raw_ostream &OS, const Calibration &C) {
                      100 * C.Fit.RmsRelativeResidual,
                      100 * C.Fit.MaxRelativeResidual);
   if (!C.Fit.Thresholds.empty()) {
-    OS << "  large_message_bytes tried (0: no split), |pred/meas - 1|:\n";
+    OS << "  size ranges tried (medium_message_bytes, large_message_bytes; "
+          "0: off), |pred/meas - 1|:\n";
     for (const ThresholdTrial &T : C.Fit.Thresholds)
-      OS << llvm::format(
-          "  %9.0f B   median %6.1f%%   rms %6.1f%%   max "
-          "%6.1f%%%s\n",
-          T.Threshold, 100 * T.Median, 100 * T.Rms, 100 * T.Max,
-          T.Threshold == C.Params.LargeMessageBytes ? "   (chosen)" : "");
+      OS << llvm::format("  %9.0f B %9.0f B   median %6.1f%%   rms %6.1f%%   "
+                         "max %6.1f%%%s\n",
+                         T.Medium, T.Large, 100 * T.Median, 100 * T.Rms,
+                         100 * T.Max,
+                         T.Medium == C.Params.MediumMessageBytes &&
+                                 T.Large == C.Params.LargeMessageBytes
+                             ? "   (chosen)"
+                             : "");
     OS << "\n";
   }
   const CostParams &P = C.Params;
@@ -96,6 +100,12 @@ void printCalibrationTable(llvm::raw_ostream &OS, const Calibration &C) {
                        P.AlphaIntra, P.BetaIntra);
   OS << llvm::format("\noverhead %.4g s  overhead_per_byte %.4g s/B\n",
                      P.Overhead, P.OverheadPerByte);
+  if (P.MediumMessageBytes > 0)
+    OS << llvm::format("above %.0f B: alpha_medium %.4g s  beta_medium %.4g "
+                       "s/B\n",
+                       P.MediumMessageBytes,
+                       P.alphaFor(false, P.MediumMessageBytes + 1),
+                       P.betaFor(false, P.MediumMessageBytes + 1));
   if (P.LargeMessageBytes > 0)
     OS << llvm::format("above %.0f B: alpha_large %.4g s  beta_large %.4g s/B "
                        "(%.3g GB/s)\n",
@@ -132,6 +142,12 @@ void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
         J.attribute("beta_intra", P.BetaIntra);
       J.attribute("overhead", P.Overhead);
       J.attribute("overhead_per_byte", P.OverheadPerByte);
+      if (P.MediumMessageBytes > 0) {
+        J.attribute("medium_message_bytes", P.MediumMessageBytes);
+        J.attribute("alpha_medium",
+                    P.alphaFor(false, P.MediumMessageBytes + 1));
+        J.attribute("beta_medium", P.betaFor(false, P.MediumMessageBytes + 1));
+      }
       if (P.LargeMessageBytes > 0) {
         J.attribute("large_message_bytes", P.LargeMessageBytes);
         J.attribute("alpha_large", P.alphaFor(false, INFINITY));
@@ -147,10 +163,11 @@ void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
     J.attribute("rms_relative_residual", C.Fit.RmsRelativeResidual);
     J.attribute("max_relative_residual", C.Fit.MaxRelativeResidual);
     if (!C.Fit.Thresholds.empty())
-      J.attributeArray("large_message_bytes_tried", [&] {
+      J.attributeArray("size_ranges_tried", [&] {
         for (const ThresholdTrial &T : C.Fit.Thresholds)
           J.object([&] {
-            J.attribute("large_message_bytes", T.Threshold);
+            J.attribute("medium_message_bytes", T.Medium);
+            J.attribute("large_message_bytes", T.Large);
             J.attribute("median_relative_residual", T.Median);
             J.attribute("rms_relative_residual", T.Rms);
             J.attribute("max_relative_residual", T.Max);

@@ -259,6 +259,34 @@ double medianRelativeResidual(llvm::ArrayRef<PlanTiming> Timings,
   return N % 2 ? R[N / 2] : (R[N / 2 - 1] + R[N / 2]) / 2;
 }
 
+namespace {
+
+/// The keys of one size range of CostParams: its threshold, alpha and beta.
+struct SizeRange {
+  const char *Bytes, *Alpha, *Beta;
+};
+constexpr SizeRange MediumRange = {"medium_message_bytes", "alpha_medium",
+                                   "beta_medium"};
+constexpr SizeRange LargeRange = {"large_message_bytes", "alpha_large",
+                                  "beta_large"};
+
+double &field(CostParams &P, const char *Key) {
+  return *costParamField(P, Key);
+}
+
+/// Prices the messages above Threshold in Range, starting from the alpha
+/// and beta they had: From's own price for them.
+CostParams splitAt(CostParams From, const SizeRange &Range, double Threshold) {
+  double Alpha = From.alphaFor(false, Threshold + 1);
+  double Beta = From.betaFor(false, Threshold + 1);
+  field(From, Range.Bytes) = Threshold;
+  field(From, Range.Alpha) = Alpha;
+  field(From, Range.Beta) = Beta;
+  return From;
+}
+
+} // namespace
+
 PlanFitResult fitPlanTimings(llvm::ArrayRef<Plan> Plans,
                              llvm::ArrayRef<PlanTiming> Timings,
                              const CostParams &Start,
@@ -268,61 +296,93 @@ PlanFitResult fitPlanTimings(llvm::ArrayRef<Plan> Plans,
   auto Fits = [&](llvm::StringRef Key) {
     return llvm::is_contained(Keys, Key);
   };
-  // The intra-node and large-message fields are "unset" when negative; a
-  // fit of them starts at the values they stand in for.
+  // The intra-node and size-range fields are "unset" when negative; a fit
+  // of them starts at the values they stand in for.
   if (Fits("alpha_intra") && Given.AlphaIntra < 0)
     Given.AlphaIntra = Given.Alpha;
   if (Fits("beta_intra") && Given.BetaIntra < 0)
     Given.BetaIntra = Given.Beta;
-  std::vector<std::string> Squares;
-  for (const std::string &K : Keys)
-    if (K != "large_message_bytes")
+  for (const SizeRange &R : {MediumRange, LargeRange}) {
+    if (Fits(R.Alpha) && field(Given, R.Alpha) < 0)
+      field(Given, R.Alpha) = Given.Alpha;
+    if (Fits(R.Beta) && field(Given, R.Beta) < 0)
+      field(Given, R.Beta) = Given.Beta;
+  }
+  // The thresholds are steps, no slope: chosen from candidates, the rest
+  // by least squares. A range whose threshold is fitted starts off.
+  std::vector<const SizeRange *> Searched;
+  for (const SizeRange *R : {&LargeRange, &MediumRange})
+    if (Fits(R->Bytes)) {
+      Searched.push_back(R);
+      field(Given, R->Bytes) = 0;
+    }
+  // The keys the least squares fits with no range, and with every range.
+  std::vector<std::string> Plain, Squares;
+  for (const std::string &K : Keys) {
+    bool Threshold = K == MediumRange.Bytes || K == LargeRange.Bytes;
+    bool OfSearched = false;
+    for (const SizeRange *R : Searched)
+      OfSearched |= K == R->Alpha || K == R->Beta;
+    if (!Threshold)
       Squares.push_back(K);
-  std::pair<CostParams, double> Best;
+    if (!Threshold && !OfSearched)
+      Plain.push_back(K);
+  }
   std::vector<ThresholdTrial> Trials;
-  auto Try = [&](double Threshold, const CostParams &X) {
+  auto Record = [&](const CostParams &X) {
     std::vector<double> Predicted = predictTimings(Plans, Timings, X);
     ThresholdTrial T;
-    T.Threshold = Threshold;
+    T.Medium = X.MediumMessageBytes;
+    T.Large = X.LargeMessageBytes;
     relativeResiduals(Timings, Predicted, T.Rms, T.Max);
     T.Median = medianRelativeResidual(Timings, Predicted);
     Trials.push_back(T);
   };
-  if (!Fits("large_message_bytes")) {
-    if (Fits("alpha_large") && Given.AlphaLarge < 0)
-      Given.AlphaLarge = Given.Alpha;
-    if (Fits("beta_large") && Given.BetaLarge < 0)
-      Given.BetaLarge = Given.Beta;
-    Best = Fitter.fit(Given, Squares);
-  } else {
-    // The threshold is a step, no slope: fit the rest without the split
-    // (large messages priced as the others), then for each candidate
-    // threshold start the large messages' alpha and beta there and fit
-    // again. The split is kept only where it lowers the sum of relative
+  std::pair<CostParams, double> Best = Fitter.fit(Given, Plain);
+  if (!Searched.empty()) {
+    // Greedily: the best one split (as the first searched range), then the
+    // best second split, below the first or above it (the first then
+    // becomes the medium range). Each candidate starts its range's alpha
+    // and beta at the price they had, and fits every least-squares key
+    // again. A split is kept only where it lowers the sum of relative
     // errors by more than 1e-6 a timing: not for rounding.
-    std::vector<std::string> Small;
-    for (const std::string &K : Squares)
-      if (K != "alpha_large" && K != "beta_large")
-        Small.push_back(K);
-    Given.LargeMessageBytes = 0;
-    Best = Fitter.fit(Given, Small);
-    Try(0, Best.first);
-    std::pair<CostParams, double> Off = Best;
-    for (double Threshold :
-         thresholdCandidates(Plans, Timings, Given.ElementBytes)) {
-      CostParams From = Off.first;
-      From.LargeMessageBytes = Threshold;
-      if (Fits("alpha_large") || From.AlphaLarge < 0)
-        From.AlphaLarge = From.Alpha;
-      if (Fits("beta_large") || From.BetaLarge < 0)
-        From.BetaLarge = From.Beta;
+    double Margin = 1e-6 * double(Timings.size());
+    std::vector<double> Candidates =
+        thresholdCandidates(Plans, Timings, Given.ElementBytes);
+    Record(Best.first);
+    auto Refit = [&](const CostParams &From) {
       std::pair<CostParams, double> End =
           Fitter.polish(Fitter.descend(From, Squares), Squares);
-      Try(Threshold, End.first);
-      if (End.second < Best.second &&
-          End.second < Off.second - 1e-6 * double(Timings.size()))
+      Record(End.first);
+      return End;
+    };
+    const std::pair<CostParams, double> Off = Best;
+    for (double T : Candidates) {
+      std::pair<CostParams, double> End =
+          Refit(splitAt(Off.first, *Searched.front(), T));
+      if (End.second < Best.second && End.second < Off.second - Margin)
         Best = End;
     }
+    const std::pair<CostParams, double> One = Best;
+    CostParams OneParams = One.first;
+    double First = field(OneParams, Searched.front()->Bytes);
+    if (Searched.size() == 2 && First > 0)
+      for (double T : Candidates) {
+        if (T == First)
+          continue;
+        CostParams From = One.first;
+        if (T > First) {
+          // The first split becomes the medium range, T the large one.
+          From = splitAt(One.first, MediumRange, First);
+          From.LargeMessageBytes = 0;
+          From = splitAt(From, LargeRange, T);
+        } else {
+          From = splitAt(From, MediumRange, T);
+        }
+        std::pair<CostParams, double> End = Refit(From);
+        if (End.second < Best.second && End.second < One.second - Margin)
+          Best = End;
+      }
   }
   PlanFitResult Result;
   Result.Params = Best.first;

@@ -39,18 +39,18 @@ struct PlanTiming {
   double Seconds = 0;
 };
 
-/// One candidate of a large_message_bytes fit: the threshold and the
-/// relative residuals of the best fit with it.
+/// One candidate of a fit of the size ranges' thresholds: the thresholds
+/// (0: off) and the relative residuals of the best fit with them.
 struct ThresholdTrial {
-  double Threshold = 0;
+  double Medium = 0, Large = 0;
   double Rms = 0, Max = 0, Median = 0;
 };
 
 struct PlanFitResult {
   /// The start with the fitted keys replaced.
   CostParams Params;
-  /// When large_message_bytes was fitted: the fit without the split
-  /// (threshold 0) and with each candidate threshold, in increasing order.
+  /// When a threshold was fitted: the fit without a split, then with each
+  /// candidate for one split, then for a second one, in the order tried.
   std::vector<ThresholdTrial> Thresholds;
   /// The model's time for each timing under Params.
   std::vector<double> Predicted;
@@ -65,9 +65,10 @@ std::vector<double> predictTimings(llvm::ArrayRef<Plan> Plans,
                                    const CostParams &Params);
 
 /// Fits the fields Keys names (costParamField's keys: alpha, beta, gamma,
-/// alpha_intra, beta_intra, overhead, overhead_per_byte, alpha_large,
-/// beta_large by least squares; large_message_bytes from the powers of two
-/// between the plans' smallest and largest messages) to Timings, starting
+/// alpha_intra, beta_intra, overhead, overhead_per_byte and the size
+/// ranges' alpha and beta by least squares; medium_message_bytes and
+/// large_message_bytes from the powers of two between the plans' smallest
+/// and largest messages, one split and then a second) to Timings, starting
 /// from Start (which also gives every other field, ElementBytes included).
 /// Timings of no positive time are ignored.
 PlanFitResult fitPlanTimings(llvm::ArrayRef<Plan> Plans,

@@ -28,8 +28,11 @@ TEST_CASE("the parameters file round-trips every key, zeros included") {
   P.InjectionBandwidth = 2.5e10;
   P.Overhead = 3.3333333333333335e-06;
   P.OverheadPerByte = 1.7e-10;
-  P.LargeMessageBytes = 4096;
-  P.AlphaLarge = 1.1e-5;
+  P.MediumMessageBytes = 4096;
+  P.AlphaMedium = 1.1e-5;
+  P.BetaMedium = 1.6e-10;
+  P.LargeMessageBytes = 1048576;
+  P.AlphaLarge = 1.5e-5;
   P.BetaLarge = 6.6e-10;
   llvm::SmallString<128> Path;
   REQUIRE(!llvm::sys::fs::createTemporaryFile("params", "yaml", Path));
@@ -45,7 +48,7 @@ TEST_CASE("the parameters file round-trips every key, zeros included") {
 
 TEST_CASE("an unset intra-node or large-message field is left out, and "
           "stays unset") {
-  CostParams P; // AlphaIntra = BetaIntra = AlphaLarge = BetaLarge = -1
+  CostParams P; // the intra-node and size ranges' alpha and beta are -1
   llvm::SmallString<128> Path;
   REQUIRE(!llvm::sys::fs::createTemporaryFile("params", "yaml", Path));
   REQUIRE(!writeCostParamsFile(Path, P, costParamKeys(), ""));
@@ -56,6 +59,7 @@ TEST_CASE("an unset intra-node or large-message field is left out, and "
   CHECK(Q.AlphaIntra < 0);
   CHECK(Q.BetaIntra < 0);
   CHECK(std::find(Set.begin(), Set.end(), "alpha_intra") == Set.end());
+  CHECK(Q.AlphaMedium < 0);
   CHECK(Q.AlphaLarge < 0);
   CHECK(Q.BetaLarge < 0);
   CHECK(Q.LargeMessageBytes == 0); // written as 0: off
@@ -80,7 +84,7 @@ TEST_CASE("the file takes what the flags take, and refuses what they refuse") {
   }
 }
 
-TEST_CASE("the large-message keys take and refuse what their flags do") {
+TEST_CASE("the size-range keys take and refuse what their flags do") {
   CostParams Q;
   REQUIRE(!parseCostParams("large_message_bytes: 4096\nalpha_large: 1e-5\n"
                            "beta_large: 0\n",
@@ -92,7 +96,8 @@ TEST_CASE("the large-message keys take and refuse what their flags do") {
   // --large-message-bytes refuses it (parseCostNumber).
   for (const char *Line :
        {"large_message_bytes: 4KiB", "large_message_bytes: 0x1000",
-        "large_message_bytes: -1", "alpha_large: 1e308", "beta_large: nan"}) {
+        "large_message_bytes: -1", "alpha_large: 1e308", "beta_large: nan",
+        "medium_message_bytes: 1e31", "alpha_medium: inf", "beta_medium: -0"}) {
     CostParams R;
     llvm::Error E = parseCostParams(Line, "t", R, nullptr);
     CHECK_MESSAGE(bool(E), Line);

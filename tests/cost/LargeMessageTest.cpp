@@ -1,11 +1,11 @@
 //===- LargeMessageTest.cpp - Messages above a size priced apart ----------===//
 //
 // CostParams::LargeMessageBytes, AlphaLarge and BetaLarge against hand
-// computations: a message of more than the threshold costs alpha_L +
-// beta_L * bytes, one of at most the threshold alpha + beta * bytes, and a
-// rank's port carries each of its messages at its own rate. Round numbers:
-// alpha = 1, beta = 0.01 per byte (test::unitCosts), and above 100 bytes
-// alpha_L = 5, beta_L = 0.002.
+// computations (and MediumMessageBytes, its range below): a message of more
+// than the threshold costs alpha_L + beta_L * bytes, one of at most the
+// threshold alpha + beta * bytes, and a rank's port carries each of its
+// messages at its own rate. Round numbers: alpha = 1, beta = 0.01 per byte
+// (test::unitCosts), and above 100 bytes alpha_L = 5, beta_L = 0.002.
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,6 +108,27 @@ TEST_CASE("one port carries a small and a large message, each at its rate") {
   CostReport R = evaluateCost(P, 400, largeCosts());
   CHECK(R.Time == doctest::Approx(6.6));
   CHECK(R.LargeMessages == 1);
+}
+
+TEST_CASE("three size ranges, each message priced by its own") {
+  // Above 100 B alpha 5, beta 0.002; above 1000 B alpha 20, beta 0.001.
+  Plan OneWay = messagePlan(Topology::flat(2), {{{0, 1}}});
+  CostParams C = unitCosts();
+  C.MediumMessageBytes = 100;
+  C.AlphaMedium = 5;
+  C.BetaMedium = 0.002;
+  C.LargeMessageBytes = 1000;
+  C.AlphaLarge = 20;
+  C.BetaLarge = 0.001;
+  CHECK(evaluateCost(OneWay, 100, C).Time == doctest::Approx(2));
+  CHECK(evaluateCost(OneWay, 500, C).Time == doctest::Approx(6));
+  CostReport Large = evaluateCost(OneWay, 2000, C);
+  CHECK(Large.Time == doctest::Approx(22));
+  CHECK(Large.MediumMessages == 1); // above both thresholds
+  CHECK(Large.LargeMessages == 1);
+  // A large range without its own alpha takes the medium one: 5 + 2.
+  C.AlphaLarge = -1;
+  CHECK(evaluateCost(OneWay, 2000, C).Time == doctest::Approx(7));
 }
 
 TEST_CASE("the lower bound takes the cheaper alpha and beta") {

@@ -18,6 +18,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <functional>
+
 #include <string>
 #include <vector>
 
@@ -202,13 +205,11 @@ namespace {
 
 /// Timings of ring, recursive doubling and binomial broadcast on P = 2,
 /// written from their textbook times with a message of B bytes costing
-/// Alpha + Beta B up to Threshold bytes and AlphaL + BetaL B above (ring:
-/// two rounds of m/2, one reducing; recursive doubling: one exchange of m,
-/// reduced; binomial: one message of m).
-std::vector<PlanTiming> protocolTimings(const std::vector<Plan> &Plans,
-                                        double Alpha, double Beta,
-                                        double AlphaL, double BetaL,
-                                        double Gamma, double Threshold) {
+/// Message(B) (ring: two rounds of m/2, one reducing; recursive doubling:
+/// one exchange of m, reduced; binomial: one message of m).
+std::vector<PlanTiming>
+textbookTimings(const std::vector<Plan> &Plans, double Gamma,
+                const std::function<double(double)> &Message) {
   auto IndexOf = [&](llvm::StringRef Family) {
     for (uint32_t I = 0; I < Plans.size(); ++I)
       if (Plans[I].Header.Algorithm == Family)
@@ -216,12 +217,9 @@ std::vector<PlanTiming> protocolTimings(const std::vector<Plan> &Plans,
     FAIL("no plan of " << Family.str());
     return 0u;
   };
-  auto Message = [&](double B) {
-    return B > Threshold ? AlphaL + BetaL * B : Alpha + Beta * B;
-  };
   std::vector<PlanTiming> Timings;
-  for (double M :
-       {8.0, 1024.0, 4096.0, 8192.0, 16384.0, 65536.0, 1048576.0, 16777216.0}) {
+  for (double M : {8.0, 1024.0, 4096.0, 8192.0, 16384.0, 65536.0, 1048576.0,
+                   2097152.0, 4194304.0, 16777216.0}) {
     uint64_t Bytes = uint64_t(M);
     Timings.push_back(
         {IndexOf("ring"), Bytes, 2 * Message(M / 2) + Gamma * M / 2});
@@ -231,6 +229,16 @@ std::vector<PlanTiming> protocolTimings(const std::vector<Plan> &Plans,
   }
   return Timings;
 }
+
+const std::vector<std::string> SizeRangeKeys = {"alpha",
+                                                "beta",
+                                                "gamma",
+                                                "medium_message_bytes",
+                                                "alpha_medium",
+                                                "beta_medium",
+                                                "large_message_bytes",
+                                                "alpha_large",
+                                                "beta_large"};
 
 } // namespace
 
@@ -244,7 +252,9 @@ TEST_CASE("the plan fit finds a protocol switch and both sides' alpha and "
   const double Alpha = 4e-6, Beta = 3e-10, AlphaL = 1.2e-5, BetaL = 1.5e-10,
                Gamma = 6e-11;
   std::vector<PlanTiming> Timings =
-      protocolTimings(*Plans, Alpha, Beta, AlphaL, BetaL, Gamma, 4096);
+      textbookTimings(*Plans, Gamma, [&](double B) {
+        return B > 4096 ? AlphaL + BetaL * B : Alpha + Beta * B;
+      });
   CostParams Start;
   PlanFitResult F =
       fitPlanTimings(*Plans, Timings, Start,
@@ -265,16 +275,52 @@ TEST_CASE("the plan fit finds a protocol switch and both sides' alpha and "
   CHECK(Flat.MaxRelativeResidual > 0.1);
 }
 
+TEST_CASE("the plan fit finds a protocol and a cache step") {
+  // Eager up to 4 KiB; rendezvous above, at 0.15 ns/B while the copy stays
+  // in cache; above 1 MiB 0.6 ns/B (memory). One split leaves one of the
+  // steps unpriced; the second split finds it.
+  llvm::Expected<std::vector<Plan>> Plans = calibrationPlans(Topology::flat(2));
+  REQUIRE(bool(Plans));
+  const double Gamma = 6e-11;
+  std::vector<PlanTiming> Timings =
+      textbookTimings(*Plans, Gamma, [](double B) {
+        return B > 1048576 ? 1.5e-5 + 6e-10 * B
+               : B > 4096  ? 1.2e-5 + 1.5e-10 * B
+                           : 4e-6 + 3e-10 * B;
+      });
+  PlanFitResult F =
+      fitPlanTimings(*Plans, Timings, CostParams(), SizeRangeKeys);
+  CHECK(F.Params.MediumMessageBytes == 4096);
+  CHECK(F.Params.LargeMessageBytes == 1048576);
+  CHECK(F.Params.Alpha == doctest::Approx(4e-6).epsilon(1e-6));
+  CHECK(F.Params.Beta == doctest::Approx(3e-10).epsilon(1e-6));
+  CHECK(F.Params.AlphaMedium == doctest::Approx(1.2e-5).epsilon(1e-6));
+  CHECK(F.Params.BetaMedium == doctest::Approx(1.5e-10).epsilon(1e-6));
+  CHECK(F.Params.AlphaLarge == doctest::Approx(1.5e-5).epsilon(1e-6));
+  CHECK(F.Params.BetaLarge == doctest::Approx(6e-10).epsilon(1e-6));
+  CHECK(F.Params.Gamma == doctest::Approx(Gamma).epsilon(1e-6));
+  CHECK(F.MaxRelativeResidual < 1e-6);
+  // The trials: no split, each single split, then each second one; the
+  // best single split alone misses.
+  REQUIRE(!F.Thresholds.empty());
+  CHECK(F.Thresholds.front().Medium == 0);
+  CHECK(F.Thresholds.front().Large == 0);
+  double BestSingle = INFINITY;
+  for (const ThresholdTrial &T : F.Thresholds)
+    if (T.Medium == 0 && T.Large > 0)
+      BestSingle = std::min(BestSingle, T.Rms);
+  CHECK(BestSingle > 0.01);
+}
+
 TEST_CASE("the plan fit leaves the split off where the timings have no "
           "step") {
   llvm::Expected<std::vector<Plan>> Plans = calibrationPlans(Topology::flat(2));
   REQUIRE(bool(Plans));
   std::vector<PlanTiming> Timings =
-      protocolTimings(*Plans, 4e-6, 3e-10, 4e-6, 3e-10, 6e-11, 4096);
+      textbookTimings(*Plans, 6e-11, [](double B) { return 4e-6 + 3e-10 * B; });
   PlanFitResult F =
-      fitPlanTimings(*Plans, Timings, CostParams(),
-                     {"alpha", "beta", "gamma", "large_message_bytes",
-                      "alpha_large", "beta_large"});
+      fitPlanTimings(*Plans, Timings, CostParams(), SizeRangeKeys);
+  CHECK(F.Params.MediumMessageBytes == 0);
   CHECK(F.Params.LargeMessageBytes == 0);
   CHECK(F.Params.Alpha == doctest::Approx(4e-6).epsilon(1e-6));
   CHECK(F.Params.Beta == doctest::Approx(3e-10).epsilon(1e-6));

@@ -2,34 +2,58 @@
 # The cost model's fidelity on this machine: calibrate over TCP (collplan
 # calibrate) and over MPI (collplan_calibrate_mpi, when built), then time the
 # same plans again REPS times, the transports interleaved, and print per
-# (transport, plan, P, size) at P = 2 and P (default 4) the median measured time, its spread (max/min
-# over the repetitions) and the predictions of two parameter sets fitted to
-# the calibration's timings: "basic" (alpha, beta, gamma only: the model
-# before the rank overhead term) and "full" (every term calibrate fits).
+# (transport, plan, P, size) at P = 2 and P (default 4) the median measured
+# time, its spread (max/min over the repetitions) and the predictions of
+# three parameter sets fitted to the calibration's timings: "basic" (alpha,
+# beta, gamma only), "full" (with the rank overhead o, o_B) and "ranges"
+# (full, and messages above one or two fitted sizes priced with their own
+# alpha and beta: docs/cost-model.md, "Large messages").
 # Then, per transport and model, over P = 2 and 4 at 1 KiB .. 16 MiB: the
 # median and worst |predicted/measured - 1|, and how often the plan the model
 # ranks fastest (per collective, P and size) is within 10 % of the measured
 # fastest. The load average is printed before and after.
 # Each P runs in a job of its own (calibrate --min-ranks).
-# Usage: tools/bench-calibrate.sh [--reps N] [--ranks P] BUILD_DIR
+# --keep DIR keeps the timings in DIR; --from DIR fits and compares the
+# timings a --keep run saved, running nothing (models compared on the same
+# measurements).
+# Usage: tools/bench-calibrate.sh [--reps N] [--ranks P] [--keep DIR | --from DIR] BUILD_DIR
 set -eu
 REPS=3
 RANKS=4
+KEEP=
+FROM=
 while [ $# -gt 1 ]; do
   case $1 in
   --reps) REPS=$2; shift 2 ;;
   --ranks) RANKS=$2; shift 2 ;;
+  --keep) KEEP=$2; shift 2 ;;
+  --from) FROM=$2; shift 2 ;;
   *) break ;;
   esac
 done
 BUILD=${1:-build}
 COLLPLAN=$BUILD/tools/collplan/collplan
 MPI_CAL=$BUILD/runtime/calibrate/collplan_calibrate_mpi
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+if [ -n "$FROM" ]; then
+  WORK=$FROM
+  REPS=$(cat "$WORK/reps")
+  RANKS=$(cat "$WORK/ranks")
+  TRANSPORTS=$(cat "$WORK/transports")
+else
+  if [ -n "$KEEP" ]; then
+    WORK=$KEEP
+    mkdir -p "$WORK"
+  else
+    WORK=$(mktemp -d)
+    trap 'rm -rf "$WORK"' EXIT
+  fi
+  TRANSPORTS=tcp
+  [ -x "$MPI_CAL" ] && command -v mpirun >/dev/null && TRANSPORTS="tcp mpi"
+  echo "$REPS" >"$WORK/reps"
+  echo "$RANKS" >"$WORK/ranks"
+  echo "$TRANSPORTS" >"$WORK/transports"
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-TRANSPORTS=tcp
-[ -x "$MPI_CAL" ] && command -v mpirun >/dev/null && TRANSPORTS="tcp mpi"
 
 # job TRANSPORT P ARGS...: calibrate's JSON for plans of P ranks, in a job
 # of P ranks (waiting ranks of a bigger job would spin on the cores).
@@ -58,31 +82,45 @@ json.dump(merged, open(sys.argv[1], "w"))
 PY
 }
 
-echo "== load: $(uptime)"
-for t in $TRANSPORTS; do
-  echo "== calibrate over $t on P = 2 and $RANKS"
-  sweep "$t" "$WORK/$t-fit.json"
-  # The same timings fitted twice: without the rank overhead terms (the
-  # model before them) and with every term.
-  "$COLLPLAN" calibrate --timings "$WORK/$t-fit.json" \
-    --fit alpha,beta,gamma -o "$WORK/$t-basic.yaml" >/dev/null
-  "$COLLPLAN" calibrate --timings "$WORK/$t-fit.json" \
-    -o "$WORK/$t-full.yaml" >/dev/null
-  for m in basic full; do
-    echo "   $m: $(grep -v '^#' "$WORK/$t-$m.yaml" | tr '\n' ' ')"
-  done
-done
-for r in $(seq "$REPS"); do
+if [ -z "$FROM" ]; then
+  echo "== load: $(uptime)" | tee "$WORK/load"
+  # Held-out timings only need some parameters to compare with; the
+  # comparison below predicts them anew from each model's fit.
+  echo "# defaults" >"$WORK/defaults.yaml"
   for t in $TRANSPORTS; do
-    echo "== held-out timing $r/$REPS over $t"
-    sweep "$t" "$WORK/$t-eval-$r.json" --evaluate "$WORK/$t-full.yaml"
+    echo "== calibrate over $t on P = 2 and $RANKS"
+    sweep "$t" "$WORK/$t-fit.json"
+  done
+  for r in $(seq "$REPS"); do
+    for t in $TRANSPORTS; do
+      echo "== held-out timing $r/$REPS over $t"
+      sweep "$t" "$WORK/$t-eval-$r.json" --evaluate "$WORK/defaults.yaml"
+    done
+  done
+  echo "== load: $(uptime)" | tee -a "$WORK/load"
+else
+  cat "$WORK/load"
+fi
+# The same timings fitted three times: without the rank overhead (basic),
+# with it (full), and with the size ranges too (ranges).
+MODELS="basic full ranges"
+for t in $TRANSPORTS; do
+  for m in $MODELS; do
+    case $m in
+    basic) keys=alpha,beta,gamma ;;
+    full) keys=alpha,beta,gamma,overhead,overhead_per_byte ;;
+    ranges) keys=alpha,beta,gamma,overhead,overhead_per_byte,medium_message_bytes,alpha_medium,beta_medium,large_message_bytes,alpha_large,beta_large ;;
+    esac
+    "$COLLPLAN" calibrate --timings "$WORK/$t-fit.json" --fit "$keys" \
+      -o "$WORK/$t-$m.yaml" >/dev/null
+    echo "   $t $m: $(grep -v '^#' "$WORK/$t-$m.yaml" | tr '\n' ' ')"
   done
 done
-echo "== load: $(uptime)"
 
-python3 - "$WORK" "$COLLPLAN" "$REPS" $TRANSPORTS <<'PY'
+python3 - "$WORK" "$COLLPLAN" "$REPS" "$MODELS" $TRANSPORTS <<'PY'
 import json, statistics, subprocess, sys
-work, collplan, reps, transports = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+work, collplan, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+models, transports = sys.argv[4].split(), sys.argv[5:]
 KIB, MIB = 1024, 1024 * 1024
 summary = []
 for t in transports:
@@ -99,7 +137,7 @@ for t in transports:
         spread.append(max(times) / min(times))
     json.dump(merged, open(f"{work}/{t}-median.json", "w"))
     pred = {}
-    for model in ("basic", "full"):
+    for model in models:
         out = subprocess.run(
             [collplan, "calibrate", "--timings", f"{work}/{t}-median.json",
              "--evaluate", f"{work}/{t}-{model}.yaml", "--format", "json"],
@@ -107,21 +145,21 @@ for t in transports:
         pred[model] = [s["predicted"] for s in json.loads(out)["samples"]]
     print(f"\n== {t}: predicted/measured (median of {reps} held-out timings; "
           f"spread = max/min)")
-    print("%-20s %-9s %2s %9s %12s %6s %12s %6s %12s %6s" % (
-        "algorithm", "coll", "P", "bytes", "measured", "spread",
-        "basic", "ratio", "full", "ratio"))
+    print("%-20s %-9s %2s %9s %12s %6s" % (
+        "algorithm", "coll", "P", "bytes", "measured", "spread") +
+        "".join(" %12s %6s" % (m, "ratio") for m in models))
     points = []
     for i, s in enumerate(merged["samples"]):
         if s["ranks"] not in (2, 4) or not KIB <= s["bytes"] <= 16 * MIB:
             continue
         meas = s["measured"]
-        row = dict(s, spread=spread[i], basic=pred["basic"][i], full=pred["full"][i])
+        row = dict(s, spread=spread[i], **{m: pred[m][i] for m in models})
         points.append(row)
-        print("%-20s %-9s %2d %9d %9.1f us %6.2f %9.1f us %6.2f %9.1f us %6.2f" % (
+        print("%-20s %-9s %2d %9d %9.1f us %6.2f" % (
             s["algorithm"], s["collective"], s["ranks"], s["bytes"], meas * 1e6,
-            spread[i], row["basic"] * 1e6, row["basic"] / meas,
-            row["full"] * 1e6, row["full"] / meas))
-    for model in ("basic", "full"):
+            spread[i]) + "".join(" %9.1f us %6.2f" % (row[m] * 1e6, row[m] / meas)
+                                 for m in models))
+    for model in models:
         err = [abs(p[model] / p["measured"] - 1) for p in points]
         groups = {}
         for p in points:

@@ -131,7 +131,7 @@ private:
         // The rank's port, and the peer's (PortOut, PortIn).
         bool Intra = PeerNode == Node;
         if (Intra || !Router) {
-          double Time = C.betaFor(Intra) * B;
+          double Time = C.betaFor(Intra, B) * B;
           PortOut[R] += Time;
           PortIn[O.Peer] += Time;
         }
@@ -171,8 +171,8 @@ private:
     bool SameNode = From == To;
     // Fair sharing of the ports (PortOut, PortIn): B alone when each end
     // has this one message of the round through it.
-    double Wire =
-        std::max({C.betaFor(SameNode) * B, PortOut[Sender], PortIn[Receiver]});
+    double Wire = std::max(
+        {C.betaFor(SameNode, B) * B, PortOut[Sender], PortIn[Receiver]});
     Effective = B;
     Hop = 0;
     if (!SameNode && Router) {
@@ -184,15 +184,16 @@ private:
         Worst = std::max(Worst, Load.lookup(L));
       });
       Effective = Worst;
-      Wire = C.Beta * Worst;
+      Wire = C.betaFor(false, B) * Worst;
     }
     if (!SameNode && C.InjectionBandwidth > 0) {
       // a * B / min(R_N, a * R_b), R_b = 1 / Beta (infinite at 0); and
       // never less than the node's bytes of the round at R_N, which the
       // first term is when its a ranks send one message of B each.
       double A = OnePerNode ? 1 : Senders.lookup(From);
-      double Rate = C.Beta > 0 ? std::min(C.InjectionBandwidth, A / C.Beta)
-                               : C.InjectionBandwidth;
+      double Beta = C.betaFor(false, B);
+      double Rate = Beta > 0 ? std::min(C.InjectionBandwidth, A / Beta)
+                             : C.InjectionBandwidth;
       Wire = std::max(
           {Wire, A * B / Rate, NodeBytes.lookup(From) / C.InjectionBandwidth});
     }
@@ -231,7 +232,7 @@ private:
                                   Clock[O.Peer] <= Start[R]);
           if (!Ready)
             continue;
-          Time += C.betaFor(Topo.nodeOf(O.Peer) == Topo.nodeOf(R)) * B;
+          Time += C.betaFor(Topo.nodeOf(O.Peer) == Topo.nodeOf(R), B) * B;
           RB.Together.push_back((uint64_t(Index) << 32) | O.Peer);
         }
         if (RB.Waits[J])
@@ -260,6 +261,7 @@ private:
   void drainNodeLinks(llvm::ArrayRef<RankRound> Round) {
     struct Flow {
       double First = INFINITY, Bytes = 0;
+      double Largest = 0; // its largest message, whose beta paces a rank
       uint32_t Ranks = 0;
     };
     llvm::DenseMap<uint32_t, Flow> Out, In;
@@ -277,23 +279,26 @@ private:
         G.First = std::min(G.First, Leaves);
         F.Bytes += B;
         G.Bytes += B;
+        F.Largest = std::max(F.Largest, B);
+        G.Largest = std::max(G.Largest, B);
         G.Ranks += !Counted;
         Counted = true;
       }
     }
     Drain.clear();
-    auto Rate = [&](uint32_t Ranks) {
-      return C.Beta > 0 ? std::min(C.InjectionBandwidth, Ranks / C.Beta)
-                        : C.InjectionBandwidth;
+    auto Rate = [&](uint32_t Ranks, double Largest) {
+      double Beta = C.betaFor(false, Largest);
+      return Beta > 0 ? std::min(C.InjectionBandwidth, Ranks / Beta)
+                      : C.InjectionBandwidth;
     };
     for (const auto &[Node, F] : Out) {
       uint32_t A = OnePerNode ? 1 : Senders.lookup(Node);
       Drain[Node].first =
-          std::max(UplinkFree[Node], F.First) + F.Bytes / Rate(A);
+          std::max(UplinkFree[Node], F.First) + F.Bytes / Rate(A, F.Largest);
     }
     for (const auto &[Node, G] : In)
-      Drain[Node].second =
-          std::max(DownlinkFree[Node], G.First) + G.Bytes / Rate(G.Ranks);
+      Drain[Node].second = std::max(DownlinkFree[Node], G.First) +
+                           G.Bytes / Rate(G.Ranks, G.Largest);
   }
 
   /// Advances the clocks of the round's ranks.
@@ -333,7 +338,9 @@ private:
         double Effective = 0, Hop = 0;
         double Wire = wireTime(O.Peer, R, B, RC, Effective, Hop);
         double Leaves = std::max(Start[R], Start[O.Peer]);
-        double Alpha = C.alphaFor(From == To);
+        double Alpha = C.alphaFor(From == To, B);
+        Report.MediumMessages += C.isMedium(B);
+        Report.LargeMessages += C.isLarge(B);
         double Arrival = Leaves + Alpha + Hop + Wire;
         // The sender's port carries its sends in flight together.
         if (OnePort && inFlightTogether(O.Peer, RR.Index, R))
@@ -473,8 +480,8 @@ double lowerBound(Collective Kind, uint32_t Ranks, uint64_t Bytes,
                   const CostParams &C) {
   if (Ranks <= 1)
     return 0;
-  return llvm::Log2_64_Ceil(Ranks) * C.Alpha +
-         contractOf(Kind).bandwidthShare(Ranks) * double(Bytes) * C.Beta;
+  return llvm::Log2_64_Ceil(Ranks) * C.minAlpha() +
+         contractOf(Kind).bandwidthShare(Ranks) * double(Bytes) * C.minBeta();
 }
 
 double lowerBound(Collective Kind, const Topology &Topo, uint64_t Bytes,
@@ -483,7 +490,12 @@ double lowerBound(Collective Kind, const Topology &Topo, uint64_t Bytes,
   if (Ranks <= 1)
     return 0;
   bool Shared = Topo.ranksPerNode() > 1;
-  double Alpha = Shared ? std::min(C.Alpha, C.alphaFor(true)) : C.Alpha;
+  // The cheapest message of any size (CostParams::LargeMessageBytes).
+  double Alpha = C.minAlpha(), Beta = C.minBeta();
+  double AlphaIntra = C.AlphaIntra >= 0 ? C.AlphaIntra : Alpha;
+  double BetaIntra = C.BetaIntra >= 0 ? C.BetaIntra : Beta;
+  if (Shared)
+    Alpha = std::min(Alpha, AlphaIntra);
   double Links = 1;
   if (Topo.kind() == TopologyKind::Torus) {
     Links = 0;
@@ -493,9 +505,9 @@ double lowerBound(Collective Kind, const Topology &Topo, uint64_t Bytes,
   }
   if (Topo.numNodes() == 1)
     Links = 0; // Everything stays in the node.
-  double Rate = C.Beta > 0 ? Links / C.Beta : INFINITY;
+  double Rate = Beta > 0 ? Links / Beta : INFINITY;
   if (Shared)
-    Rate += C.betaFor(true) > 0 ? 1 / C.betaFor(true) : INFINITY;
+    Rate += BetaIntra > 0 ? 1 / BetaIntra : INFINITY;
   // One latency, not ceil(log2 P): a rank's messages of a round overlap
   // (their bytes share its port or its links), so a plan can finish in one
   // round (CostModel.h).

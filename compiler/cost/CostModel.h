@@ -64,6 +64,13 @@
 // Overhead + OverheadPerByte * B, whatever their arrivals. Both 0 by default:
 // messages of a round then overlap fully, as on full-duplex links.
 //
+// A message of more than MediumMessageBytes or LargeMessageBytes bytes
+// (when set) takes AlphaMedium and BetaMedium, or AlphaLarge and BetaLarge,
+// wherever it would take Alpha and Beta: its latency, its port and link
+// time and its share of the injection limit (a transport's protocol switch,
+// or copies past the caches; docs/cost-model.md, "Large messages").
+// Messages within a node keep AlphaIntra and BetaIntra when those are set.
+//
 // Deficiencies (Swing, De Sensi et al., NSDI'24, §2.2 and Table 2), measured
 // on the plan rather than taken from a table, for p ranks, n bytes (a rank's
 // vector: for alltoall its row, the matrix over p) and D torus dimensions of
@@ -149,6 +156,9 @@ struct CostReport {
   /// Off a torus: the most non-empty sends one rank has in flight together
   /// on its port (one round's, and lingering sends of the rounds before).
   uint32_t MaxSendsInFlight = 0;
+  /// The messages above CostParams::MediumMessageBytes and
+  /// LargeMessageBytes (0 where a threshold is off).
+  uint64_t MediumMessages = 0, LargeMessages = 0;
 };
 
 /// Evaluates P for a vector of Bytes bytes.

@@ -3,6 +3,7 @@
 #ifndef COLLPLAN_COST_COSTPARAMS_H
 #define COLLPLAN_COST_COSTPARAMS_H
 
+#include <algorithm>
 #include <cstdint>
 
 namespace collplan {
@@ -45,6 +46,22 @@ struct CostParams {
   /// overlapped, as on a simulated machine with full-duplex links.
   double Overhead = 0;
   double OverheadPerByte = 0;
+  /// Messages of more than MediumMessageBytes bytes cost AlphaMedium +
+  /// BetaMedium * bytes, and of more than LargeMessageBytes AlphaLarge +
+  /// BetaLarge * bytes, in place of Alpha + Beta * bytes: a transport
+  /// switches protocol with size (an MPI library's eager sends below a few
+  /// KiB, rendezvous above), and a copy past the caches runs at memory's
+  /// rate (docs/cost-model.md, "Large messages"; the NAP paper's max-rate
+  /// model has protocol-dependent alpha and beta, in three size ranges).
+  /// A threshold of 0 turns its range off; a negative alpha or beta of a
+  /// range means "as the range below". Messages within a node keep
+  /// AlphaIntra, BetaIntra when those are set.
+  double MediumMessageBytes = 0;
+  double AlphaMedium = -1;
+  double BetaMedium = -1;
+  double LargeMessageBytes = 0;
+  double AlphaLarge = -1;
+  double BetaLarge = -1;
   /// Torus topologies only: how a tied route is taken (TorusRouting.h).
   TorusTies Ties = TorusTies::Split;
   /// Bytes per element of the call (4 for MPI_FLOAT): blocks hold whole
@@ -52,11 +69,47 @@ struct CostParams {
   /// runtime skips an empty transfer on both sides. 1 prices bytes.
   uint32_t ElementBytes = 1;
 
-  double alphaFor(bool SameNode) const {
-    return SameNode && AlphaIntra >= 0 ? AlphaIntra : Alpha;
+  /// Whether a message of Bytes bytes is above the medium or the large
+  /// threshold.
+  bool isMedium(double Bytes) const {
+    return MediumMessageBytes > 0 && Bytes > MediumMessageBytes;
   }
-  double betaFor(bool SameNode) const {
-    return SameNode && BetaIntra >= 0 ? BetaIntra : Beta;
+  bool isLarge(double Bytes) const {
+    return LargeMessageBytes > 0 && Bytes > LargeMessageBytes;
+  }
+  /// Latency and time per byte of a message of Bytes bytes between two ranks
+  /// of one node (SameNode) or of two nodes.
+  double alphaFor(bool SameNode, double Bytes) const {
+    if (SameNode && AlphaIntra >= 0)
+      return AlphaIntra;
+    if (isLarge(Bytes) && AlphaLarge >= 0)
+      return AlphaLarge;
+    return isMedium(Bytes) && AlphaMedium >= 0 ? AlphaMedium : Alpha;
+  }
+  double betaFor(bool SameNode, double Bytes) const {
+    if (SameNode && BetaIntra >= 0)
+      return BetaIntra;
+    if (isLarge(Bytes) && BetaLarge >= 0)
+      return BetaLarge;
+    return isMedium(Bytes) && BetaMedium >= 0 ? BetaMedium : Beta;
+  }
+  /// The cheapest latency and time per byte any message between nodes can
+  /// have (the lower bound's).
+  double minAlpha() const {
+    double A = Alpha;
+    if (MediumMessageBytes > 0 && AlphaMedium >= 0)
+      A = std::min(A, AlphaMedium);
+    if (LargeMessageBytes > 0 && AlphaLarge >= 0)
+      A = std::min(A, AlphaLarge);
+    return A;
+  }
+  double minBeta() const {
+    double B = Beta;
+    if (MediumMessageBytes > 0 && BetaMedium >= 0)
+      B = std::min(B, BetaMedium);
+    if (LargeMessageBytes > 0 && BetaLarge >= 0)
+      B = std::min(B, BetaLarge);
+    return B;
   }
 };
 

@@ -28,7 +28,13 @@ const std::vector<std::string> &costParamKeys() {
                                                 "alpha_hop",
                                                 "injection_bandwidth",
                                                 "overhead",
-                                                "overhead_per_byte"};
+                                                "overhead_per_byte",
+                                                "medium_message_bytes",
+                                                "alpha_medium",
+                                                "beta_medium",
+                                                "large_message_bytes",
+                                                "alpha_large",
+                                                "beta_large"};
   return Keys;
 }
 
@@ -51,6 +57,18 @@ double *costParamField(CostParams &P, StringRef Key) {
     return &P.Overhead;
   if (Key == "overhead_per_byte")
     return &P.OverheadPerByte;
+  if (Key == "medium_message_bytes")
+    return &P.MediumMessageBytes;
+  if (Key == "alpha_medium")
+    return &P.AlphaMedium;
+  if (Key == "beta_medium")
+    return &P.BetaMedium;
+  if (Key == "large_message_bytes")
+    return &P.LargeMessageBytes;
+  if (Key == "alpha_large")
+    return &P.AlphaLarge;
+  if (Key == "beta_large")
+    return &P.BetaLarge;
   return nullptr;
 }
 
@@ -115,9 +133,7 @@ Error parseCostParams(StringRef Text, StringRef Name, CostParams &Into,
     double *Field = costParamField(Result, Key);
     if (!Field)
       return Fail("unknown key '" + Key.str() +
-                  "' (known: alpha, beta, "
-                  "gamma, alpha_intra, beta_intra, alpha_hop, "
-                  "injection_bandwidth, overhead, overhead_per_byte)");
+                  "' (known: " + llvm::join(costParamKeys(), ", ") + ")");
     if (std::find(Seen.begin(), Seen.end(), Key.str()) != Seen.end())
       return Fail("key '" + Key.str() + "' given twice");
     std::optional<double> D = parseCostNumber(Value);

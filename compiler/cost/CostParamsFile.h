@@ -3,7 +3,9 @@
 // `collplan calibrate` writes the parameters it measured; `--params FILE`
 // reads them back. The file is a flat YAML mapping of the CostParams fields
 // (alpha, beta, gamma, alpha_intra, beta_intra, alpha_hop,
-// injection_bandwidth, overhead, overhead_per_byte), one "key: number" a
+// injection_bandwidth, overhead, overhead_per_byte, medium_message_bytes,
+// alpha_medium, beta_medium, large_message_bytes, alpha_large, beta_large),
+// one "key: number" a
 // line, '#' starts a comment. Keys that are absent keep their value; an
 // unknown key, a repeated key, or a value the flags would refuse (anything
 // but a plain non-negative decimal of at most 1e30) is an error naming the

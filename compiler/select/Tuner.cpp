@@ -31,7 +31,8 @@ double rankZeroTime(const PlanHeader &H, const Program &Rank0,
     for (const Op &O : Rd.Ops) {
       double B = Size.of(O.Blocks);
       // An empty transfer is skipped by both sides (CostModel.h).
-      double Message = B > 0 ? C.Alpha + C.Beta * B : 0;
+      double Message =
+          B > 0 ? C.alphaFor(false, B) + C.betaFor(false, B) * B : 0;
       if (O.Kind == OpKind::Send)
         Sent = std::max(Sent, Message);
       else if (O.Kind == OpKind::Recv)

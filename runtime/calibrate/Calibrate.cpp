@@ -159,7 +159,13 @@ const std::vector<std::string> &fittableKeys() {
                                                 "alpha_intra",
                                                 "beta_intra",
                                                 "overhead",
-                                                "overhead_per_byte"};
+                                                "overhead_per_byte",
+                                                "medium_message_bytes",
+                                                "alpha_medium",
+                                                "beta_medium",
+                                                "large_message_bytes",
+                                                "alpha_large",
+                                                "beta_large"};
   return Keys;
 }
 

@@ -77,6 +77,20 @@ void printCalibrationTable(llvm::raw_ostream &OS, const Calibration &C) {
                      "%6.1f%%\n\n",
                      100 * C.Fit.RmsRelativeResidual,
                      100 * C.Fit.MaxRelativeResidual);
+  if (!C.Fit.Thresholds.empty()) {
+    OS << "  size ranges tried (medium_message_bytes, large_message_bytes; "
+          "0: off), |pred/meas - 1|:\n";
+    for (const ThresholdTrial &T : C.Fit.Thresholds)
+      OS << llvm::format("  %9.0f B %9.0f B   median %6.1f%%   rms %6.1f%%   "
+                         "max %6.1f%%%s\n",
+                         T.Medium, T.Large, 100 * T.Median, 100 * T.Rms,
+                         100 * T.Max,
+                         T.Medium == C.Params.MediumMessageBytes &&
+                                 T.Large == C.Params.LargeMessageBytes
+                             ? "   (chosen)"
+                             : "");
+    OS << "\n";
+  }
   const CostParams &P = C.Params;
   OS << llvm::format("alpha %.4g s  beta %.4g s/B (%.3g GB/s)  gamma %.4g s/B",
                      P.Alpha, P.Beta, P.Beta > 0 ? 1e-9 / P.Beta : INFINITY,
@@ -86,6 +100,20 @@ void printCalibrationTable(llvm::raw_ostream &OS, const Calibration &C) {
                        P.AlphaIntra, P.BetaIntra);
   OS << llvm::format("\noverhead %.4g s  overhead_per_byte %.4g s/B\n",
                      P.Overhead, P.OverheadPerByte);
+  if (P.MediumMessageBytes > 0)
+    OS << llvm::format("above %.0f B: alpha_medium %.4g s  beta_medium %.4g "
+                       "s/B\n",
+                       P.MediumMessageBytes,
+                       P.alphaFor(false, P.MediumMessageBytes + 1),
+                       P.betaFor(false, P.MediumMessageBytes + 1));
+  if (P.LargeMessageBytes > 0)
+    OS << llvm::format("above %.0f B: alpha_large %.4g s  beta_large %.4g s/B "
+                       "(%.3g GB/s)\n",
+                       P.LargeMessageBytes, P.alphaFor(false, INFINITY),
+                       P.betaFor(false, INFINITY),
+                       P.betaFor(false, INFINITY) > 0
+                           ? 1e-9 / P.betaFor(false, INFINITY)
+                           : INFINITY);
   if (C.Fitted)
     OS << "fitted in " << C.Fit.Iterations << " iteration(s)\n";
   OS << llvm::format("reduction kernel alone: gamma %.4g s/B (", C.KernelGamma)
@@ -114,6 +142,17 @@ void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
         J.attribute("beta_intra", P.BetaIntra);
       J.attribute("overhead", P.Overhead);
       J.attribute("overhead_per_byte", P.OverheadPerByte);
+      if (P.MediumMessageBytes > 0) {
+        J.attribute("medium_message_bytes", P.MediumMessageBytes);
+        J.attribute("alpha_medium",
+                    P.alphaFor(false, P.MediumMessageBytes + 1));
+        J.attribute("beta_medium", P.betaFor(false, P.MediumMessageBytes + 1));
+      }
+      if (P.LargeMessageBytes > 0) {
+        J.attribute("large_message_bytes", P.LargeMessageBytes);
+        J.attribute("alpha_large", P.alphaFor(false, INFINITY));
+        J.attribute("beta_large", P.betaFor(false, INFINITY));
+      }
     });
     J.attributeArray("fitted_keys", [&] {
       if (C.Fitted)
@@ -123,6 +162,17 @@ void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
     J.attribute("iterations", int64_t(C.Fit.Iterations));
     J.attribute("rms_relative_residual", C.Fit.RmsRelativeResidual);
     J.attribute("max_relative_residual", C.Fit.MaxRelativeResidual);
+    if (!C.Fit.Thresholds.empty())
+      J.attributeArray("size_ranges_tried", [&] {
+        for (const ThresholdTrial &T : C.Fit.Thresholds)
+          J.object([&] {
+            J.attribute("medium_message_bytes", T.Medium);
+            J.attribute("large_message_bytes", T.Large);
+            J.attribute("median_relative_residual", T.Median);
+            J.attribute("rms_relative_residual", T.Rms);
+            J.attribute("max_relative_residual", T.Max);
+          });
+      });
     J.attributeArray("samples", [&] {
       for (size_t I = 0; I < C.Timings.size(); ++I) {
         const PlanTiming &T = C.Timings[I];

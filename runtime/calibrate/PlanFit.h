@@ -39,9 +39,19 @@ struct PlanTiming {
   double Seconds = 0;
 };
 
+/// One candidate of a fit of the size ranges' thresholds: the thresholds
+/// (0: off) and the relative residuals of the best fit with them.
+struct ThresholdTrial {
+  double Medium = 0, Large = 0;
+  double Rms = 0, Max = 0, Median = 0;
+};
+
 struct PlanFitResult {
   /// The start with the fitted keys replaced.
   CostParams Params;
+  /// When a threshold was fitted: the fit without a split, then with each
+  /// candidate for one split, then for a second one, in the order tried.
+  std::vector<ThresholdTrial> Thresholds;
   /// The model's time for each timing under Params.
   std::vector<double> Predicted;
   /// Over the timings: root mean square and largest |predicted/measured-1|.
@@ -55,9 +65,12 @@ std::vector<double> predictTimings(llvm::ArrayRef<Plan> Plans,
                                    const CostParams &Params);
 
 /// Fits the fields Keys names (costParamField's keys: alpha, beta, gamma,
-/// alpha_intra, beta_intra) to Timings, starting from Start (which also
-/// gives every other field, ElementBytes included). Timings of no positive
-/// time are ignored.
+/// alpha_intra, beta_intra, overhead, overhead_per_byte and the size
+/// ranges' alpha and beta by least squares; medium_message_bytes and
+/// large_message_bytes from the powers of two between the plans' smallest
+/// and largest messages, one split and then a second) to Timings, starting
+/// from Start (which also gives every other field, ElementBytes included).
+/// Timings of no positive time are ignored.
 PlanFitResult fitPlanTimings(llvm::ArrayRef<Plan> Plans,
                              llvm::ArrayRef<PlanTiming> Timings,
                              const CostParams &Start,
@@ -67,6 +80,10 @@ PlanFitResult fitPlanTimings(llvm::ArrayRef<Plan> Plans,
 void relativeResiduals(llvm::ArrayRef<PlanTiming> Timings,
                        llvm::ArrayRef<double> Predicted, double &Rms,
                        double &Max);
+
+/// The median |Predicted/Measured - 1| over the timings.
+double medianRelativeResidual(llvm::ArrayRef<PlanTiming> Timings,
+                              llvm::ArrayRef<double> Predicted);
 
 } // namespace collplan::runtime
 

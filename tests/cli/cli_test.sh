@@ -289,6 +289,16 @@ check "auto picks a verified plan no faster than the bound" test \
 expect 0 "cost json" -- "$COLLPLAN" cost "$WORK/ring.yaml" --bytes 1MiB --per-round --format json
 check "cost has one entry per round" test \
   "$(json_get "$WORK/out" "len(d['per_round']) == d['rounds'] == 10")" = True
+# Size ranges (docs/cost-model.md, "Large messages"): the ring of 6 at
+# 1 MiB sends 60 messages of about 171 KiB; above 100000 B at no cost, the
+# plan costs nothing (gamma 0), and none is medium.
+expect 0 "cost with a free large range" -- "$COLLPLAN" cost "$WORK/ring.yaml" \
+  --bytes 1MiB --gamma 0 --large-message-bytes 100000 --alpha-large 0 \
+  --beta-large 0 --format json
+check "every message large, priced at 0" test "$(json_get "$WORK/out" \
+  "(d['large_messages'], d['medium_messages'], d['predicted_time']) == (60, 0, 0)")" = True
+expect 2 "a threshold with a unit" -- "$COLLPLAN" cost "$WORK/ring.yaml" \
+  --large-message-bytes 4KiB
 # The torus congestion model and the node counts (docs/cost-model.md, "Hops
 # and loads of the standard patterns": recursive doubling on a 1-D torus of
 # 16 has hops 1,2,4,8 and busiest links 1,2,4,4).

@@ -28,6 +28,12 @@ TEST_CASE("the parameters file round-trips every key, zeros included") {
   P.InjectionBandwidth = 2.5e10;
   P.Overhead = 3.3333333333333335e-06;
   P.OverheadPerByte = 1.7e-10;
+  P.MediumMessageBytes = 4096;
+  P.AlphaMedium = 1.1e-5;
+  P.BetaMedium = 1.6e-10;
+  P.LargeMessageBytes = 1048576;
+  P.AlphaLarge = 1.5e-5;
+  P.BetaLarge = 6.6e-10;
   llvm::SmallString<128> Path;
   REQUIRE(!llvm::sys::fs::createTemporaryFile("params", "yaml", Path));
   REQUIRE(!writeCostParamsFile(Path, P, costParamKeys(), "a comment\nline 2"));
@@ -40,8 +46,9 @@ TEST_CASE("the parameters file round-trips every key, zeros included") {
     CHECK_MESSAGE(*costParamField(Q, Key) == *costParamField(P, Key), Key);
 }
 
-TEST_CASE("an unset intra-node field is left out, and stays unset") {
-  CostParams P; // AlphaIntra = BetaIntra = -1: unset
+TEST_CASE("an unset intra-node or large-message field is left out, and "
+          "stays unset") {
+  CostParams P; // the intra-node and size ranges' alpha and beta are -1
   llvm::SmallString<128> Path;
   REQUIRE(!llvm::sys::fs::createTemporaryFile("params", "yaml", Path));
   REQUIRE(!writeCostParamsFile(Path, P, costParamKeys(), ""));
@@ -52,6 +59,11 @@ TEST_CASE("an unset intra-node field is left out, and stays unset") {
   CHECK(Q.AlphaIntra < 0);
   CHECK(Q.BetaIntra < 0);
   CHECK(std::find(Set.begin(), Set.end(), "alpha_intra") == Set.end());
+  CHECK(Q.AlphaMedium < 0);
+  CHECK(Q.AlphaLarge < 0);
+  CHECK(Q.BetaLarge < 0);
+  CHECK(Q.LargeMessageBytes == 0); // written as 0: off
+  CHECK(std::find(Set.begin(), Set.end(), "beta_large") == Set.end());
 }
 
 TEST_CASE("the file takes what the flags take, and refuses what they refuse") {
@@ -69,5 +81,26 @@ TEST_CASE("the file takes what the flags take, and refuses what they refuse") {
     CHECK_MESSAGE(bool(E), Value);
     llvm::consumeError(std::move(E));
     CHECK_MESSAGE(!parseCostNumber(Value).has_value(), Value);
+  }
+}
+
+TEST_CASE("the size-range keys take and refuse what their flags do") {
+  CostParams Q;
+  REQUIRE(!parseCostParams("large_message_bytes: 4096\nalpha_large: 1e-5\n"
+                           "beta_large: 0\n",
+                           "t", Q, nullptr));
+  CHECK(Q.LargeMessageBytes == 4096);
+  CHECK(Q.AlphaLarge == 1e-5);
+  CHECK(Q.BetaLarge == 0);
+  // A size with a unit, hex, a sign or past 1e30 is not a number here, as
+  // --large-message-bytes refuses it (parseCostNumber).
+  for (const char *Line :
+       {"large_message_bytes: 4KiB", "large_message_bytes: 0x1000",
+        "large_message_bytes: -1", "alpha_large: 1e308", "beta_large: nan",
+        "medium_message_bytes: 1e31", "alpha_medium: inf", "beta_medium: -0"}) {
+    CostParams R;
+    llvm::Error E = parseCostParams(Line, "t", R, nullptr);
+    CHECK_MESSAGE(bool(E), Line);
+    llvm::consumeError(std::move(E));
   }
 }

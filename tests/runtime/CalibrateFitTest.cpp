@@ -7,7 +7,8 @@
 // plans' textbook times (not from the cost model): on P = 2, ring allreduce
 // of m bytes takes 2 alpha + beta m + gamma m / 2 (two rounds of m/2 bytes,
 // one of them reducing), recursive doubling alpha + beta m + gamma m, and a
-// binomial broadcast alpha + beta m.
+// binomial broadcast alpha + beta m; with a protocol switch each message
+// takes the alpha and beta of its own size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,9 @@
 #include "runtime/calibrate/PlanFit.h"
 
 #include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
 
 #include <string>
 #include <vector>
@@ -195,4 +199,130 @@ TEST_CASE("the plan fit finds a rank overhead the wire terms cannot "
   PlanFitResult Wire =
       fitPlanTimings(Plans, Timings, Start, {"alpha", "beta", "gamma"});
   CHECK(Wire.MaxRelativeResidual > 0.1);
+}
+
+namespace {
+
+/// Timings of ring, recursive doubling and binomial broadcast on P = 2,
+/// written from their textbook times with a message of B bytes costing
+/// Message(B) (ring: two rounds of m/2, one reducing; recursive doubling:
+/// one exchange of m, reduced; binomial: one message of m).
+std::vector<PlanTiming>
+textbookTimings(const std::vector<Plan> &Plans, double Gamma,
+                const std::function<double(double)> &Message) {
+  auto IndexOf = [&](llvm::StringRef Family) {
+    for (uint32_t I = 0; I < Plans.size(); ++I)
+      if (Plans[I].Header.Algorithm == Family)
+        return I;
+    FAIL("no plan of " << Family.str());
+    return 0u;
+  };
+  std::vector<PlanTiming> Timings;
+  for (double M : {8.0, 1024.0, 4096.0, 8192.0, 16384.0, 65536.0, 1048576.0,
+                   2097152.0, 4194304.0, 16777216.0}) {
+    uint64_t Bytes = uint64_t(M);
+    Timings.push_back(
+        {IndexOf("ring"), Bytes, 2 * Message(M / 2) + Gamma * M / 2});
+    Timings.push_back(
+        {IndexOf("recursive-doubling"), Bytes, Message(M) + Gamma * M});
+    Timings.push_back({IndexOf("binomial"), Bytes, Message(M)});
+  }
+  return Timings;
+}
+
+const std::vector<std::string> SizeRangeKeys = {"alpha",
+                                                "beta",
+                                                "gamma",
+                                                "medium_message_bytes",
+                                                "alpha_medium",
+                                                "beta_medium",
+                                                "large_message_bytes",
+                                                "alpha_large",
+                                                "beta_large"};
+
+} // namespace
+
+TEST_CASE("the plan fit finds a protocol switch and both sides' alpha and "
+          "beta") {
+  // Eager up to 4 KiB (4 us, 3e-10 s/B), rendezvous above: three times
+  // the latency, half the time per byte. The ring's m/2 messages cross the
+  // threshold between 8 and 16 KiB, recursive doubling's between 4 and 8.
+  llvm::Expected<std::vector<Plan>> Plans = calibrationPlans(Topology::flat(2));
+  REQUIRE(bool(Plans));
+  const double Alpha = 4e-6, Beta = 3e-10, AlphaL = 1.2e-5, BetaL = 1.5e-10,
+               Gamma = 6e-11;
+  std::vector<PlanTiming> Timings =
+      textbookTimings(*Plans, Gamma, [&](double B) {
+        return B > 4096 ? AlphaL + BetaL * B : Alpha + Beta * B;
+      });
+  CostParams Start;
+  PlanFitResult F =
+      fitPlanTimings(*Plans, Timings, Start,
+                     {"alpha", "beta", "gamma", "large_message_bytes",
+                      "alpha_large", "beta_large"});
+  // 4096 is the one power of two in [4096, 8192), which every threshold
+  // separating these timings' messages alike lies in.
+  CHECK(F.Params.LargeMessageBytes == 4096);
+  CHECK(F.Params.Alpha == doctest::Approx(Alpha).epsilon(1e-6));
+  CHECK(F.Params.Beta == doctest::Approx(Beta).epsilon(1e-6));
+  CHECK(F.Params.AlphaLarge == doctest::Approx(AlphaL).epsilon(1e-6));
+  CHECK(F.Params.BetaLarge == doctest::Approx(BetaL).epsilon(1e-6));
+  CHECK(F.Params.Gamma == doctest::Approx(Gamma).epsilon(1e-6));
+  CHECK(F.MaxRelativeResidual < 1e-6);
+  // One alpha and beta cannot meet the same timings.
+  PlanFitResult Flat =
+      fitPlanTimings(*Plans, Timings, Start, {"alpha", "beta", "gamma"});
+  CHECK(Flat.MaxRelativeResidual > 0.1);
+}
+
+TEST_CASE("the plan fit finds a protocol and a cache step") {
+  // Eager up to 4 KiB; rendezvous above, at 0.15 ns/B while the copy stays
+  // in cache; above 1 MiB 0.6 ns/B (memory). One split leaves one of the
+  // steps unpriced; the second split finds it.
+  llvm::Expected<std::vector<Plan>> Plans = calibrationPlans(Topology::flat(2));
+  REQUIRE(bool(Plans));
+  const double Gamma = 6e-11;
+  std::vector<PlanTiming> Timings =
+      textbookTimings(*Plans, Gamma, [](double B) {
+        return B > 1048576 ? 1.5e-5 + 6e-10 * B
+               : B > 4096  ? 1.2e-5 + 1.5e-10 * B
+                           : 4e-6 + 3e-10 * B;
+      });
+  PlanFitResult F =
+      fitPlanTimings(*Plans, Timings, CostParams(), SizeRangeKeys);
+  CHECK(F.Params.MediumMessageBytes == 4096);
+  CHECK(F.Params.LargeMessageBytes == 1048576);
+  CHECK(F.Params.Alpha == doctest::Approx(4e-6).epsilon(1e-6));
+  CHECK(F.Params.Beta == doctest::Approx(3e-10).epsilon(1e-6));
+  CHECK(F.Params.AlphaMedium == doctest::Approx(1.2e-5).epsilon(1e-6));
+  CHECK(F.Params.BetaMedium == doctest::Approx(1.5e-10).epsilon(1e-6));
+  CHECK(F.Params.AlphaLarge == doctest::Approx(1.5e-5).epsilon(1e-6));
+  CHECK(F.Params.BetaLarge == doctest::Approx(6e-10).epsilon(1e-6));
+  CHECK(F.Params.Gamma == doctest::Approx(Gamma).epsilon(1e-6));
+  CHECK(F.MaxRelativeResidual < 1e-6);
+  // The trials: no split, each single split, then each second one; the
+  // best single split alone misses.
+  REQUIRE(!F.Thresholds.empty());
+  CHECK(F.Thresholds.front().Medium == 0);
+  CHECK(F.Thresholds.front().Large == 0);
+  double BestSingle = INFINITY;
+  for (const ThresholdTrial &T : F.Thresholds)
+    if (T.Medium == 0 && T.Large > 0)
+      BestSingle = std::min(BestSingle, T.Rms);
+  CHECK(BestSingle > 0.01);
+}
+
+TEST_CASE("the plan fit leaves the split off where the timings have no "
+          "step") {
+  llvm::Expected<std::vector<Plan>> Plans = calibrationPlans(Topology::flat(2));
+  REQUIRE(bool(Plans));
+  std::vector<PlanTiming> Timings =
+      textbookTimings(*Plans, 6e-11, [](double B) { return 4e-6 + 3e-10 * B; });
+  PlanFitResult F =
+      fitPlanTimings(*Plans, Timings, CostParams(), SizeRangeKeys);
+  CHECK(F.Params.MediumMessageBytes == 0);
+  CHECK(F.Params.LargeMessageBytes == 0);
+  CHECK(F.Params.Alpha == doctest::Approx(4e-6).epsilon(1e-6));
+  CHECK(F.Params.Beta == doctest::Approx(3e-10).epsilon(1e-6));
+  CHECK(F.MaxRelativeResidual < 1e-6);
 }

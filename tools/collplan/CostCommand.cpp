@@ -59,6 +59,8 @@ void printJson(const CostOptions &O, const Plan &P, const CostReport &R) {
                 int64_t(R.MaxInterNodePerNodeRound));
     J.attribute("max_messages_per_rank_round", int64_t(R.MaxRankMessages));
     J.attribute("max_sends_in_flight", int64_t(R.MaxSendsInFlight));
+    J.attribute("medium_messages", int64_t(R.MediumMessages));
+    J.attribute("large_messages", int64_t(R.LargeMessages));
     if (O.PerRound)
       J.attributeArray("per_round", [&] {
         for (const RoundCost &RC : R.Rounds)

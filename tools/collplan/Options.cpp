@@ -155,6 +155,38 @@ void addCostOptions(CLI::App &Cmd, CostParams &Params) {
                      "the same per byte sent or received, seconds")
           ->capture_default_str()
           ->check(FiniteNonNegative);
+  CLI::Option *MediumMessageBytes =
+      Cmd.add_option("--medium-message-bytes", Params.MediumMessageBytes,
+                     "messages of more bytes take --alpha-medium and "
+                     "--beta-medium (a protocol or cache switch; 0 = off)")
+          ->capture_default_str()
+          ->check(FiniteNonNegative);
+  CLI::Option *AlphaMedium =
+      Cmd.add_option("--alpha-medium", Params.AlphaMedium,
+                     "latency of a message above --medium-message-bytes "
+                     "(default: --alpha)")
+          ->check(FiniteNonNegative);
+  CLI::Option *BetaMedium =
+      Cmd.add_option("--beta-medium", Params.BetaMedium,
+                     "time per byte of a message above --medium-message-bytes "
+                     "(default: --beta)")
+          ->check(FiniteNonNegative);
+  CLI::Option *LargeMessageBytes =
+      Cmd.add_option("--large-message-bytes", Params.LargeMessageBytes,
+                     "messages of more bytes take --alpha-large and "
+                     "--beta-large, over the medium ones (0 = off)")
+          ->capture_default_str()
+          ->check(FiniteNonNegative);
+  CLI::Option *AlphaLarge =
+      Cmd.add_option("--alpha-large", Params.AlphaLarge,
+                     "latency of a message above --large-message-bytes "
+                     "(default: the medium or plain alpha)")
+          ->check(FiniteNonNegative);
+  CLI::Option *BetaLarge =
+      Cmd.add_option("--beta-large", Params.BetaLarge,
+                     "time per byte of a message above --large-message-bytes "
+                     "(default: the medium or plain beta)")
+          ->check(FiniteNonNegative);
   Cmd.add_option("--element-size", Params.ElementBytes,
                  "bytes per element of the call (4 for float): a vector of "
                  "few elements leaves blocks empty, and empty transfers cost "
@@ -184,7 +216,13 @@ void addCostOptions(CLI::App &Cmd, CostParams &Params) {
       {"alpha_hop", AlphaHop},
       {"injection_bandwidth", Injection},
       {"overhead", Overhead},
-      {"overhead_per_byte", OverheadPerByte}};
+      {"overhead_per_byte", OverheadPerByte},
+      {"medium_message_bytes", MediumMessageBytes},
+      {"alpha_medium", AlphaMedium},
+      {"beta_medium", BetaMedium},
+      {"large_message_bytes", LargeMessageBytes},
+      {"alpha_large", AlphaLarge},
+      {"beta_large", BetaLarge}};
   Cmd.parse_complete_callback([File, ByKey, &Params] {
     if (File->empty())
       return;

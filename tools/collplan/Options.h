@@ -42,7 +42,9 @@ CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
                             const std::string &Help);
 
 /// --alpha, --beta, --gamma, --alpha-intra, --beta-intra, --alpha-hop,
-/// --injection-bandwidth, --overhead, --overhead-per-byte.
+/// --injection-bandwidth, --overhead, --overhead-per-byte,
+/// --medium-message-bytes, --alpha-medium, --beta-medium,
+/// --large-message-bytes, --alpha-large, --beta-large.
 void addCostOptions(CLI::App &Cmd, CostParams &Params);
 
 /// --format text|json.

@@ -324,7 +324,16 @@ std::string costText(const CostParams &C) {
                      C.Gamma);
   if (C.AlphaIntra >= 0 || C.BetaIntra >= 0)
     OS << llvm::format(", alpha_intra %g s, beta_intra %g s/B",
-                       C.alphaFor(true), C.betaFor(true));
+                       C.alphaFor(true, 0), C.betaFor(true, 0));
+  if (C.MediumMessageBytes > 0)
+    OS << llvm::format(", above %g B alpha %g s, beta %g s/B",
+                       C.MediumMessageBytes,
+                       C.alphaFor(false, C.MediumMessageBytes + 1),
+                       C.betaFor(false, C.MediumMessageBytes + 1));
+  if (C.LargeMessageBytes > 0)
+    OS << llvm::format(", above %g B alpha %g s, beta %g s/B",
+                       C.LargeMessageBytes, C.alphaFor(false, INFINITY),
+                       C.betaFor(false, INFINITY));
   return Out;
 }
 

@@ -2,6 +2,7 @@
 
 #include "runtime/calibrate/Calibrate.h"
 
+#include "compiler/cost/CostParamsFile.h"
 #include "runtime/Executor.h"
 #include "runtime/calibrate/SubsetTransport.h"
 
@@ -153,19 +154,16 @@ double measureGamma(Datatype T, ReduceOp Op, uint64_t Bytes) {
 }
 
 const std::vector<std::string> &fittableKeys() {
-  static const std::vector<std::string> Keys = {"alpha",
-                                                "beta",
-                                                "gamma",
-                                                "alpha_intra",
-                                                "beta_intra",
-                                                "overhead",
-                                                "overhead_per_byte",
-                                                "medium_message_bytes",
-                                                "alpha_medium",
-                                                "beta_medium",
-                                                "large_message_bytes",
-                                                "alpha_large",
-                                                "beta_large"};
+  // Every key of the parameters file but the topology's own (the hop
+  // latency, the injection bandwidth), which plans timed on one machine's
+  // ranks cannot show.
+  static const std::vector<std::string> Keys = [] {
+    std::vector<std::string> Out;
+    for (const std::string &K : costParamKeys())
+      if (K != "alpha_hop" && K != "injection_bandwidth")
+        Out.push_back(K);
+    return Out;
+  }();
   return Keys;
 }
 

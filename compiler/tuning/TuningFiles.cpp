@@ -4,10 +4,12 @@
 
 #include "plan/ir/Error.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cassert>
 #include <climits>
 
 namespace collplan {
@@ -89,21 +91,6 @@ std::string rangeText(const DecisionRange &R) {
                                    : bytesText(R.MaxBytes));
 }
 
-/// A YAML double-quoted scalar.
-std::string quoted(llvm::StringRef S) {
-  std::string Out = "\"";
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out += '\\';
-    if (C == '\n') {
-      Out += "\\n";
-      continue;
-    }
-    Out += C;
-  }
-  return Out + "\"";
-}
-
 void commentLines(llvm::raw_ostream &OS, llvm::StringRef Text) {
   llvm::SmallVector<llvm::StringRef, 8> Lines;
   Text.split(Lines, '\n');
@@ -143,6 +130,8 @@ std::optional<int> openMpiCollectiveId(Collective Kind) {
     return 7;
   case Collective::Reduce:
     return 11;
+  case Collective::ReduceScatter: // MPI_Reduce_scatter_block's rules.
+    return 13;
   default:
     return std::nullopt;
   }
@@ -156,12 +145,11 @@ std::optional<std::string> mpichAlgorithm(Collective Kind,
   return std::string(C->MpichName);
 }
 
-std::string openMpiRulesFile(llvm::ArrayRef<DecisionTable> Tables,
-                             llvm::StringRef Preamble) {
+std::string openMpiRulesText(llvm::ArrayRef<OpenMpiRuleTable> Tables,
+                             llvm::StringRef Header) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  OS << "# Open MPI coll_tuned dynamic rules, written by collplan tune.\n";
-  commentLines(OS, Preamble);
+  commentLines(OS, Header);
   OS << R"(#
 # Use: mpirun --mca coll_tuned_use_dynamic_rules 1 \
 #             --mca coll_tuned_dynamic_rules_filename THIS_FILE ...
@@ -169,53 +157,102 @@ std::string openMpiRulesFile(llvm::ArrayRef<DecisionTable> Tables,
 # Format (Open MPI 4.1): the number of collectives; for each, its id and
 # the number of communicator sizes; for each size, the size and the number
 # of message-size rules; each rule: the least message size in bytes it
-# applies to, the algorithm, the fan in/out (0: Open MPI's default) and the
-# segment size (0: unsegmented). A rule holds up to the next rule's size;
-# the first starts at 0; a communicator takes the rules of the largest size
-# not above its own. Message size: the whole vector (count x type size) for
-# allreduce, bcast and reduce; the gathered total for allgather.
+# applies to, the algorithm (0: Open MPI's own fixed decision), the fan
+# in/out (0: Open MPI's default) and the segment size (0: unsegmented). A
+# rule holds up to the next rule's size; the first starts at 0; a
+# communicator takes the rules of the largest size not above its own.
+# Message size: the whole vector (count x type size) for allreduce, bcast,
+# reduce and reduce_scatter_block; the gathered total for allgather.
+# Collective ids (COLLTYPE_T): 0 allgather, 2 allreduce, 7 bcast, 11 reduce,
+# 13 reduce_scatter_block.
 #
-# Collective ids (COLLTYPE_T): 0 allgather, 2 allreduce, 7 bcast, 11 reduce.
-# Algorithm numbers (Open MPI 4.1.4, ompi_info --param coll tuned --level 9):
-#   allreduce: 1 basic_linear, 2 nonoverlapping, 3 recursive_doubling,
-#              4 ring, 5 segmented_ring, 6 rabenseifner
-#   allgather: 1 linear, 2 bruck, 3 recursive_doubling, 4 ring,
-#              5 neighbor, 6 two_proc
-#   bcast:     1 basic_linear, 2 chain, 3 pipeline, 4 split_binary_tree,
-#              5 binary_tree, 6 binomial, 7 knomial, 8 scatter_allgather,
-#              9 scatter_allgather_ring
-#   reduce:    1 linear, 2 chain, 3 pipeline, 4 binary, 5 binomial,
-#              6 in-order_binary, 7 rabenseifner
-# Each range was chosen by collplan's cost model among the collplan
-# families that do what an Open MPI algorithm does: recursive-doubling (3),
-# ring (4), rabenseifner (6) for allreduce; recursive-doubling (3), ring (4)
-# for allgather; binomial for bcast (6) and reduce (5).
 )";
-  std::vector<const DecisionTable *> Written;
+  OS << Tables.size() << "   # collectives\n";
+  for (const OpenMpiRuleTable &T : Tables) {
+    OS << *openMpiCollectiveId(T.Kind) << "   # " << collectiveName(T.Kind)
+       << "\n1   # communicator sizes\n"
+       << T.Ranks << "   # ranks\n"
+       << T.Rules.size() << "   # message sizes\n";
+    for (const OpenMpiRule &R : T.Rules)
+      OS << R.MinBytes << " " << R.Algorithm << " 0 0   # " << R.Why << "\n";
+  }
+  return Out;
+}
+
+std::string openMpiRulesFile(llvm::ArrayRef<DecisionTable> Tables,
+                             llvm::StringRef Preamble) {
+  std::string Header;
+  llvm::raw_string_ostream OS(Header);
+  OS << "Open MPI coll_tuned dynamic rules, written by collplan tune.\n"
+     << Preamble << R"(
+Algorithm numbers (Open MPI 4.1.4, ompi_info --param coll tuned --level 9):
+  allreduce: 1 basic_linear, 2 nonoverlapping, 3 recursive_doubling,
+             4 ring, 5 segmented_ring, 6 rabenseifner
+  allgather: 1 linear, 2 bruck, 3 recursive_doubling, 4 ring,
+             5 neighbor, 6 two_proc
+  bcast:     1 basic_linear, 2 chain, 3 pipeline, 4 split_binary_tree,
+             5 binary_tree, 6 binomial, 7 knomial, 8 scatter_allgather,
+             9 scatter_allgather_ring
+  reduce:    1 linear, 2 chain, 3 pipeline, 4 binary, 5 binomial,
+             6 in-order_binary, 7 rabenseifner
+Each range was chosen by collplan's cost model among the collplan
+families that do what an Open MPI algorithm does: recursive-doubling (3),
+ring (4), rabenseifner (6) for allreduce; recursive-doubling (3), ring (4)
+for allgather; binomial for bcast (6) and reduce (5).
+)";
+  std::vector<OpenMpiRuleTable> Written;
   for (const DecisionTable &T : Tables) {
     if (!openMpiCollectiveId(T.Kind) || T.Ranges.empty()) {
-      OS << "# " << collectiveName(T.Kind)
+      OS << collectiveName(T.Kind)
          << ": no rules (no Open MPI counterpart of its families); Open "
             "MPI's fixed decision applies\n";
       continue;
     }
-    Written.push_back(&T);
-  }
-  OS << "#\n" << Written.size() << "   # collectives\n";
-  for (const DecisionTable *T : Written) {
-    OS << *openMpiCollectiveId(T->Kind) << "   # " << collectiveName(T->Kind)
-       << "\n1   # communicator sizes\n"
-       << T->Ranks << "   # ranks\n"
-       << T->Ranges.size() << "   # message sizes\n";
-    for (const DecisionRange &R : T->Ranges) {
-      std::optional<OpenMpiAlgorithm> A = openMpiAlgorithm(T->Kind, R.Family);
+    OpenMpiRuleTable &W = Written.emplace_back();
+    W.Kind = T.Kind;
+    W.Ranks = T.Ranks;
+    for (const DecisionRange &R : T.Ranges) {
+      std::optional<OpenMpiAlgorithm> A = openMpiAlgorithm(T.Kind, R.Family);
       // libraryFamilies() limited the choice, so every family maps.
-      OS << R.MinBytes << " " << (A ? A->Id : 0) << " 0 0   # " << rangeText(R)
-         << ": " << (A ? A->Name : "ignore") << " (collplan " << R.Family
-         << paramText(R.Params) << "; " << whyText(R) << ")\n";
+      W.Rules.push_back({R.MinBytes, A ? A->Id : 0,
+                         rangeText(R) + ": " + (A ? A->Name : "ignore") +
+                             " (collplan " + R.Family + paramText(R.Params) +
+                             "; " + whyText(R) + ")"});
     }
   }
-  return Out;
+  return openMpiRulesText(Written, Header);
+}
+
+OpenMpiRuleTable measuredOpenMpiRules(
+    Collective Kind, uint32_t Ranks, llvm::ArrayRef<SizeMeasurement> Sizes,
+    llvm::ArrayRef<OpenMpiAlgorithm> Algorithms, double Noise) {
+  OpenMpiRuleTable T{Kind, Ranks, {}};
+  for (size_t I = 0; I < Sizes.size(); ++I) {
+    const SizeMeasurement &M = Sizes[I];
+    const auto *Best = M.fastestPlan();
+    OpenMpiRule R{measuredRange(Sizes, I).first, 0, ""};
+    std::string Why = "measured at " + bytesText(M.Bytes) + ": ";
+    std::string Forced =
+        Best ? Best->first.File + " " + timeText(Best->second) : "none";
+    if (Best && !libraryWins(M, Noise)) {
+      auto A = llvm::find_if(Algorithms, [&](const OpenMpiAlgorithm &A) {
+        return A.Name == Best->first.File;
+      });
+      assert(A != Algorithms.end() && "a measured algorithm Open MPI lacks");
+      R.Algorithm = A->Id;
+      Why += Forced + ", Open MPI's own decision " + timeText(M.LibrarySeconds);
+    } else {
+      Why += "Open MPI's own decision " + timeText(M.LibrarySeconds) +
+             ", the fastest forced " + Forced;
+    }
+    if (!T.Rules.empty() && T.Rules.back().Algorithm == R.Algorithm) {
+      T.Rules.back().Why += "; " + Why;
+      continue;
+    }
+    R.Why = std::move(Why);
+    T.Rules.push_back(std::move(R));
+  }
+  return T;
 }
 
 std::string mpichSelectionJson(llvm::ArrayRef<DecisionTable> Tables) {

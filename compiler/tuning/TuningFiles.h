@@ -8,12 +8,16 @@
 // name only that library's own algorithms, so its table
 // is chosen among the collplan families that have a counterpart there
 // (libraryFamilies) and mapped by name; the numbering is Open MPI 4.1's.
+// An Open MPI file can also come from measurements of Open MPI's own
+// algorithms on the job's ranks (measuredOpenMpiRules, which
+// collplan_tune_mpi --openmpi-rules feeds).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef COLLPLAN_TUNING_TUNINGFILES_H
 #define COLLPLAN_TUNING_TUNINGFILES_H
 
+#include "plan/dispatch/MeasuredRules.h"
 #include "plan/ir/Collective.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -60,13 +64,42 @@ std::vector<std::string> libraryFamilies(MpiLibrary Library, Collective Kind);
 /// Family, if any (`ompi_info --param coll tuned --level 9 --all`).
 struct OpenMpiAlgorithm {
   int Id;
-  const char *Name;
+  std::string Name;
 };
 std::optional<OpenMpiAlgorithm> openMpiAlgorithm(Collective Kind,
                                                  llvm::StringRef Family);
 /// Open MPI's collective id (COLLTYPE_T) of Kind, if the rules file may
 /// hold rules for it.
 std::optional<int> openMpiCollectiveId(Collective Kind);
+/// One rule of an Open MPI rules file: calls of at least MinBytes bytes (up
+/// to the next rule's) run coll_tuned algorithm Algorithm, 0 being Open
+/// MPI's own fixed decision; Why follows it as a comment.
+struct OpenMpiRule {
+  uint64_t MinBytes = 0;
+  int Algorithm = 0;
+  std::string Why;
+};
+struct OpenMpiRuleTable {
+  Collective Kind = Collective::Allreduce;
+  uint32_t Ranks = 0;
+  std::vector<OpenMpiRule> Rules;
+};
+/// The file Open MPI 4.1 reads for Tables (each Kind must have an
+/// openMpiCollectiveId), after Header's lines as comments.
+std::string openMpiRulesText(llvm::ArrayRef<OpenMpiRuleTable> Tables,
+                             llvm::StringRef Header);
+
+/// Open MPI's rules from measurements on the job's ranks: in each of Sizes,
+/// LibrarySeconds is Open MPI's own decision and Plans are its coll_tuned
+/// algorithms, each forced (DispatchRule::File: its name in Algorithms).
+/// Each size keeps Open MPI's own decision (algorithm 0) unless an
+/// algorithm is faster by more than Noise (libraryWins), and speaks for the
+/// calls geometrically nearer it (measuredRange); equal neighbours merge.
+OpenMpiRuleTable
+measuredOpenMpiRules(Collective Kind, uint32_t Ranks,
+                     llvm::ArrayRef<SizeMeasurement> Sizes,
+                     llvm::ArrayRef<OpenMpiAlgorithm> Algorithms, double Noise);
+
 /// MPICH's algorithm name ("MPIR_Allreduce_intra_ring") for Family.
 std::optional<std::string> mpichAlgorithm(Collective Kind,
                                           llvm::StringRef Family);

@@ -3,6 +3,7 @@
 //   collplan tune -P 4 --candidates 3 -o DIR ...  (the model's 3 best)
 //   mpirun -n 4 collplan_tune_mpi DIR [--bytes MIN:MAX] [--budget SECONDS]
 //                                     [--noise FRACTION] [--resume]
+//                                     [--openmpi-rules FILE]
 //
 // For every table of DIR for this job's P (collective and root), and every
 // power of 4 from MIN to MAX, times the plan the model chose, the
@@ -17,7 +18,13 @@
 // rewritten whole or not at all by rank 0 at the end; rank 0 prints the
 // measurements and keeps them all in DIR/measured-p<P>.csv, rewritten whole
 // after each size, from which --resume takes the sizes already measured
-// (with the same contenders) after an interrupted run. A separate program for
+// (with the same contenders) after an interrupted run. With --openmpi-rules,
+// Open MPI's own algorithms join the contenders, each forced on its own
+// communicator (OpenMpiAlgorithms.h), and rank 0 writes Open MPI's rules
+// file from what they measured: at each size the fastest of them, or Open
+// MPI's own decision where none beats it by more than the noise band. The
+// directory's rules still choose between the plans and Open MPI's own
+// decision, the call the interposer makes. A separate program for
 // the reason collplan_calibrate_mpi is one: collplan does not link MPI, and the
 // job's launcher decides where ranks run. Exit codes as collplan's (2 bad
 // usage, 4 cannot write, 5 a plan failed to run).
@@ -27,6 +34,7 @@
 #include "runtime/Executor.h"
 #include "runtime/interposer/PlanDirectory.h"
 #include "runtime/mpi/MpiTransport.h"
+#include "runtime/tune/OpenMpiAlgorithms.h"
 
 #include "plan/dispatch/MeasuredRules.h"
 #include "plan/dispatch/PlanDirectoryWriter.h"
@@ -61,6 +69,8 @@ struct Options {
   std::string Budget = "60s";
   double Noise = 0.05;
   bool Resume = false;
+  /// Open MPI's rules file to write from its own algorithms, measured.
+  std::string OpenMpiRules;
   bool Quiet = false;
   /// At least this many batches of each contender per size.
   int MinBatches = 5;
@@ -137,42 +147,36 @@ public:
 
   const CallShape &shape() const { return Shape; }
 
-  void library() {
+  /// The library's call on Comm; its error code (MPI_ERRORS_RETURN).
+  int library(MPI_Comm Comm = MPI_COMM_WORLD) {
     switch (Kind) {
     case Collective::Allreduce:
-      MPI_Allreduce(Send.data(), Recv.data(), int(Elements), MPI_INT32_T,
-                    MPI_SUM, MPI_COMM_WORLD);
-      break;
+      return MPI_Allreduce(Send.data(), Recv.data(), int(Elements), MPI_INT32_T,
+                           MPI_SUM, Comm);
     case Collective::Reduce:
-      MPI_Reduce(Send.data(), Recv.data(), int(Elements), MPI_INT32_T, MPI_SUM,
-                 int(Root), MPI_COMM_WORLD);
-      break;
+      return MPI_Reduce(Send.data(), Recv.data(), int(Elements), MPI_INT32_T,
+                        MPI_SUM, int(Root), Comm);
     case Collective::ReduceScatter:
-      MPI_Reduce_scatter_block(Send.data(), Recv.data(), int(Part), MPI_INT32_T,
-                               MPI_SUM, MPI_COMM_WORLD);
-      break;
+      return MPI_Reduce_scatter_block(Send.data(), Recv.data(), int(Part),
+                                      MPI_INT32_T, MPI_SUM, Comm);
     case Collective::Allgather:
-      MPI_Allgather(Send.data(), int(Part), MPI_BYTE, Recv.data(), int(Part),
-                    MPI_BYTE, MPI_COMM_WORLD);
-      break;
+      return MPI_Allgather(Send.data(), int(Part), MPI_BYTE, Recv.data(),
+                           int(Part), MPI_BYTE, Comm);
     case Collective::Allgatherv:
-      MPI_Allgatherv(Send.data(), int(Part), MPI_BYTE, Recv.data(),
-                     Counts.data(), Displs.data(), MPI_BYTE, MPI_COMM_WORLD);
-      break;
+      return MPI_Allgatherv(Send.data(), int(Part), MPI_BYTE, Recv.data(),
+                            Counts.data(), Displs.data(), MPI_BYTE, Comm);
     case Collective::Broadcast:
-      MPI_Bcast(Recv.data(), int(Shape.Bytes), MPI_BYTE, int(Root),
-                MPI_COMM_WORLD);
-      break;
+      return MPI_Bcast(Recv.data(), int(Shape.Bytes), MPI_BYTE, int(Root),
+                       Comm);
     case Collective::Alltoall:
-      MPI_Alltoall(Send.data(), int(Part), MPI_BYTE, Recv.data(), int(Part),
-                   MPI_BYTE, MPI_COMM_WORLD);
-      break;
+      return MPI_Alltoall(Send.data(), int(Part), MPI_BYTE, Recv.data(),
+                          int(Part), MPI_BYTE, Comm);
     case Collective::Alltoallv:
-      MPI_Alltoallv(Send.data(), Counts.data(), Displs.data(), MPI_BYTE,
-                    Recv.data(), Counts.data(), Displs.data(), MPI_BYTE,
-                    MPI_COMM_WORLD);
-      break;
+      return MPI_Alltoallv(Send.data(), Counts.data(), Displs.data(), MPI_BYTE,
+                           Recv.data(), Counts.data(), Displs.data(), MPI_BYTE,
+                           Comm);
     }
+    return MPI_ERR_OTHER;
   }
 
   /// The executor's view of the same call, as the interposer builds it.
@@ -208,7 +212,8 @@ double median(std::vector<double> V) {
   return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
 }
 
-/// Medians of the time per call: the library's, then each plan's, batches
+/// Medians of the time per call: the library's, then each plan's, then the
+/// library's on each of Forced (its own algorithms, forced), batches
 /// taking turns until Seconds have passed (at least MinBatches each). A
 /// batch is Calls calls back to back between barriers, as an application
 /// makes them and as the Intel MPI Benchmarks time them, and counts as the
@@ -217,13 +222,14 @@ double median(std::vector<double> V) {
 /// shows here.
 llvm::Expected<std::vector<double>> measure(const Options &O, Call &C,
                                             llvm::ArrayRef<Executor *> Plans,
+                                            llvm::ArrayRef<MPI_Comm> Forced,
                                             Transport &T, uint64_t Bytes,
                                             double Seconds) {
   const size_t MinBatches = size_t(O.MinBatches), MaxBatches = 500;
   const int Calls =
       O.Calls ? O.Calls : int(std::clamp<uint64_t>((16 << 20) / Bytes, 2, 64));
   CallArgs Args = C.planArgs();
-  size_t Contenders = 1 + Plans.size();
+  size_t Contenders = 1 + Plans.size() + Forced.size();
   std::vector<std::vector<double>> Times(Contenders);
   auto RunBatch = [&](size_t Which, bool Keep) -> llvm::Error {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -231,6 +237,8 @@ llvm::Expected<std::vector<double>> measure(const Options &O, Call &C,
     for (int I = 0; I < Calls; ++I) {
       if (Which == 0)
         C.library();
+      else if (Which > Plans.size())
+        C.library(Forced[Which - 1 - Plans.size()]);
       else if (llvm::Error E = Plans[Which - 1]->run(T, Args))
         return E;
     }
@@ -266,11 +274,13 @@ llvm::Expected<std::vector<double>> measure(const Options &O, Call &C,
 /// per call (17 digits: --resume reads back the very numbers, and so makes
 /// the same choices and writes the same index), and whether the contender
 /// was chosen.
+constexpr const char *ForcedPrefix = "openmpi:";
 constexpr const char *CsvHeader =
     "collective,root,ranks,bytes,contender,seconds,chosen\n";
 
 std::string csvRows(Collective Kind, std::optional<uint32_t> Root, int Size,
-                    const SizeMeasurement &M, const DispatchRule &Chosen) {
+                    const SizeMeasurement &M, const DispatchRule &Chosen,
+                    const SizeMeasurement &Forced) {
   std::string Prefix =
       llvm::formatv("{0},{1},{2},{3},", collectiveName(Kind),
                     Root ? std::to_string(*Root) : "", Size, M.Bytes)
@@ -284,6 +294,10 @@ std::string csvRows(Collective Kind, std::optional<uint32_t> Root, int Size,
         Prefix + llvm::formatv("{0},{1:e16},{2}\n", Rule.File, Seconds,
                                int(!Chosen.Library && Chosen.File == Rule.File))
                      .str();
+  for (const auto &[Rule, Seconds] : Forced.Plans)
+    Out += Prefix +
+           llvm::formatv("{0}{1},{2:e16},0\n", ForcedPrefix, Rule.File, Seconds)
+               .str();
   return Out;
 }
 
@@ -382,6 +396,46 @@ contendersFor(const Options &O, const CallShape &Shape, PlanDirectory &Dir,
   return Out;
 }
 
+/// A contender known by its name alone (an Open MPI algorithm).
+DispatchRule namedRule(const std::string &Name) {
+  DispatchRule R;
+  R.File = Name;
+  return R;
+}
+
+/// Those of Forced that serve C on this communicator: each is called once,
+/// and an algorithm that fails on any rank (Open MPI's two-process ones on
+/// more ranks) is left out, on every rank alike.
+std::vector<const ForcedAlgorithm *>
+servingAlgorithms(Call &C, llvm::ArrayRef<ForcedAlgorithm> Forced) {
+  std::vector<const ForcedAlgorithm *> Out;
+  for (const ForcedAlgorithm &F : Forced) {
+    int Failed = C.library(F.Comm) != MPI_SUCCESS, AnyFailed = 0;
+    MPI_Allreduce(&Failed, &AnyFailed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!AnyFailed)
+      Out.push_back(&F);
+  }
+  return Out;
+}
+
+/// Open MPI's rules file for Tables, written whole by rank 0.
+int writeOpenMpiRules(const Options &O,
+                      llvm::ArrayRef<OpenMpiRuleTable> Tables) {
+  std::string Header =
+      "Open MPI coll_tuned dynamic rules, measured by collplan_tune_mpi on "
+      "P = " +
+      std::to_string(O.Size) + " (noise band " + std::to_string(O.Noise) +
+      "): Open MPI's own algorithms, each forced, against its own decision "
+      "(algorithm 0).";
+  if (llvm::Error E = writeFileAtomically(
+          O.OpenMpiRules, openMpiRulesText(Tables, Header), "rules file")) {
+    std::cerr << "collplan_tune_mpi: " << llvm::toString(std::move(E)) << "\n";
+    return 4;
+  }
+  say(O, "wrote " + O.OpenMpiRules);
+  return 0;
+}
+
 int run(const Options &O) {
   std::optional<std::vector<uint64_t>> Sizes = sizesOf(O.Bytes);
   std::optional<double> Budget = secondsOf(O.Budget);
@@ -414,6 +468,19 @@ int run(const Options &O) {
                 << " (make them with collplan tune -P " << O.Size << ")\n";
     return 2;
   }
+  // Before the measurements: a rules file that cannot be written fails now.
+  if (!O.OpenMpiRules.empty()) {
+    llvm::SmallString<256> Folder(O.OpenMpiRules);
+    llvm::sys::path::remove_filename(Folder);
+    if (Folder.empty())
+      Folder = ".";
+    if (llvm::sys::fs::access(Folder, llvm::sys::fs::AccessMode::Write)) {
+      if (O.Rank == 0)
+        std::cerr << "collplan_tune_mpi: --openmpi-rules: cannot write into "
+                  << Folder.str().str() << "\n";
+      return 4;
+    }
+  }
   llvm::SmallString<256> CsvPath(O.Dir);
   llvm::sys::path::append(CsvPath,
                           "measured-p" + std::to_string(O.Size) + ".csv");
@@ -434,7 +501,27 @@ int run(const Options &O) {
   int Failed = 0;
   size_t Reused = 0;
   std::string Csv = CsvHeader;
+  std::vector<OpenMpiRuleTable> RuleTables;
   for (const auto &[Kind, Root] : Tables) {
+    // Open MPI's rules go by size alone: the first root speaks for all.
+    std::vector<ForcedAlgorithm> Forced;
+    if (!O.OpenMpiRules.empty() && openMpiCollectiveId(Kind) &&
+        llvm::none_of(RuleTables,
+                      [&](const auto &T) { return T.Kind == Kind; })) {
+      llvm::Expected<std::vector<ForcedAlgorithm>> F =
+          forceOpenMpiAlgorithms(Kind);
+      if (!F) {
+        if (O.Rank == 0)
+          std::cerr << "collplan_tune_mpi: --openmpi-rules: "
+                    << llvm::toString(F.takeError()) << "\n";
+        else
+          llvm::consumeError(F.takeError());
+        Failed = 2;
+        break;
+      }
+      Forced = std::move(*F);
+    }
+    std::vector<SizeMeasurement> ForcedMeasured;
     say(O, llvm::formatv("measuring {0}{1} on P = {2}: {3} sizes, about {4:F0} "
                          "s",
                          collectiveName(Kind),
@@ -448,8 +535,10 @@ int run(const Options &O) {
           contendersFor(O, C.shape(), *Dir, Candidates);
       if (Plans.empty())
         continue;
-      SizeMeasurement M;
-      M.Bytes = C.shape().Bytes;
+      SizeMeasurement M, ForcedM;
+      M.Bytes = ForcedM.Bytes = C.shape().Bytes;
+      std::vector<const ForcedAlgorithm *> Serving =
+          servingAlgorithms(C, Forced);
       // --resume: rank 0's earlier run timed this size with these
       // contenders, and says so to all.
       int Known = 0;
@@ -458,14 +547,24 @@ int run(const Options &O) {
             llvm::formatv("{0},{1},{2},{3}", collectiveName(Kind),
                           Root ? std::to_string(*Root) : "", O.Size, M.Bytes)
                 .str());
+        auto ForcedName = [&](const ForcedAlgorithm *F) {
+          return ForcedPrefix + F->Algorithm.Name;
+        };
         Known = Row != Earlier.end() && Row->second.count("library") &&
-                llvm::all_of(Plans, [&](const auto &P) {
-                  return Row->second.count(P.first.File);
+                llvm::all_of(Plans,
+                             [&](const auto &P) {
+                               return Row->second.count(P.first.File);
+                             }) &&
+                llvm::all_of(Serving, [&](const ForcedAlgorithm *F) {
+                  return Row->second.count(ForcedName(F));
                 });
         if (Known) {
           M.LibrarySeconds = Row->second.at("library");
           for (const auto &[Rule, Found] : Plans)
             M.Plans.emplace_back(Rule, Row->second.at(Rule.File));
+          for (const ForcedAlgorithm *F : Serving)
+            ForcedM.Plans.emplace_back(namedRule(F->Algorithm.Name),
+                                       Row->second.at(ForcedName(F)));
         }
       }
       MPI_Bcast(&Known, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -479,8 +578,11 @@ int run(const Options &O) {
               Found.Slice->Header, Found.Slice->Prog, uint32_t(O.Rank)));
           Runs.push_back(Executors.back().get());
         }
-        llvm::Expected<std::vector<double>> T =
-            measure(O, C, Runs, Transport, C.shape().Bytes, PerSize);
+        std::vector<MPI_Comm> ForcedComms;
+        for (const ForcedAlgorithm *F : Serving)
+          ForcedComms.push_back(F->Comm);
+        llvm::Expected<std::vector<double>> T = measure(
+            O, C, Runs, ForcedComms, Transport, C.shape().Bytes, PerSize);
         if (!T) {
           std::cerr << "collplan_tune_mpi: rank " << O.Rank << ": "
                     << llvm::toString(T.takeError()) << "\n";
@@ -490,13 +592,18 @@ int run(const Options &O) {
         M.LibrarySeconds = (*T)[0];
         for (size_t I = 0; I < Plans.size(); ++I)
           M.Plans.emplace_back(Plans[I].first, (*T)[I + 1]);
+        for (size_t I = 0; I < Serving.size(); ++I)
+          ForcedM.Plans.emplace_back(namedRule(Serving[I]->Algorithm.Name),
+                                     (*T)[1 + Plans.size() + I]);
       }
       Measured.push_back(M);
+      ForcedM.LibrarySeconds = M.LibrarySeconds;
+      ForcedMeasured.push_back(ForcedM);
       if (O.Rank != 0)
         continue;
       DispatchRule Chosen =
           measuredRules(Kind, uint32_t(O.Size), Root, M, O.Noise).front();
-      Csv += csvRows(Kind, Root, O.Size, M, Chosen);
+      Csv += csvRows(Kind, Root, O.Size, M, Chosen, ForcedM);
       // After each size, whole: what --resume reads after an interruption.
       if (llvm::Error E = writeFileAtomically(CsvPath, Csv, "measurements")) {
         std::cerr << "collplan_tune_mpi: " << llvm::toString(std::move(E))
@@ -515,6 +622,16 @@ int run(const Options &O) {
       Line("library", M.LibrarySeconds, Chosen.Library);
       for (const auto &[Rule, Seconds] : M.Plans)
         Line(Rule.File, Seconds, !Chosen.Library && Chosen.File == Rule.File);
+      for (const auto &[Rule, Seconds] : ForcedM.Plans)
+        Line(ForcedPrefix + Rule.File, Seconds, false);
+    }
+    if (!Forced.empty()) {
+      std::vector<OpenMpiAlgorithm> Algorithms;
+      for (const ForcedAlgorithm &F : Forced)
+        Algorithms.push_back(F.Algorithm);
+      RuleTables.push_back(measuredOpenMpiRules(
+          Kind, uint32_t(O.Size), ForcedMeasured, Algorithms, O.Noise));
+      freeForcedAlgorithms(Forced);
     }
     MPI_Bcast(&Failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (Failed)
@@ -546,6 +663,8 @@ int run(const Options &O) {
     return 4;
   }
   say(O, "wrote " + planIndexPath(O.Dir) + " and " + CsvPath.str().str());
+  if (!O.OpenMpiRules.empty())
+    return writeOpenMpiRules(O, RuleTables);
   return 0;
 }
 
@@ -581,7 +700,20 @@ int main(int Argc, char **Argv) {
   App.add_flag("--resume", O.Resume,
                "take the sizes an interrupted run already measured (with the "
                "same contenders) from DIR/measured-p<P>.csv");
+  App.add_option("--openmpi-rules", O.OpenMpiRules,
+                 "also time Open MPI's own algorithms for the directory's "
+                 "collectives (each forced through MPI_T) and write Open "
+                 "MPI's coll_tuned rules file choosing, at each size, the "
+                 "fastest of them, or Open MPI's own decision (algorithm 0) "
+                 "where none is faster by more than --noise");
   App.add_flag("--quiet,-q", O.Quiet, "print nothing on success");
+  // Open MPI reads forced algorithms only with its dynamic rules on, a
+  // setting read at MPI_Init (without a forced algorithm or a rules file,
+  // its decisions stay the fixed ones).
+  if (llvm::any_of(llvm::ArrayRef(Argv, Argc), [](const char *A) {
+        return llvm::StringRef(A).startswith("--openmpi-rules");
+      }))
+    setenv(OpenMpiDynamicRulesVariable, "1", /*overwrite=*/0);
   MPI_Init(&Argc, &Argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &O.Rank);
   MPI_Comm_size(MPI_COMM_WORLD, &O.Size);

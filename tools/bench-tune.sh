@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench-tune.sh [--mpi openmpi|mpich] [--reps N] [--collectives LIST]
 #               [--sizes LIST] [--measured SECONDS] [--candidates K]
-#               [--reproducible] [--algorithms LIST] [--floor] [BUILD_DIR] [P]
+#               [--reproducible] [--algorithms LIST] [--floor]
+#               [--openmpi-rules] [BUILD_DIR] [P]
 #   — tune's choice against the MPI library's own selection.
 #
 # Tunes the collectives (default allreduce; LIST of allreduce, allgather,
@@ -29,7 +30,12 @@
 # --floor (Open MPI) a third program joins each interleaved run: the same
 # calls through libcollplan_pmpi_floor.so, a PMPI library that only forwards
 # them, so floor/library is what being preloaded costs any interposer and
-# tuned/floor what collplan adds to it.
+# tuned/floor what collplan adds to it. With --openmpi-rules (needs
+# --measured) the measurement also times Open MPI's own algorithms, each
+# forced, and writes Open MPI's rules file from them; a further program
+# joins each run: plain Open MPI reading that file, so rules/library is what
+# measured rules give a user who does not preload collplan, and tuned/rules
+# what collplan's plans add beyond them.
 set -euo pipefail
 MPI=openmpi
 REPS=3
@@ -40,6 +46,7 @@ CANDIDATES=3
 REPRODUCIBLE=""
 ALGORITHMS=""
 FLOOR=""
+RULES=""
 while [ $# -gt 0 ]; do
   case $1 in
   --mpi) MPI=$2; shift 2 ;;
@@ -51,7 +58,8 @@ while [ $# -gt 0 ]; do
   --reproducible) REPRODUCIBLE=--reproducible; shift ;;
   --algorithms) ALGORITHMS=$2; shift 2 ;;
   --floor) FLOOR=1; shift ;;
-  -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --openmpi-rules) RULES=1; shift ;;
+  -h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) break ;;
   esac
 done
@@ -65,6 +73,10 @@ openmpi)
   APP=$BUILD/runtime/bench/collplan_bench_calls
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   launch() { mpirun --oversubscribe -n "$P" "$@"; }
+  run_rules() { mpirun --oversubscribe -n "$P" \
+                  --mca coll_tuned_use_dynamic_rules 1 \
+                  --mca coll_tuned_dynamic_rules_filename "$WORK/openmpi.rules" \
+                  "$APP" "$1" $SIZES; }
   run() { mpirun --oversubscribe -n "$P" ${1:+-x LD_PRELOAD="$1"} \
             ${1:+-x COLLPLAN_PLANS="$WORK/plans"} "$APP" "$2" $SIZES; } ;;
 mpich)
@@ -76,6 +88,10 @@ mpich)
 esac
 if [ -n "$FLOOR" ] && [ "$MPI" != openmpi ]; then
   echo "bench-tune.sh: --floor preloads a library built for Open MPI" >&2
+  exit 2
+fi
+if [ -n "$RULES" ] && { [ -z "$MEASURE" ] || [ "$MPI" != openmpi ]; }; then
+  echo "bench-tune.sh: --openmpi-rules comes from --measured, on Open MPI" >&2
   exit 2
 fi
 if [ -n "$MEASURE" ] && [ "$MPI" != openmpi ]; then
@@ -94,7 +110,8 @@ TUNED=$(echo "$COLLS" | sed 's/bcast/broadcast/; s/reduce_scatter/reduce-scatter
 if [ -n "$MEASURE" ]; then
   echo "bench-tune: measuring the directory for $MEASURE s" >&2
   launch "$BUILD/runtime/tune/collplan_tune_mpi" "$WORK/plans" \
-    --bytes 16:16777216 --budget "$MEASURE" -q
+    --bytes 16:16777216 --budget "$MEASURE" -q \
+    ${RULES:+--openmpi-rules "$WORK/openmpi.rules"}
 fi
 for C in ${COLLS//,/ }; do
   for ((I = 0; I < REPS; ++I)); do
@@ -102,17 +119,19 @@ for C in ${COLLS//,/ }; do
     run "" "$C" >"$WORK/$C.mpi.$I"
     run "$LIB" "$C" >"$WORK/$C.plan.$I"
     [ -z "$FLOOR" ] || run "$FLOOR_LIB" "$C" >"$WORK/$C.floor.$I"
+    [ -z "$RULES" ] || run_rules "$C" >"$WORK/$C.rules.$I"
   done
 done
 # What served each size, in the interposer's own order of the rules.
 "$COLLPLAN" index --show "$WORK/plans" --format json >"$WORK/rules.json"
 echo "# $MPI, P = $P, $REPS interleaved pairs${MEASURE:+, measured ${MEASURE} s}${REPRODUCIBLE:+, reproducible}; us per call, medians"
-printf '%-14s %9s %12s %12s %6s %13s %s %s\n' collective bytes library_us \
-  tuned_us ratio pair_q1-q3 "${FLOOR:+ floor/lib tuned/floor}" served_by
-/usr/bin/python3 - "$WORK" "$REPS" "$COLLS" "$FLOOR" <<'PY'
+printf '%-14s %9s %12s %12s %6s %13s %s%s %s\n' collective bytes library_us \
+  tuned_us ratio pair_q1-q3 "${FLOOR:+ floor/lib tuned/floor}" \
+  "${RULES:+ rules/lib tuned/rules}" served_by
+/usr/bin/python3 - "$WORK" "$REPS" "$COLLS" "$FLOOR" "$RULES" <<'PY'
 import json, statistics, sys
 work, reps, colls = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
-floor = bool(sys.argv[4])
+extras = [k for k, on in (("floor", sys.argv[4]), ("rules", sys.argv[5])) if on]
 rules = json.load(open(work + "/rules.json"))["rules"]
 names = {"bcast": "broadcast", "reduce_scatter": "reduce-scatter"}
 worst, wins = (0, ""), []
@@ -134,7 +153,7 @@ for coll in colls:
                 for i in range(reps)]
         return {int(b): [float(r[b]) for r in runs] for b in runs[0]}
     lib, plan = times("mpi"), times("plan")
-    base = times("floor") if floor else None
+    other = {k: times(k) for k in extras}
     for size in sorted(lib):
         m, p = statistics.median(lib[size]), statistics.median(plan[size])
         pairs = sorted(b / a for a, b in zip(lib[size], plan[size]))
@@ -144,9 +163,9 @@ for coll in colls:
         if ratio <= 0.90:
             wins.append("%s %d (%.2f)" % (coll, size, ratio))
         extra = ""
-        if floor:
-            f = statistics.median(base[size])
-            extra = " %9.2f %11.2f" % (f / m, p / f)
+        for k in extras:
+            f = statistics.median(other[k][size])
+            extra += " %9.2f %11.2f" % (f / m, p / f)
         print("%-14s %9d %12.2f %12.2f %6.2f %6.2f-%-6.2f%s  %s" %
               (coll, size, m, p, ratio, q[0], q[2], extra, served(coll, size)))
 print("# worst ratio %.2f at %s; collplan ahead (<= 0.90): %s" %

@@ -318,7 +318,8 @@ def main():
     ap.add_argument("--platforms", help="comma-separated topology strings")
     ap.add_argument("--sizes", help="comma-separated byte counts")
     ap.add_argument("--algorithms", help="comma-separated collplan "
-                    "algorithms (default: all that apply, and auto)")
+                    "algorithms (default: all that apply, and auto; none: "
+                    "SMPI's only)")
     ap.add_argument("--builtins", help="comma-separated SMPI algorithms "
                     "(default: the collective's in SMPI_BUILTINS; empty or "
                     "none: collplan's plans only)")
@@ -376,7 +377,8 @@ def main():
         platform = platforms.make(spec)
         work = tempfile.mkdtemp(prefix="collplan-eval-")
         files = platform.write_files(work)
-        algos = args.algorithms.split(",") if args.algorithms else \
+        algos = [] if args.algorithms == "none" else \
+            args.algorithms.split(",") if args.algorithms else \
             [a for a in algorithms_of(collplan, collective)
              if platform.ppn > 1 or a not in NODE_AWARE] + ["auto"]
         total = len(sizes) * (len(algos) + len(builtins))

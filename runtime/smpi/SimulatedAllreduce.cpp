@@ -2,6 +2,7 @@
 //
 //   smpirun -np P -platform X.xml -hostfile H collplan_smpi_allreduce
 //       (PLAN | --mpi) BYTES [--check] [--shared] [--iterations K]
+//       [--common-start]
 //
 // Built against SimGrid's SMPI instead of a real MPI library, so the plan
 // runs through the same executor and the same MpiTransport code as under
@@ -19,7 +20,8 @@
 //
 // Rank 0 prints one JSON object: {"bytes": B, "ranks": P, "seconds": T,
 // "checked": bool}, T the slowest rank's mean time per call after one
-// warm-up call.
+// warm-up call: calls back to back, or with --common-start each call from
+// one simulated instant on every rank (SimulatedCall.h, timeCalls).
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,7 +69,7 @@ int main(int Argc, char **Argv) {
         }
         Plan.run(A);
       },
-      O.Iterations);
+      O.Iterations, O.CommonStart ? Start::Common : Start::BackToBack);
 
   bool Wrong = false;
   if (O.Check) {

@@ -2,6 +2,7 @@
 //
 //   smpirun -np P -platform X.xml -hostfile H collplan_smpi_alltoall
 //       (PLAN | --mpi) BYTES [--check] [--shared] [--iterations K]
+//       [--common-start]
 //
 // SimulatedAllreduce.cpp's harness for MPI_Alltoall: BYTES is what each rank
 // sends to each rank (MPI_Alltoall's count times the type's size, OSU's
@@ -75,7 +76,7 @@ int main(int Argc, char **Argv) {
         }
         Plan.run(A);
       },
-      O.Iterations);
+      O.Iterations, O.CommonStart ? Start::Common : Start::BackToBack);
 
   bool Wrong = false;
   if (O.Check)

@@ -2,6 +2,7 @@
 //
 //   smpirun -np P -platform X.xml -hostfile H collplan_smpi_broadcast
 //       (PLAN | --mpi) BYTES [--check] [--shared] [--iterations K]
+//       [--common-start]
 //
 // SimulatedAllreduce.cpp's harness for MPI_Bcast from rank 0: BYTES is the
 // vector, one buffer per rank (the plan's is in place). PLAN is a broadcast
@@ -63,7 +64,7 @@ int main(int Argc, char **Argv) {
         else
           MPI_Bcast(Buf, int(Count), MPI_UINT32_T, 0, MPI_COMM_WORLD);
       },
-      O.Iterations, /*BarrierEach=*/true);
+      O.Iterations, O.CommonStart ? Start::Common : Start::BarrierEach);
 
   bool Wrong = false;
   if (O.Check)

@@ -26,6 +26,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <time.h>
 
 namespace collplan {
 namespace smpi {
@@ -48,9 +49,13 @@ struct Options {
   bool Check = false;
   bool Shared = false;
   int Iterations = 1;
+  /// --common-start: every call starts on every rank at one simulated
+  /// instant (timeCalls, Start::Common).
+  bool CommonStart = false;
 };
 
-/// (PLAN | --mpi) BYTES [--check] [--shared] [--iterations K]; BYTES a
+/// (PLAN | --mpi) BYTES [--check] [--shared] [--iterations K]
+/// [--common-start]; BYTES a
 /// multiple of 4 (the drivers move 4-byte elements).
 inline Options parseOptions(int Argc, char **Argv) {
   Options O;
@@ -61,6 +66,8 @@ inline Options parseOptions(int Argc, char **Argv) {
       O.Check = true;
     else if (A == "--shared")
       O.Shared = true;
+    else if (A == "--common-start")
+      O.CommonStart = true;
     else if (A == "--mpi")
       HaveTarget = true;
     else if (A == "--iterations" && I + 1 < Argc)
@@ -76,7 +83,8 @@ inline Options parseOptions(int Argc, char **Argv) {
   }
   if (!HaveTarget || !HaveBytes || O.Iterations < 1)
     fail(2, std::string("usage: ") + programName() +
-                " (PLAN | --mpi) BYTES [--check] [--shared] [--iterations K]");
+                " (PLAN | --mpi) BYTES [--check] [--shared] [--iterations K] "
+                "[--common-start]");
   if (O.Check && O.Shared)
     fail(2, "--check needs private buffers: drop --shared");
   if (O.Bytes % 4)
@@ -156,28 +164,61 @@ private:
   std::optional<runtime::Executor> Ex;
 };
 
+/// How timeCalls starts each call.
+enum class Start {
+  /// Back to back after one barrier: the mean per call of a loop.
+  BackToBack,
+  /// Each call after a barrier, its time summed (OSU's osu_bcast does so): a
+  /// rooted collective does not hold its ranks together, and back to back
+  /// the root starts the next call while the leaves still receive the last.
+  BarrierEach,
+  /// Each call starting on every rank at one simulated instant, the cost
+  /// model's setting (every clock at 0). A barrier lets ranks go up to its
+  /// last round's latency apart, and back to back a call whose critical
+  /// path ends on other ranks than it starts on overlaps the next (an
+  /// allreduce of 8 floats on 64 ranks leaves most blocks empty); both
+  /// blur a call's own time.
+  Common,
+};
+
+/// The instant (MPI_Wtime) every rank agrees on and has slept until: the
+/// ranks' latest clock after a barrier plus a margin far longer than the
+/// agreement's own spread (a max-allreduce of one double).
+inline double commonInstant() {
+  const double Margin = 1e-3;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double Mine = MPI_Wtime(), Latest = 0;
+  MPI_Allreduce(&Mine, &Latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  double At = Latest + Margin, Wait = At - MPI_Wtime();
+  if (Wait <= 0)
+    fail(1, "the common start's margin was too short");
+  // SMPI's sleep advances the simulated clock (smpicc maps nanosleep to it).
+  timespec T{time_t(Wait), long((Wait - double(time_t(Wait))) * 1e9)};
+  smpi_nanosleep(&T, nullptr);
+  return At;
+}
+
 /// Runs Call once to warm up (connections, the executor's scratch), then
-/// Iterations times after a barrier; returns the slowest rank's mean time
-/// per call at rank 0. A rooted collective does not hold its ranks
-/// together: back to back, the root starts the next call while the leaves
-/// still receive the last, and the loop would time the root's throughput.
-/// With BarrierEach each call is timed alone after a barrier (OSU's
-/// osu_bcast does so) and a rank's times are summed.
+/// Iterations times as How says; returns the slowest rank's mean time per
+/// call at rank 0.
 inline double timeCalls(const std::function<void()> &Call, int Iterations,
-                        bool BarrierEach = false) {
+                        Start How = Start::BackToBack) {
   Call();
   MPI_Barrier(MPI_COMM_WORLD);
-  double Start = MPI_Wtime(), Busy = 0;
+  double Began = MPI_Wtime(), Busy = 0;
   for (int I = 0; I < Iterations; ++I) {
-    if (BarrierEach) {
+    if (How == Start::BarrierEach) {
       MPI_Barrier(MPI_COMM_WORLD);
-      Start = MPI_Wtime();
+      Began = MPI_Wtime();
+    } else if (How == Start::Common) {
+      Began = commonInstant();
     }
     Call();
-    if (BarrierEach)
-      Busy += MPI_Wtime() - Start;
+    if (How != Start::BackToBack)
+      Busy += MPI_Wtime() - Began;
   }
-  double Local = (BarrierEach ? Busy : MPI_Wtime() - Start) / Iterations;
+  double Local =
+      (How != Start::BackToBack ? Busy : MPI_Wtime() - Began) / Iterations;
   double Max = 0;
   MPI_Reduce(&Local, &Max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   return Max;

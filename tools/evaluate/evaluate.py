@@ -4,6 +4,7 @@
   tools/evaluate/evaluate.py [--collective allreduce|alltoall|broadcast]
                              [--preset ci|full] [--platforms T,...]
                              [--sizes B,...] [--out DIR] [--build DIR]
+                             [--common-start] [--merge] [--no-plots]
 
 For every platform (tools/evaluate/platforms.py) and message size, it
 compiles a plan of the collective with every collplan algorithm that serves
@@ -25,6 +26,13 @@ DIR/fidelity.csv (|predicted / simulated - 1| per platform and algorithm),
 DIR/<platform>.svg (time per call against size, log-log) and prints the
 summary tables; for the other collectives the files are named after it,
 e.g. alltoall-results.csv, alltoall-fidelity.csv and alltoall-<platform>.svg. Progress goes to stderr.
+
+Calls run back to back (the mean per call of a loop; broadcast: each after
+a barrier). With --common-start every call starts on every rank at one
+simulated instant, the setting the cost model prices (its rows' note says
+"common start"). With --merge the run's rows replace those of the same
+platform, size and contender in DIR's CSVs, the others are kept, and the
+plots are drawn from the merged rows.
 """
 
 import argparse
@@ -166,7 +174,7 @@ def compile_plan(collplan, collective, platform, gamma, algorithm, size,
 
 
 def simulate(collective, driver, platform, files, target, size,
-             extra_cfg=()):
+             extra_cfg=(), common_start=False):
     """Seconds per call on the simulated platform (None and the reason if
     the run failed) and whether every rank's result was checked."""
     cfg = list(platform.smpi_cfg) + list(extra_cfg)
@@ -178,7 +186,12 @@ def simulate(collective, driver, platform, files, target, size,
         # P - 1 rounds a call dwarf that skew, and a call of 255 rounds
         # takes minutes to simulate on a loaded machine.
         iterations = min(iterations, 2)
+    if common_start:
+        # Every call then starts alike and takes the same simulated time.
+        iterations = 1
     args = [str(size), "--iterations", str(iterations)]
+    if common_start:
+        args.append("--common-start")
     total = buffer_bytes(collective, platform, size)
     checked = total <= CHECK_LIMIT
     if checked:
@@ -258,6 +271,25 @@ def fidelity(rows):
             for (p, c), e in sorted(groups.items())]
 
 
+def read_rows(out, prefix):
+    """The rows of DIR's results.csv, if any (--merge)."""
+    path = os.path.join(out, prefix + "results.csv")
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def merged(kept, rows):
+    """KEPT with the rows of RUN in place of those of the same platform,
+    size and contender (in KEPT's order; new ones after)."""
+    def key(r):
+        return (r["platform"], str(r["bytes"]), r["contender"])
+    new = {key(r): r for r in rows}
+    out = [new.pop(key(r), r) for r in kept]
+    return out + [r for r in rows if key(r) in new]
+
+
 def write_outputs(out, prefix, rows):
     """results.csv and fidelity.csv as they stand (after every platform, so
     a long run that stops keeps what it measured)."""
@@ -286,7 +318,8 @@ def main():
     ap.add_argument("--platforms", help="comma-separated topology strings")
     ap.add_argument("--sizes", help="comma-separated byte counts")
     ap.add_argument("--algorithms", help="comma-separated collplan "
-                    "algorithms (default: all that apply, and auto)")
+                    "algorithms (default: all that apply, and auto; none: "
+                    "SMPI's only)")
     ap.add_argument("--builtins", help="comma-separated SMPI algorithms "
                     "(default: the collective's in SMPI_BUILTINS; empty or "
                     "none: collplan's plans only)")
@@ -300,6 +333,13 @@ def main():
     ap.add_argument("--out", default="evaluation")
     ap.add_argument("--build", default="build")
     ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("--common-start", action="store_true",
+                    help="start every call on every rank at one simulated "
+                    "instant (the cost model's setting) instead of back to "
+                    "back")
+    ap.add_argument("--merge", action="store_true",
+                    help="replace the rows of the same platform, size and "
+                    "contender in OUT's CSVs and keep the others")
     args = ap.parse_args()
 
     collective = args.collective
@@ -329,13 +369,16 @@ def main():
     else:
         gamma = 0
         compute_cfg = ["smpi/simulate-computation:no"]
+    kept = read_rows(args.out, prefix) if args.merge else []
     rows = []
     started = time.time()
+    note = "common start" if args.common_start else ""
     for spec in specs:
         platform = platforms.make(spec)
         work = tempfile.mkdtemp(prefix="collplan-eval-")
         files = platform.write_files(work)
-        algos = args.algorithms.split(",") if args.algorithms else \
+        algos = [] if args.algorithms == "none" else \
+            args.algorithms.split(",") if args.algorithms else \
             [a for a in algorithms_of(collplan, collective)
              if platform.ppn > 1 or a not in NODE_AWARE] + ["auto"]
         total = len(sizes) * (len(algos) + len(builtins))
@@ -367,10 +410,11 @@ def main():
                     row["predicted_s"] = info["predicted_time"]
                     sim, why, checked = simulate(collective, driver, platform,
                                                  files, [plan], size,
-                                                 compute_cfg)
+                                                 compute_cfg,
+                                                 args.common_start)
                     row["simulated_s"] = sim if sim is not None else ""
                     row["checked"] = checked if sim is not None else ""
-                    row["note"] = why
+                    row["note"] = why or note
                     os.remove(plan)
                 rows.append(row)
                 log(f"[{platform.name} {done}/{total} "
@@ -403,7 +447,9 @@ def main():
                     sim, why, checked = simulate(
                         collective, driver, platform, files, ["--mpi"], size,
                         compute_cfg + ["smpi/%s:%s" % (SMPI_CFG_NAME.get(
-                            collective, collective), name)])
+                            collective, collective), name)],
+                        args.common_start)
+                    why = why or note
                 rows.append({"platform": platform.name, "topology": spec,
                              "ranks": platform.ranks, "bytes": size,
                              "contender": "smpi:" + name, "chosen": "",
@@ -417,11 +463,11 @@ def main():
                     + (f"{sim * 1e6:.2f} us" if sim is not None else why))
             # After every size, so a long run that stops keeps what it
             # measured.
-            fid = write_outputs(args.out, prefix, rows)
+            fid = write_outputs(args.out, prefix, merged(kept, rows))
         if not args.no_plots:
-            plot(rows, collective, platform.name,
+            plot(merged(kept, rows), collective, platform.name,
                  os.path.join(args.out, prefix + platform.name + ".svg"))
-        fid = write_outputs(args.out, prefix, rows)
+        fid = write_outputs(args.out, prefix, merged(kept, rows))
 
     print("cost-model fidelity |predicted/simulated - 1|:")
     for g in fid:

@@ -208,7 +208,7 @@ llvm::Expected<CommonTreeReduction> commonTreeReduction(uint32_t P, uint64_t J,
         if (Slot >= MostSlots)
           return llvm::createStringError(
               llvm::inconvertibleErrorCode(),
-              "permutation: order=identical would hold more than %u partials "
+              "order=identical would hold more than %u partials "
               "of one block at once at P = %u, J = %llu",
               MostSlots, P, (unsigned long long)J);
         Out.Slots = std::max<uint32_t>(Out.Slots, Slot + 1);

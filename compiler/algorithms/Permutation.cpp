@@ -25,11 +25,19 @@
 // (docs/algorithms/permutation.md, "XOR group"), so it is the default group for
 // powers of two.
 //
+// order: with r >= 1 on the cyclic group at P not a power of two the J
+// copies of a block follow shifted trees, so ranks end with different bits
+// (order=rank-dependent, the paper's). order=identical, the default there,
+// builds the reduction phase in one tree per block with the same rounds and
+// peers (PermutationCommonTree.h); the distribution phase is unchanged.
+//
 // Choosing r: candidates() offers every r in 0..L and the tuner
 // (compiler/select/Tuner.h) prices them with the cost model; every rank runs
 // a congruent program (rotated or XOR-relabelled), so the family declares
 // its plans rank symmetric and the tuner may price large P from rank 0.
-// prepare() alone defaults to r = 0.
+// prepare() alone defaults to r = 0. Where the orders differ both are
+// offered, and the verifier's identical-results verdict decides which may
+// serve.
 //
 //===----------------------------------------------------------------------===//
 
@@ -275,46 +283,12 @@ uint16_t bufferIndex(const PlanHeader &H, Buf B) {
   llvm_unreachable("schedule uses a buffer its header does not declare");
 }
 
-/// The blocks at the placements of Runs on rank Rank (cyclic group).
-BlockSet blocksAt(const Shape &S, uint32_t Rank,
-                  const permutation::PlacementRuns &Runs) {
-  BlockSet Out;
-  for (auto [Lo, Hi] : Runs)
-    Out.insert(blocksAt(S, Rank, Lo, Hi));
-  return Out;
-}
-
-/// The reduction phase in one tree per block: slot 0 is data, slot j the
-/// header's j-th buffer.
-void addOneTreeReduction(const Shape &S, uint32_t Rank, Program &Prog) {
-  uint32_t Round = 0;
-  for (const permutation::PlacedStep &St : S.OneTree->Steps) {
-    uint32_t To = uint32_t((Rank + S.P - St.Shift % S.P) % S.P);
-    uint32_t From = uint32_t((Rank + St.Shift) % S.P);
-    for (const permutation::PlacedOp &O : St.Ops) {
-      BlockSet Blocks = blocksAt(S, Rank, O.Runs);
-      switch (O.Kind) {
-      case OpKind::Send:
-        Prog.add(Round, Op::send(To, std::move(Blocks), O.Source));
-        break;
-      case OpKind::Recv:
-        Prog.add(Round, Op::recv(From, std::move(Blocks), O.Mode, O.Dest));
-        break;
-      case OpKind::Local:
-        Prog.add(Round, Op::local(O.Source, O.Dest, std::move(Blocks), O.Mode));
-        break;
-      }
-    }
-    ++Round;
-  }
-}
-
 Program programOf(const Shape &S, const PlanHeader &H, uint32_t Rank) {
   Program Prog;
   llvm::SmallVector<Step, 32> Steps = scheduleOf(S);
   uint32_t First = 0;
   if (S.OneTree) {
-    addOneTreeReduction(S, Rank, Prog);
+    S.OneTree->appendRounds(S.P, Rank, Prog);
     First = S.L;
   }
   for (uint32_t Round = First; Round < Steps.size(); ++Round) {

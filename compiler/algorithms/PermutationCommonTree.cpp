@@ -238,4 +238,33 @@ llvm::Expected<CommonTreeReduction> commonTreeReduction(uint32_t P, uint64_t J,
   return Out;
 }
 
+void CommonTreeReduction::appendRounds(uint32_t P, uint32_t Rank,
+                                       Program &Prog) const {
+  auto BlocksOf = [&](const PlacementRuns &Runs) {
+    // Placements [Lo, Hi) are blocks Rank - Hi + 1 .. Rank - Lo, mod P.
+    BlockSet Out;
+    for (auto [Lo, Hi] : Runs)
+      Out.insert(BlockSet::wrapped((Rank + P - (Hi - 1)) % P, Hi - Lo, P));
+    return Out;
+  };
+  for (uint32_t Round = 0; Round < Steps.size(); ++Round) {
+    const PlacedStep &St = Steps[Round];
+    uint32_t To = uint32_t((Rank + P - St.Shift % P) % P);
+    uint32_t From = uint32_t((Rank + St.Shift) % P);
+    for (const PlacedOp &O : St.Ops) {
+      switch (O.Kind) {
+      case OpKind::Send:
+        Prog.add(Round, Op::send(To, BlocksOf(O.Runs), O.Source));
+        break;
+      case OpKind::Recv:
+        Prog.add(Round, Op::recv(From, BlocksOf(O.Runs), O.Mode, O.Dest));
+        break;
+      case OpKind::Local:
+        Prog.add(Round, Op::local(O.Source, O.Dest, BlocksOf(O.Runs), O.Mode));
+        break;
+      }
+    }
+  }
+}
+
 } // namespace collplan::permutation

@@ -55,6 +55,10 @@ struct CommonTreeReduction {
   std::vector<PlacedStep> Steps;
   /// Blocks a rank sends and combines over the reduction phase.
   uint64_t BlocksSent = 0, BlocksCombined = 0;
+
+  /// Appends the reduction's L rounds, 0 .. L - 1, to Rank's program among
+  /// P ranks: placement k is block Rank - k, slot j the header's buffer j.
+  void appendRounds(uint32_t P, uint32_t Rank, Program &Prog) const;
 };
 
 /// The reduction phase of permutation allreduce on the cyclic group for P

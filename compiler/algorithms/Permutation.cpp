@@ -25,15 +25,24 @@
 // (docs/algorithms/permutation.md, "XOR group"), so it is the default group for
 // powers of two.
 //
+// order: with r >= 1 on the cyclic group at P not a power of two the J
+// copies of a block follow shifted trees, so ranks end with different bits
+// (order=rank-dependent, the paper's). order=identical, the default there,
+// builds the reduction phase in one tree per block with the same rounds and
+// peers (PermutationCommonTree.h); the distribution phase is unchanged.
+//
 // Choosing r: candidates() offers every r in 0..L and the tuner
 // (compiler/select/Tuner.h) prices them with the cost model; every rank runs
 // a congruent program (rotated or XOR-relabelled), so the family declares
 // its plans rank symmetric and the tuner may price large P from rank 0.
-// prepare() alone defaults to r = 0.
+// prepare() alone defaults to r = 0. Where the orders differ both are
+// offered, and the verifier's identical-results verdict decides which may
+// serve.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/algorithms/Algorithm.h"
+#include "compiler/algorithms/PermutationCommonTree.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -44,6 +53,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 namespace collplan {
 namespace {
@@ -95,12 +105,31 @@ struct Shape {
   unsigned L;
   unsigned R;
   uint64_t J;
+  /// order=identical where the copies' trees differ: the reduction phase in
+  /// one tree per block (PermutationCommonTree.h).
+  std::shared_ptr<const permutation::CommonTreeReduction> OneTree;
 };
 
 Shape shapeOf(Collective Kind, uint32_t P, Group G, unsigned R) {
   unsigned L = logRounds(P);
-  return Shape{Kind, P, G, L, R, vectorsAt(P, L - R)};
+  return Shape{Kind, P, G, L, R, vectorsAt(P, L - R), nullptr};
 }
+
+/// Whether the J copies of a block follow different trees: r >= 1 on the
+/// cyclic group at P not a power of two. At a power of two the cyclic
+/// copies' tree (residues modulo 2^k, split from the top) is the same under
+/// every shift, and the XOR group's copies coincide; r = 0 has one copy.
+bool copiesDiffer(Collective Kind, uint32_t P, Group G, unsigned R) {
+  return Kind == Collective::Allreduce && G == Group::Cyclic && R >= 1 &&
+         !llvm::isPowerOf2_32(P);
+}
+
+/// The most partials of one block a rank of order=identical may hold at
+/// once, each in a scratch buffer of the vector's size (as Swing-L's cap).
+constexpr uint32_t MostPartialsAllowed = 32;
+
+constexpr llvm::StringLiteral Identical = "identical";
+constexpr llvm::StringLiteral RankDependent = "rank-dependent";
 
 StepOp sendOp(Buf Source, uint64_t Lo, uint64_t Hi) {
   return {OpKind::Send, Combine::Replace, Source, Source, Lo, Hi};
@@ -257,7 +286,12 @@ uint16_t bufferIndex(const PlanHeader &H, Buf B) {
 Program programOf(const Shape &S, const PlanHeader &H, uint32_t Rank) {
   Program Prog;
   llvm::SmallVector<Step, 32> Steps = scheduleOf(S);
-  for (uint32_t Round = 0; Round < Steps.size(); ++Round) {
+  uint32_t First = 0;
+  if (S.OneTree) {
+    S.OneTree->appendRounds(S.P, Rank, Prog);
+    First = S.L;
+  }
+  for (uint32_t Round = First; Round < Steps.size(); ++Round) {
     const Step &St = Steps[Round];
     for (const StepOp &O : St.Ops) {
       BlockSet Blocks = blocksAt(S, Rank, O.Lo, O.Hi);
@@ -306,6 +340,8 @@ double paperOptimum(uint32_t P, double M, const CostParams &C) {
          std::log2(P / ((LogP - 1) * std::log(2.0)));
 }
 
+llvm::Expected<Group> groupFor(const CompileRequest &Request);
+
 class PermutationAlgorithm final : public Algorithm {
 public:
   llvm::StringRef name() const override { return "permutation"; }
@@ -330,7 +366,14 @@ public:
              "chosen by the cost model", ParamDomain::integerFrom(0)},
             {"group", "cyclic (any P) or xor (P a power of two)",
              "xor for powers of two, else cyclic",
-             ParamDomain::oneOf({"cyclic", "xor"})}};
+             ParamDomain::oneOf({"cyclic", "xor"})},
+            {"order",
+             "allreduce with r >= 1 at P not a power of two: identical (one "
+             "combine tree per block on every rank: a step carries the "
+             "partials of its subtrees, several blocks a placement) or "
+             "rank-dependent (the paper's: each of the J copies its own tree)",
+             "identical",
+             ParamDomain::oneOf({Identical.str(), RankDependent.str()})}};
   }
 
   llvm::Expected<PlanHeader>
@@ -340,19 +383,49 @@ public:
                       const PlanHeader &H) const override;
   std::vector<std::map<std::string, std::string>>
   candidates(const CompileRequest &Request) const override {
-    if (Request.Kind != Collective::Allreduce || Request.Params.count("r"))
+    // Both orders where they differ; the verifier's verdict decides which
+    // may serve (the identical one by default).
+    if (Request.Kind != Collective::Allreduce)
       return {{}};
+    uint32_t P = Request.ranks();
+    llvm::Expected<Group> G = groupFor(Request);
+    if (!G) {
+      llvm::consumeError(G.takeError());
+      return {{}};
+    }
+    std::vector<std::string> Orders = {Identical.str(), RankDependent.str()};
+    if (Request.Params.count("order"))
+      Orders = {Request.Params.at("order")};
+    std::vector<unsigned> Rs;
+    if (Request.Params.count("r")) {
+      llvm::Expected<int64_t> R =
+          integerParam(Request.Params, "r", 0, 0, logRounds(P));
+      if (!R) {
+        llvm::consumeError(R.takeError());
+        return {{}};
+      }
+      Rs = {unsigned(*R)};
+    } else {
+      for (unsigned R = 0; R <= logRounds(P); ++R)
+        Rs.push_back(R);
+    }
     std::vector<std::map<std::string, std::string>> Out;
-    for (unsigned R = 0; R <= logRounds(Request.ranks()); ++R)
-      Out.push_back({{"r", std::to_string(R)}});
+    for (unsigned R : Rs) {
+      if (!copiesDiffer(Request.Kind, P, *G, R)) {
+        Out.push_back({{"r", std::to_string(R)}});
+        continue;
+      }
+      for (const std::string &O : Orders)
+        Out.push_back({{"r", std::to_string(R)}, {"order", O}});
+    }
     return Out;
   }
   bool rankSymmetric(const PlanHeader &) const override { return true; }
 
 private:
-  /// The header for a resolved group and r.
-  PlanHeader headerWith(const CompileRequest &Request, Group G,
-                        unsigned R) const;
+  /// The header for a resolved group, r and order.
+  llvm::Expected<PlanHeader> headerWith(const CompileRequest &Request, Group G,
+                                        unsigned R, bool OneTree) const;
 };
 
 llvm::Expected<Group> groupFor(const CompileRequest &Request) {
@@ -373,15 +446,35 @@ llvm::Expected<Group> groupFor(const CompileRequest &Request) {
 /// The shape prepare() resolved into H (group and, for allreduce, r).
 const Shape &shapeOf(const PlanHeader &H) { return preparedAs<Shape>(H); }
 
-PlanHeader PermutationAlgorithm::headerWith(const CompileRequest &Request,
-                                            Group G, unsigned R) const {
+llvm::Expected<PlanHeader>
+PermutationAlgorithm::headerWith(const CompileRequest &Request, Group G,
+                                 unsigned R, bool OneTree) const {
   PlanHeader H = headerFor(*this, Request);
   H.Blocks = H.Ranks;
   H.RequiresCommutative = true;
   H.Params["group"] = groupName(G).str();
   if (H.Kind == Collective::Allreduce)
     H.Params["r"] = std::to_string(R);
-  setPrepared(H, shapeOf(H.Kind, H.Ranks, G, R));
+  Shape S = shapeOf(H.Kind, H.Ranks, G, R);
+  if (copiesDiffer(H.Kind, H.Ranks, G, R)) {
+    H.Params["order"] = (OneTree ? Identical : RankDependent).str();
+    if (OneTree) {
+      llvm::Expected<permutation::CommonTreeReduction> Reduction =
+          permutation::commonTreeReduction(S.P, S.J, MostPartialsAllowed);
+      if (!Reduction)
+        return createStringError(
+            inconvertibleErrorCode(),
+            "%s (r = %u); r = 0 is identical on every rank",
+            llvm::toString(Reduction.takeError()).c_str(), R);
+      S.OneTree = std::make_shared<const permutation::CommonTreeReduction>(
+          std::move(*Reduction));
+      for (uint32_t K = 1; K < S.OneTree->Slots; ++K)
+        H.Buffers.push_back(PartialName.str() + std::to_string(K));
+      setPrepared(H, std::move(S));
+      return H;
+    }
+  }
+  setPrepared(H, std::move(S));
   llvm::SmallVector<Step, 32> Steps = scheduleOf(shapeOf(H));
   if (usesBuffer(Steps, Buf::Recv))
     H.Buffers.push_back(RecvName.str());
@@ -397,6 +490,15 @@ PermutationAlgorithm::prepare(const CompileRequest &Request) const {
   llvm::Expected<Group> G = groupFor(Request);
   if (!G)
     return G.takeError();
+  bool OneTree = true;
+  if (auto It = Request.Params.find("order"); It != Request.Params.end()) {
+    if (It->second != Identical && It->second != RankDependent)
+      return createStringError(inconvertibleErrorCode(),
+                               "parameter order=%s: expected identical or "
+                               "rank-dependent",
+                               It->second.c_str());
+    OneTree = It->second == Identical;
+  }
   if (Request.Kind != Collective::Allreduce) {
     // Reduce-scatter is the reduction phase alone, allgather the
     // distribution phase alone: there is no phase to shorten, so r = 0 is
@@ -409,16 +511,16 @@ PermutationAlgorithm::prepare(const CompileRequest &Request) const {
                                "(%s is one phase of it, r = 0)",
                                collectiveName(Request.Kind).str().c_str());
     }
-    return headerWith(Request, *G, 0);
+    return headerWith(Request, *G, 0, OneTree);
   }
   if (Request.Params.count("r")) {
     llvm::Expected<int64_t> R = integerParam(Request.Params, "r", 0, 0, L);
     if (!R)
       return R.takeError();
-    return headerWith(Request, *G, unsigned(*R));
+    return headerWith(Request, *G, unsigned(*R), OneTree);
   }
   // Without r, the bandwidth-optimal end; the tuner prices the others.
-  return headerWith(Request, *G, 0);
+  return headerWith(Request, *G, 0, OneTree);
 }
 
 Program PermutationAlgorithm::buildRank(const PlanHeader &H,
@@ -442,6 +544,15 @@ std::string PermutationAlgorithm::explain(const CompileRequest &Request,
   OS << "permutation allreduce, P = " << S.P << ", L = " << S.L << ", group "
      << groupName(S.G) << ", m = " << Request.Bytes << " B, r = " << S.R
      << "\n";
+  if (S.OneTree)
+    OS << "order=identical: one tree per block (copy 0's); the reduction "
+          "sends "
+       << S.OneTree->BlocksSent << " blocks and combines "
+       << S.OneTree->BlocksCombined << " per rank, in " << S.OneTree->Slots - 1
+       << " scratch buffer(s) besides data\n";
+  else if (copiesDiffer(H.Kind, S.P, S.G, S.R))
+    OS << "order=rank-dependent: the J copies of a block follow shifted "
+          "trees, so ranks may end with different bits\n";
   OS << "the paper's estimates, (36) for r < L and (44) for r = L "
         "(Kolmakov and Zhang, §§5-6), beside the plan's r:\n";
   OS << "   r   J  rounds  paper (36)/(44) [ms]\n";

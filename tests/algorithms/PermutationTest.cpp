@@ -32,8 +32,12 @@ namespace {
 
 const Algorithm &algo() { return test::algorithmNamed("permutation"); }
 
+/// The paper's schedule: the worked tables and counts follow the J copies'
+/// own trees (order=rank-dependent); PermutationIdenticalTest.cpp tests the
+/// default order.
 CompileRequest request(uint32_t P, std::map<std::string, std::string> Params,
                        Collective Kind = Collective::Allreduce) {
+  Params.emplace("order", "rank-dependent");
   return test::requestFor(Kind, Topology::flat(P), std::move(Params));
 }
 

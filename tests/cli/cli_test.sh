@@ -608,11 +608,12 @@ check "62 sizes priced up to 2^63, then 2^64 - 1" grep -q "(62 sizes)" \
 
 # One rule for every named rank-dependent family: built as asked, exit 0,
 # with the verifier's warning (nap compiled so while swing's latency
-# variant was refused, exit 3). nap is identical in its default order.
+# variant was refused, exit 3). nap and permutation are identical in their
+# default orders.
 for FAMILY in "nap --param order=rank-dependent --topology nodes:3x4" \
   "circulant --param variant=census -P 12" \
   "swing --param variant=latency --param order=rank-dependent -P 12" \
-  "permutation --param r=1 -P 12"; do
+  "permutation --param r=1 --param order=rank-dependent -P 12"; do
   # shellcheck disable=SC2086  # FAMILY is a list of arguments
   "$COLLPLAN" compile -c allreduce -a $FAMILY >"$WORK/named.out" 2>&1
   check "-a $FAMILY is built as asked" [ $? -eq 0 ]

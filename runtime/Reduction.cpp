@@ -92,6 +92,27 @@ template <typename Kernel> void dispatchOp(ReduceOp Op, Kernel K) {
 
 } // namespace
 
+// Each kernel combines element I of its operands alone, so the vector width
+// changes how many elements one instruction combines, never which operands
+// an element's result comes from: a kernel built for AVX2 gives the bits the
+// baseline (SSE2) one gives (docs/reproducibility.md). The library must run
+// on any x86-64, so rather than building for the build machine (-march)
+// both entry points are cloned, for AVX2 and for the baseline, and the
+// loader picks one per machine (GCC's target_clones, an ifunc). flatten
+// inlines every kernel into its clone, so the loops are built for the
+// clone's target; Open MPI's own kernels (mca_op_avx) choose the same way.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&         \
+    defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define COLLPLAN_KERNEL_CLONES                                                 \
+  __attribute__((target_clones("avx2", "default"), flatten))
+#endif
+#endif
+#ifndef COLLPLAN_KERNEL_CLONES
+#define COLLPLAN_KERNEL_CLONES
+#endif
+
+COLLPLAN_KERNEL_CLONES
 void reduceInto(void *InOut, const void *In, size_t Count, Datatype T,
                 ReduceOp Op) {
   visitDatatype(T, [&](auto Zero) {
@@ -103,6 +124,7 @@ void reduceInto(void *InOut, const void *In, size_t Count, Datatype T,
   });
 }
 
+COLLPLAN_KERNEL_CLONES
 void reduceTo(void *Out, const void *X, const void *Y, size_t Count, Datatype T,
               ReduceOp Op) {
   visitDatatype(T, [&](auto Zero) {

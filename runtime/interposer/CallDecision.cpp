@@ -291,6 +291,11 @@ int failDisagreement(const Call &C, const Decision &D) {
 /// the plan's executor on first use.
 int runPlan(Call &C, CommState &S, Decision &D, RunFn Run) {
   if (!S.Transport) {
+    // A duplicate, not MPI_Comm_create_group, though Open MPI 4.1's dup
+    // leaves libnbc's poller registered until finalize: create_group agrees
+    // on the context id with messages in the parent's own tag space, where
+    // the program's wildcard receives could take them
+    // (docs/measured-tuning.md).
     PMPI_Comm_dup(C.Comm, &S.Dup);
     S.Transport = std::make_unique<MpiTransport>(S.Dup);
   }

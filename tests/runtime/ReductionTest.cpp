@@ -7,7 +7,13 @@
 #include <doctest/doctest.h>
 
 #include <climits>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace collplan;
@@ -94,4 +100,84 @@ TEST_CASE("logical operators yield 0 or 1; min and max order floats") {
   reduceInto(X, Y, 2, Datatype::Double, ReduceOp::Max);
   CHECK(X[0] == -2.5);
   CHECK(X[1] == 3.0);
+}
+
+namespace {
+
+/// Random finite operands with exponents over a wide range (so sums round),
+/// subnormals and signed zeros among them; wrapping values for integers.
+template <typename E> std::vector<E> wideOperands(size_t N, uint64_t Seed) {
+  std::mt19937_64 Gen(Seed);
+  std::vector<E> V(N);
+  for (size_t I = 0; I < N; ++I) {
+    if constexpr (std::is_integral_v<E>) {
+      V[I] = E(Gen());
+    } else {
+      std::uniform_real_distribution<double> Mantissa(-2.0, 2.0);
+      std::uniform_int_distribution<int> Exponent(-40, 40);
+      E X = E(std::ldexp(Mantissa(Gen), Exponent(Gen)));
+      if (I % 11 == 3)
+        X = std::numeric_limits<E>::denorm_min() * E(I % 5);
+      if (I % 13 == 5)
+        X = -E(0);
+      V[I] = X;
+    }
+  }
+  return V;
+}
+
+/// The sum the test expects, one element at a time, written here apart from
+/// the kernels; signed integers sum in their unsigned type, as MPI wraps.
+template <typename E> E scalarSum(E X, E Y) {
+  if constexpr (std::is_integral_v<E>)
+    return E(std::make_unsigned_t<E>(X) + std::make_unsigned_t<E>(Y));
+  else
+    return X + Y;
+}
+
+template <typename E> void checkSumsAtEveryWidth(Datatype T) {
+  // Lengths around the vector widths (4 and 8 floats, 2 and 4 doubles, 8
+  // ints) and the unrolled loops' blocks; offsets that leave the operands
+  // off a 32-byte boundary, each by a different amount.
+  for (size_t N : {1u, 3u, 7u, 9u, 15u, 17u, 31u, 33u, 63u, 65u, 1001u, 4099u})
+    for (size_t OffOut : {0u, 1u, 3u})
+      for (size_t OffX : {0u, 2u})
+        for (size_t OffY : {0u, 1u, 5u}) {
+          std::vector<E> X = wideOperands<E>(N + OffX, N * 7 + OffX);
+          std::vector<E> Y = wideOperands<E>(N + OffY, N * 13 + OffY + 1);
+          std::vector<E> Want(N);
+          for (size_t I = 0; I < N; ++I)
+            Want[I] = scalarSum(X[OffX + I], Y[OffY + I]);
+          INFO(datatypeName(T).str() << " N=" << N << " offsets " << OffOut
+                                     << "," << OffX << "," << OffY);
+          std::vector<E> Out(N + OffOut, E(7));
+          reduceTo(Out.data() + OffOut, X.data() + OffX, Y.data() + OffY, N, T,
+                   ReduceOp::Sum);
+          CHECK(std::memcmp(Out.data() + OffOut, Want.data(), N * sizeof(E)) ==
+                0);
+          // The element before the output is left alone.
+          if (OffOut)
+            CHECK(Out[OffOut - 1] == E(7));
+          reduceInto(X.data() + OffX, Y.data() + OffY, N, T, ReduceOp::Sum);
+          CHECK(std::memcmp(X.data() + OffX, Want.data(), N * sizeof(E)) == 0);
+        }
+}
+
+} // namespace
+
+// The kernels are built for AVX2 and for baseline x86-64 and the loader picks
+// one (runtime/Reduction.cpp); whichever runs here must give a scalar loop's
+// bits, at every length and alignment.
+TEST_CASE("the vector kernels give a scalar loop's bits at any length and "
+          "offset") {
+#if defined(__x86_64__) && defined(__GNUC__)
+  MESSAGE("this machine runs the "
+          << std::string(__builtin_cpu_supports("avx2") ? "AVX2" : "baseline")
+          << " kernels");
+#endif
+  checkSumsAtEveryWidth<float>(Datatype::Float);
+  checkSumsAtEveryWidth<double>(Datatype::Double);
+  checkSumsAtEveryWidth<int32_t>(Datatype::Int32);
+  checkSumsAtEveryWidth<int64_t>(Datatype::Int64);
+  checkSumsAtEveryWidth<uint8_t>(Datatype::UInt8);
 }

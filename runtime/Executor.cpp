@@ -474,9 +474,15 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
           else
             PR.Destination.push_back({Base + Pc.Offset, Pc.Bytes});
         }
-        // The transport stages it (Transport.h): only its size is given.
+        // The transport stages it (Transport.h), unless its destination is
+        // one range that holds nothing yet: it then lands there and is
+        // combined in place (input (op) received), which a user function,
+        // combining into its left operand, cannot do.
+        const PendingReduce::Part &D = PR.Destination.front();
+        bool LandsInPlace = PR.Destination.size() == 1 && D.First &&
+                            D.First != D.Data && !Args.Op.User;
         M.Streamed = true;
-        M.Segments.push_back({nullptr, X.Bytes});
+        M.Segments.push_back({LandsInPlace ? D.Data : nullptr, X.Bytes});
         ReduceOf.push_back(int(Reduces.size()));
         Reduces.push_back(std::move(PR));
       } else {

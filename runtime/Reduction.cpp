@@ -49,8 +49,9 @@ template <typename T, ReduceOp Op> T combineOne(T X, T Y) {
     return X ^ Y;
 }
 
-// Two loops rather than one with Out == X allowed: __restrict lets the
-// compiler vectorise each without run-time overlap checks.
+// Separate loops rather than one with Out == X or Out == Y allowed:
+// __restrict lets the compiler vectorise each without run-time overlap
+// checks.
 template <typename T, ReduceOp Op>
 void kernel(T *__restrict InOut, const T *__restrict In, size_t Count) {
   for (size_t I = 0; I < Count; ++I)
@@ -62,6 +63,12 @@ void kernel(T *__restrict Out, const T *__restrict X, const T *__restrict Y,
             size_t Count) {
   for (size_t I = 0; I < Count; ++I)
     Out[I] = combineOne<T, Op>(X[I], Y[I]);
+}
+
+template <typename T, ReduceOp Op>
+void kernelOnto(T *__restrict InOut, const T *__restrict X, size_t Count) {
+  for (size_t I = 0; I < Count; ++I)
+    InOut[I] = combineOne<T, Op>(X[I], InOut[I]);
 }
 
 /// Calls K's kernel for the operator Op, an instantiation per (T, Op).
@@ -132,6 +139,18 @@ void reduceTo(void *Out, const void *X, const void *Y, size_t Count, Datatype T,
     dispatchOp(Op, [&](auto O) {
       kernel<E, O()>(static_cast<E *>(Out), static_cast<const E *>(X),
                      static_cast<const E *>(Y), Count);
+    });
+  });
+}
+
+COLLPLAN_KERNEL_CLONES
+void reduceOnto(void *InOut, const void *X, size_t Count, Datatype T,
+                ReduceOp Op) {
+  visitDatatype(T, [&](auto Zero) {
+    using E = decltype(Zero);
+    dispatchOp(Op, [&](auto O) {
+      kernelOnto<E, O()>(static_cast<E *>(InOut), static_cast<const E *>(X),
+                         Count);
     });
   });
 }

@@ -12,6 +12,7 @@
 
 #include "plan/ir/CallTypes.h"
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -29,6 +30,12 @@ void reduceInto(void *InOut, const void *In, size_t Count, Datatype T,
 /// first. Out must not overlap X or Y.
 void reduceTo(void *Out, const void *X, const void *Y, size_t Count, Datatype T,
               ReduceOp Op);
+/// InOut[i] = X[i] (Op) InOut[i]: reduceTo with Out == Y, for a received
+/// vector that landed where its combine goes (Open MPI's ompi_op_reduce
+/// order). Each element has reduceTo's operands, in reduceTo's order, so
+/// the bits are reduceTo's. The ranges must not overlap.
+void reduceOnto(void *InOut, const void *X, size_t Count, Datatype T,
+                ReduceOp Op);
 
 /// An operator as the executor sees it: a predefined one, or a user function
 /// that may not be commutative (MPI_Op_create's commute = false).
@@ -49,11 +56,15 @@ struct Operator {
     else
       reduceInto(InOut, In, Count, T, Kind);
   }
-  /// Out = X (op) Y; Out must not overlap X or Y. A user function takes two
-  /// operands: X is copied to Out first.
+  /// Out = X (op) Y; Out must not overlap X, and may be Y itself only for
+  /// a predefined operator. A user function takes two operands: X is copied
+  /// to Out first.
   void apply(void *Out, const void *X, const void *Y, size_t Count,
              Datatype T) const {
-    if (User) {
+    if (Out == Y) {
+      assert(!User && "a user function cannot combine into its right operand");
+      reduceOnto(Out, X, Count, T, Kind);
+    } else if (User) {
       std::memcpy(Out, X, Count * sizeOf(T));
       User(Out, Y, Count, Context);
     } else {

@@ -15,6 +15,11 @@
 // piece is combined from a slot still in cache, and a large message needs
 // no staging area of its size. Only messages of reducing collectives need
 // that (Message::Pipelined); the others move whole into their memory.
+// Where the destination holds nothing yet (a rank's first combine, out =
+// input (op) received) the executor gives it as the streamed receive's
+// memory: the pieces land there and are combined in place, as Open MPI's
+// reduce receives its first child into the result, so the result is
+// written once and no store goes to a line not already in cache.
 //
 // A send whose memory nothing writes before the call ends may outlive its
 // round (Message::MayLinger): a tree's root then has all its sends in flight
@@ -52,9 +57,10 @@ struct Message {
   /// Moved in pieces (a transport may cut it): set for every message of a
   /// reducing collective. Sender and receiver must set it alike.
   bool Pipelined = false;
-  /// A receive with no memory of its own (receiver side only; Pipelined
-  /// too): its one segment has Data == nullptr and gives its size, and the
-  /// transport hands its bytes to ArrivalFn piece by piece instead.
+  /// A receive handed to ArrivalFn piece by piece (receiver side only;
+  /// Pipelined too). Its one segment gives its size and, in Data, where its
+  /// pieces land, or nullptr: then the transport stages them in memory of
+  /// its own.
   bool Streamed = false;
   /// A send whose memory nothing writes before completeSends(): exchange()
   /// may return before it completes.
@@ -69,7 +75,8 @@ struct Message {
 };
 
 /// Arrived(I, Data, N): the next N bytes of streamed receive I, in order, lie
-/// at Data until Arrived returns. Every byte of the receive is handed over
+/// at Data (where they landed, if the receive has memory) until Arrived
+/// returns. Every byte of the receive is handed over
 /// exactly once, before exchange() returns; a piece may end inside an
 /// element. Receives that are not streamed are not reported.
 using ArrivalFn =

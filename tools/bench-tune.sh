@@ -2,7 +2,7 @@
 # bench-tune.sh [--mpi openmpi|mpich] [--reps N] [--collectives LIST]
 #               [--sizes LIST] [--measured SECONDS] [--candidates K]
 #               [--reproducible] [--algorithms LIST] [--floor]
-#               [--openmpi-rules] [BUILD_DIR] [P]
+#               [--openmpi-rules] [--against LIB] [BUILD_DIR] [P]
 #   — tune's choice against the MPI library's own selection.
 #
 # Tunes the collectives (default allreduce; LIST of allreduce, allgather,
@@ -35,7 +35,10 @@
 # forced, and writes Open MPI's rules file from them; a further program
 # joins each run: plain Open MPI reading that file, so rules/library is what
 # measured rules give a user who does not preload collplan, and tuned/rules
-# what collplan's plans add beyond them.
+# what collplan's plans add beyond them. With --against LIB (a copy of an
+# earlier build's interposer, for the same MPI) a further program joins each
+# run: the same calls and directory through LIB, so against/library and
+# tuned/against compare two builds of the executor in one run.
 set -euo pipefail
 MPI=openmpi
 REPS=3
@@ -47,6 +50,7 @@ REPRODUCIBLE=""
 ALGORITHMS=""
 FLOOR=""
 RULES=""
+AGAINST=""
 while [ $# -gt 0 ]; do
   case $1 in
   --mpi) MPI=$2; shift 2 ;;
@@ -59,7 +63,8 @@ while [ $# -gt 0 ]; do
   --algorithms) ALGORITHMS=$2; shift 2 ;;
   --floor) FLOOR=1; shift ;;
   --openmpi-rules) RULES=1; shift ;;
-  -h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --against) AGAINST=$2; shift 2 ;;
+  -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) break ;;
   esac
 done
@@ -120,18 +125,21 @@ for C in ${COLLS//,/ }; do
     run "$LIB" "$C" >"$WORK/$C.plan.$I"
     [ -z "$FLOOR" ] || run "$FLOOR_LIB" "$C" >"$WORK/$C.floor.$I"
     [ -z "$RULES" ] || run_rules "$C" >"$WORK/$C.rules.$I"
+    [ -z "$AGAINST" ] || run "$AGAINST" "$C" >"$WORK/$C.against.$I"
   done
 done
 # What served each size, in the interposer's own order of the rules.
 "$COLLPLAN" index --show "$WORK/plans" --format json >"$WORK/rules.json"
 echo "# $MPI, P = $P, $REPS interleaved pairs${MEASURE:+, measured ${MEASURE} s}${REPRODUCIBLE:+, reproducible}; us per call, medians"
-printf '%-14s %9s %12s %12s %6s %13s %s%s %s\n' collective bytes library_us \
+printf '%-14s %9s %12s %12s %6s %13s %s%s%s %s\n' collective bytes library_us \
   tuned_us ratio pair_q1-q3 "${FLOOR:+ floor/lib tuned/floor}" \
-  "${RULES:+ rules/lib tuned/rules}" served_by
-/usr/bin/python3 - "$WORK" "$REPS" "$COLLS" "$FLOOR" "$RULES" <<'PY'
+  "${RULES:+ rules/lib tuned/rules}" "${AGAINST:+ against/lib tuned/against}" \
+  served_by
+/usr/bin/python3 - "$WORK" "$REPS" "$COLLS" "$FLOOR" "$RULES" "$AGAINST" <<'PY'
 import json, statistics, sys
 work, reps, colls = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
-extras = [k for k, on in (("floor", sys.argv[4]), ("rules", sys.argv[5])) if on]
+extras = [k for k, on in (("floor", sys.argv[4]), ("rules", sys.argv[5]),
+                          ("against", sys.argv[6])) if on]
 rules = json.load(open(work + "/rules.json"))["rules"]
 names = {"bcast": "broadcast", "reduce_scatter": "reduce-scatter"}
 worst, wins = (0, ""), []

@@ -53,11 +53,11 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
   };
   const Segment *Send = Single(Sends), *Recv = Single(Receives);
   if ((Send || Sends.empty()) && (Recv || Receives.empty())) {
-    // A streamed receive this small lands in the first staging slot.
+    // A streamed receive this small without memory lands in the first
+    // staging slot.
     char *RecvData = nullptr;
     if (Recv)
-      RecvData =
-          Receives[0].Streamed ? reserveStaging(Recv->Bytes) : Recv->Data;
+      RecvData = Recv->Data ? Recv->Data : reserveStaging(Recv->Bytes);
     int Code = MPI_SUCCESS;
     if (Send && Recv)
       Code = PMPI_Sendrecv(Send->Data, int(Send->Bytes), MPI_BYTE,
@@ -132,7 +132,8 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
   // FirstRequest, one per slot: piece K lands in slot K % NumSlots, and
   // piece K + NumSlots is posted there once piece K is handed over. A small
   // message gets fewer and smaller slots: a round's staging never exceeds
-  // its bytes.
+  // its bytes. A receive with memory has a slot per piece, there: every
+  // piece is posted at once and lands where it is combined.
   struct Stream {
     size_t Receive, Bytes, FirstRequest = 0;
     size_t NumSlots, SlotBytes;
@@ -148,9 +149,12 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
       continue;
     size_t Bytes = Receives[I].bytes();
     size_t Pieces = (Bytes + PieceBytes - 1) / PieceBytes;
-    Streams.push_back({I, Bytes, 0, std::min(StagingSlots, Pieces),
-                       std::min(PieceBytes, Bytes)});
-    SlotTotal += Streams.back().NumSlots * Streams.back().SlotBytes;
+    char *Memory = Receives[I].Segments[0].Data;
+    Streams.push_back({I, Bytes, 0,
+                       Memory ? Pieces : std::min(StagingSlots, Pieces),
+                       std::min(PieceBytes, Bytes), Memory});
+    if (!Memory)
+      SlotTotal += Streams.back().NumSlots * Streams.back().SlotBytes;
   }
   char *SlotMemory = reserveStaging(SlotTotal);
   auto PieceOf = [](const Stream &S, size_t K) {
@@ -175,8 +179,10 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
       continue;
     }
     Stream &S = Streams[NextStream++];
-    S.Slots = SlotMemory + SlotsUsed;
-    SlotsUsed += S.NumSlots * S.SlotBytes;
+    if (!S.Slots) {
+      S.Slots = SlotMemory + SlotsUsed;
+      SlotsUsed += S.NumSlots * S.SlotBytes;
+    }
     S.FirstRequest = Requests.size();
     for (size_t K = 0; K < S.NumSlots; ++K) {
       Requests.push_back(MPI_REQUEST_NULL);

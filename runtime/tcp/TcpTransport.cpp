@@ -125,11 +125,12 @@ llvm::Error TcpTransport::exchange(llvm::ArrayRef<Message> Sends,
       while (P.receiving()) {
         const Message *M = P.In[P.InMsg];
         const Segment &S = M->Segments[P.InSeg];
-        // A streamed receive goes through the staging buffer, handed over
-        // at once (Transport.h).
-        char *To = M->Streamed ? Staging.data() : S.Data + P.InOff;
+        // A streamed receive without memory goes through the staging
+        // buffer; either is handed over at once (Transport.h).
+        bool Staged = !S.Data;
+        char *To = Staged ? Staging.data() : S.Data + P.InOff;
         size_t Want = S.Bytes - P.InOff;
-        if (M->Streamed)
+        if (Staged)
           Want = std::min(Want, Staging.size());
         ssize_t N = recv(P.Fd, To, Want, MSG_DONTWAIT);
         if (N > 0) {

@@ -65,6 +65,11 @@ TEST_CASE("every kernel matches element-wise scalar arithmetic") {
       CHECK(Out == Want);
       CHECK(A == A0);
       CHECK(B == B0);
+      // B = A (op) B, the operands in the same order.
+      std::vector<char> Onto = B;
+      reduceOnto(Onto.data(), A.data(), N, T, Op);
+      CHECK(Onto == Want);
+      CHECK(A == A0);
       reduceInto(A.data(), B.data(), N, T, Op);
       CHECK(A == Want);
     }
@@ -158,6 +163,10 @@ template <typename E> void checkSumsAtEveryWidth(Datatype T) {
           // The element before the output is left alone.
           if (OffOut)
             CHECK(Out[OffOut - 1] == E(7));
+          std::vector<E> Onto = Y;
+          reduceOnto(Onto.data() + OffY, X.data() + OffX, N, T, ReduceOp::Sum);
+          CHECK(std::memcmp(Onto.data() + OffY, Want.data(), N * sizeof(E)) ==
+                0);
           reduceInto(X.data() + OffX, Y.data() + OffY, N, T, ReduceOp::Sum);
           CHECK(std::memcmp(X.data() + OffX, Want.data(), N * sizeof(E)) == 0);
         }

@@ -115,16 +115,23 @@ public:
         continue;
       }
       // Hands the bytes over from a copy overwritten after each step, as a
-      // transport reusing its staging slots would.
+      // transport reusing its staging slots would, or, for a receive with
+      // memory, where they landed in it.
+      char *Memory = M.Segments[0].Data;
       std::vector<char> Slot;
       size_t Done = 0;
       for (size_t Step : {M.bytes() / 3 + 1, M.bytes() / 2 + 3, M.bytes()}) {
         size_t Upto = std::min(Step, M.bytes());
         if (Upto <= Done)
           continue;
-        Slot.assign(In + Done, In + Upto);
-        Arrived(I, Slot.data(), Slot.size());
-        std::fill(Slot.begin(), Slot.end(), char(0x5a));
+        if (Memory) {
+          std::memcpy(Memory + Done, In + Done, Upto - Done);
+          Arrived(I, Memory + Done, Upto - Done);
+        } else {
+          Slot.assign(In + Done, In + Upto);
+          Arrived(I, Slot.data(), Slot.size());
+          std::fill(Slot.begin(), Slot.end(), char(0x5a));
+        }
         Done = Upto;
       }
     }

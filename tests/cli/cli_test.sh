@@ -611,7 +611,7 @@ check "62 sizes priced up to 2^63, then 2^64 - 1" grep -q "(62 sizes)" \
 # variant was refused, exit 3). nap and permutation are identical in their
 # default orders.
 for FAMILY in "nap --param order=rank-dependent --topology nodes:3x4" \
-  "circulant --param variant=census -P 12" \
+  "circulant --param variant=census --param order=rank-dependent -P 12" \
   "swing --param variant=latency --param order=rank-dependent -P 12" \
   "permutation --param r=1 --param order=rank-dependent -P 12"; do
   # shellcheck disable=SC2086  # FAMILY is a list of arguments

@@ -321,7 +321,7 @@ check "list names ring with its collectives" test \
 check "list json shows swing's restrictions" test \
   "$(json_get "$WORK/out" "[r['requires'] for r in [a for a in d if a['name']=='swing'][0]['restrictions']] == ['commutative', 'one-rank-per-torus-node']")" = True
 check "list json shows the collectives circulant's parameters apply to" test \
-  "$(json_get "$WORK/out" "[p['collectives'] for p in [a for a in d if a['name']=='circulant'][0]['params']] == [['broadcast', 'reduce', 'allgatherv', 'allreduce'], ['allreduce']]")" = True
+  "$(json_get "$WORK/out" "[p['collectives'] for p in [a for a in d if a['name']=='circulant'][0]['params']] == [['broadcast', 'reduce', 'allgatherv', 'allreduce'], ['allreduce'], ['allreduce']]")" = True
 expect 0 "list text" -- "$COLLPLAN" list
 check "list shows the restrictions" grep -q \
   "requires:    commutative, power-of-two-ranks (when group=xor)" "$WORK/out"

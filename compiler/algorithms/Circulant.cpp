@@ -202,7 +202,8 @@ public:
              "the canonical tree for P, its partials as that tree's "
              "subtrees, several vectors a message) or rank-dependent (each "
              "rank sums in its own cyclic order, as printed)",
-             Identical.str(),
+             "identical (rank-dependent past P = " +
+                 std::to_string(MostCensusTreeRanks) + ")",
              ParamDomain::oneOf({Identical.str(), RankDependent.str()}),
              /*Stage=*/false,
              /*Only=*/{Collective::Allreduce}}};

@@ -10,8 +10,11 @@
 //   allgatherv  every rank the root of its own n-block broadcast, all P
 //               broadcasts sharing the rounds;
 //   allreduce   variant=census: the census algorithm for small vectors, q
-//               rounds; variant=reduce-broadcast: the n-block reduce to rank
-//               0, then the n-block broadcast from it, 2(n - 1 + q) rounds.
+//               rounds, by default (order=identical) in the canonical
+//               combine tree (CirculantCensusTree.h), with order=
+//               rank-dependent as printed; variant=reduce-broadcast: the
+//               n-block reduce to rank 0, then the n-block broadcast from
+//               it, 2(n - 1 + q) rounds.
 //
 // docs/algorithms/circulant.md ("Schedule arithmetic") explains each;
 // the comments below cite its paragraphs.
@@ -25,15 +28,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/algorithms/Algorithm.h"
+#include "compiler/algorithms/CirculantCensusTree.h"
 #include "compiler/algorithms/CirculantSchedule.h"
 #include "compiler/algorithms/ReversedBroadcast.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 namespace collplan {
 namespace {
@@ -66,9 +72,21 @@ llvm::StringRef variantName(AllreduceVariant V) {
   return V == AllreduceVariant::Census ? "census" : "reduce-broadcast";
 }
 
+constexpr llvm::StringLiteral Identical = "identical";
+constexpr llvm::StringLiteral RankDependent = "rank-dependent";
+
+/// The most buffers the census in one tree may use, each the vector's size:
+/// P = 64 needs 12 (circulant.md, "The census in one tree").
+constexpr uint32_t MostCensusSlots = 64;
+/// The largest P the census in one tree is built for: prepare() follows
+/// every rank's pieces to count the buffers, O(P q^2 log P).
+constexpr uint32_t MostCensusTreeRanks = 4096;
+
 /// What prepare() resolved for an allreduce, read by buildRank.
 struct AllreduceShape {
   AllreduceVariant Variant;
+  /// The census in the canonical tree (order=identical).
+  std::shared_ptr<const CensusTree> Tree;
 };
 
 /// Broadcast, reduce and the reduce-broadcast allreduce: one vector in n
@@ -127,7 +145,25 @@ double censusTime(unsigned Q, uint64_t M, const CostParams &C) {
          C.Gamma * double(M);
 }
 
+/// The census in one tree: the same q rounds, each carrying as many whole
+/// vectors as its busiest rank sends, each combined.
+double censusTreeTime(const CensusTree &T, uint64_t M, const CostParams &C) {
+  double Time = 0;
+  for (uint32_t Vectors : T.mostSentPerRound())
+    Time += C.Alpha + (C.Beta + C.Gamma) * double(Vectors) * double(M);
+  return Time;
+}
+
 unsigned ceilLog2(uint32_t P) { return P <= 1 ? 0 : llvm::Log2_64_Ceil(P); }
+
+/// Whether a census asked for is built in one tree: order=identical, or no
+/// order up to MostCensusTreeRanks (past it the printed order).
+bool censusInOneTree(const CompileRequest &Request) {
+  auto It = Request.Params.find("order");
+  if (It != Request.Params.end())
+    return It->second == Identical;
+  return Request.ranks() <= MostCensusTreeRanks;
+}
 
 class CirculantAlgorithm final : public Algorithm {
 public:
@@ -159,6 +195,16 @@ public:
              "n-block broadcast: 2(n-1+q) rounds of m/n)",
              "chosen by the cost model",
              ParamDomain::oneOf({"census", "reduce-broadcast"}),
+             /*Stage=*/false,
+             /*Only=*/{Collective::Allreduce}},
+            {"order",
+             "allreduce, variant=census: identical (every rank combines in "
+             "the canonical tree for P, its partials as that tree's "
+             "subtrees, several vectors a message) or rank-dependent (each "
+             "rank sums in its own cyclic order, as printed)",
+             "identical (rank-dependent past P = " +
+                 std::to_string(MostCensusTreeRanks) + ")",
+             ParamDomain::oneOf({Identical.str(), RankDependent.str()}),
              /*Stage=*/false,
              /*Only=*/{Collective::Allreduce}}};
   }
@@ -260,9 +306,12 @@ CirculantAlgorithm::chooseVariant(const CompileRequest &Request) const {
   unsigned Q = ceilLog2(Request.ranks());
   double Pipelined =
       modelTime(Q, chooseBlocks(Request), Request.Bytes, blockModel(Request));
-  return censusTime(Q, Request.Bytes, Request.Cost) <= Pipelined
-             ? AllreduceVariant::Census
-             : AllreduceVariant::ReduceBroadcast;
+  double Census = censusInOneTree(Request)
+                      ? censusTreeTime(CensusTree(Request.ranks()),
+                                       Request.Bytes, Request.Cost)
+                      : censusTime(Q, Request.Bytes, Request.Cost);
+  return Census <= Pipelined ? AllreduceVariant::Census
+                             : AllreduceVariant::ReduceBroadcast;
 }
 
 llvm::Expected<uint64_t>
@@ -283,14 +332,29 @@ CirculantAlgorithm::candidates(const CompileRequest &Request) const {
   bool Census = Request.Kind == Collective::Allreduce &&
                 Request.Params.count("variant") &&
                 Request.Params.at("variant") == "census";
-  if (Census || Request.Params.count("blocks"))
+  // The census's orders both compete where one tree is built; the
+  // verifier's verdict decides which a request may take.
+  std::vector<std::map<std::string, std::string>> Censuses;
+  if (Request.Params.count("order"))
+    Censuses.push_back({});
+  else {
+    if (Request.ranks() <= MostCensusTreeRanks)
+      Censuses.push_back({{"order", Identical.str()}});
+    Censuses.push_back({{"order", RankDependent.str()}});
+  }
+  if (Census)
+    return Censuses;
+  if (Request.Params.count("blocks"))
     return {{}};
   std::vector<std::map<std::string, std::string>> Out;
   // Both allreduces compete unless one is asked for.
   bool OpenVariant =
       Request.Kind == Collective::Allreduce && !Request.Params.count("variant");
   if (OpenVariant)
-    Out.push_back({{"variant", "census"}});
+    for (auto &C : Censuses) {
+      C["variant"] = "census";
+      Out.push_back(std::move(C));
+    }
   auto [Lo, Hi] = blocksAround(Request);
   llvm::SmallVector<uint64_t, 2> Counts = {Lo};
   if (Hi != Lo)
@@ -335,8 +399,14 @@ CirculantAlgorithm::prepare(const CompileRequest &Request) const {
   case Collective::Allreduce: {
     AllreduceVariant V = chooseVariant(Request);
     H.Params["variant"] = variantName(V).str();
-    setPrepared(H, AllreduceShape{V});
     if (V == AllreduceVariant::ReduceBroadcast) {
+      if (Request.Params.count("order"))
+        return createStringError(
+            inconvertibleErrorCode(),
+            "parameter order of 'circulant' applies to the allreduce with "
+            "variant=census only: the reduce-broadcast is identical on every "
+            "rank already");
+      setPrepared(H, AllreduceShape{V, nullptr});
       llvm::Expected<uint64_t> N = blockCount(Request);
       if (!N)
         return N.takeError();
@@ -349,11 +419,36 @@ CirculantAlgorithm::prepare(const CompileRequest &Request) const {
           inconvertibleErrorCode(),
           "parameter blocks of 'circulant' applies to the allreduce with "
           "variant=reduce-broadcast only: the census sends the whole vector");
-    // Every rank sums in its own cyclic order ("Census allreduce"):
-    // correct only for commutative operators, and floating-point results may
-    // differ between ranks in the last bits.
     H.Blocks = 1;
-    H.Buffers = {"data", "partial", "incoming", "outgoing"};
+    bool OneTree = censusInOneTree(Request);
+    H.Params["order"] = (OneTree ? Identical : RankDependent).str();
+    if (!OneTree) {
+      // Every rank sums in its own cyclic order ("Census allreduce"):
+      // correct only for commutative operators, and floating-point results
+      // may differ between ranks in the last bits.
+      H.Buffers = {"data", "partial", "incoming", "outgoing"};
+      setPrepared(H, AllreduceShape{V, nullptr});
+      break;
+    }
+    if (H.Ranks > MostCensusTreeRanks)
+      return createStringError(
+          inconvertibleErrorCode(),
+          "circulant: variant=census order=identical is built up to P = %u "
+          "(P = %u); order=rank-dependent or variant=reduce-broadcast serve "
+          "larger P",
+          MostCensusTreeRanks, H.Ranks);
+    auto Tree = std::make_shared<const CensusTree>(H.Ranks);
+    uint32_t Slots = Tree->slots();
+    if (Slots > MostCensusSlots)
+      return createStringError(
+          inconvertibleErrorCode(),
+          "circulant: variant=census order=identical would hold %u partials "
+          "at once at P = %u (at most %u)",
+          Slots, H.Ranks, MostCensusSlots);
+    H.Buffers = {"data"};
+    for (uint32_t J = 1; J < Slots; ++J)
+      H.Buffers.push_back("partial" + std::to_string(J));
+    setPrepared(H, AllreduceShape{V, std::move(Tree)});
     break;
   }
   default:
@@ -375,8 +470,24 @@ std::string CirculantAlgorithm::explain(const CompileRequest &Request,
   bool Allreduce = H.Kind == Collective::Allreduce;
   if (Allreduce && H.Params.at("variant") == "census") {
     Out << "census allreduce: q = " << Q << " rounds of whole-vector "
-        << "messages; each rank sums in its own cyclic order, so "
-        << "floating-point results may differ between ranks in the last bits";
+        << "messages; ";
+    if (H.Params.at("order") == RankDependent) {
+      Out << "each rank sums in its own cyclic order, so floating-point "
+          << "results may differ between ranks in the last bits";
+      return Out.str();
+    }
+    const CensusTree &T = *preparedAs<AllreduceShape>(H).Tree;
+    uint32_t Sent = 0;
+    Out << "order=identical: every rank combines in the canonical tree for P, "
+        << "carrying what it holds as that tree's maximal subtrees, at most ";
+    llvm::ListSeparator Sep(", ");
+    for (uint32_t V : T.mostSentPerRound()) {
+      Out << Sep << V;
+      Sent += V;
+    }
+    Out << " vectors a round (" << Sent << " in all, against " << Q
+        << " in the printed order), " << H.Buffers.size() - 1
+        << " scratch buffers";
     return Out.str();
   }
   uint64_t N = fromOneRoot(H.Kind) ? H.Blocks : H.Blocks / H.Ranks;
@@ -436,7 +547,9 @@ Program CirculantAlgorithm::buildRank(const PlanHeader &H,
     buildAllgatherv(H, Rank, Prog);
     break;
   case Collective::Allreduce:
-    if (preparedAs<AllreduceShape>(H).Variant == AllreduceVariant::Census)
+    if (const AllreduceShape &A = preparedAs<AllreduceShape>(H); A.Tree)
+      A.Tree->appendRank(Rank, Prog);
+    else if (A.Variant == AllreduceVariant::Census)
       buildCensus(H, Rank, Prog);
     else
       buildReduceBroadcast(H, Rank, Prog);

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/algorithms/PermutationCommonTree.h"
+#include "compiler/algorithms/CommonCombineTree.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -17,78 +18,41 @@
 namespace collplan::permutation {
 namespace {
 
-constexpr uint32_t NoNode = ~0u;
+using commontree::CombineTree;
+using commontree::Piece;
+using commontree::Pool;
 
 uint64_t vectorsAt(uint32_t P, unsigned I) {
   return llvm::divideCeil(uint64_t(P), uint64_t(1) << I);
 }
 
-/// The tree copy 0 follows, over rank offsets from the block's index. Leaves
-/// are numbered in depth-first order, so a node's leaves are the interval
-/// [Lo, Hi) of that order and containment is interval containment.
+/// The tree copy 0 follows, over rank offsets from the block's index.
 class CommonTree {
 public:
-  explicit CommonTree(uint32_t P) : P(P), LeafOf(P, NoNode) {
+  explicit CommonTree(uint32_t P) : P(P), LeafOf(P, commontree::NoNode) {
     unsigned L = P <= 1 ? 0 : llvm::Log2_64_Ceil(P);
-    Root = build(/*IsA=*/true, L, 0);
+    T.setRoot(build(/*IsA=*/true, L, 0));
   }
+  const CombineTree &tree() const { return T; }
   uint32_t leaf(uint64_t Offset) const { return LeafOf[Offset % P]; }
-  uint32_t root() const { return Root; }
-  uint32_t parent(uint32_t N) const { return Nodes[N].Parent; }
-  uint32_t sibling(uint32_t N) const { return Nodes[N].Sibling; }
-  uint32_t lo(uint32_t N) const { return Nodes[N].Lo; }
-  /// Whether node A's leaves include node B's.
-  bool contains(uint32_t A, uint32_t B) const {
-    return Nodes[A].Lo <= Nodes[B].Lo && Nodes[B].Hi <= Nodes[A].Hi;
-  }
 
 private:
-  struct Node {
-    uint32_t Lo, Hi, Parent = NoNode, Sibling = NoNode;
-  };
-
   /// The tree of shape A (q*) or B (q') after I steps, shifted by C: the
   /// recurrence of the header comment.
   uint32_t build(bool IsA, unsigned I, uint64_t C) {
-    if (I == 0) {
-      uint32_t Pos = NextLeaf++;
-      Nodes.push_back({Pos, Pos + 1});
-      LeafOf[C % P] = uint32_t(Nodes.size() - 1);
-      return LeafOf[C % P];
-    }
+    if (I == 0)
+      return LeafOf[C % P] = T.addLeaf();
     uint64_t N = vectorsAt(P, I - 1), S = N / 2;
     if (IsA && N % 2)
       return build(true, I - 1, C);
     uint32_t Left = build(IsA, I - 1, C);
-    uint32_t Right = build(false, I - 1, C + S);
-    Nodes.push_back({Nodes[Left].Lo, Nodes[Right].Hi});
-    uint32_t Id = uint32_t(Nodes.size() - 1);
-    Nodes[Left].Parent = Nodes[Right].Parent = Id;
-    Nodes[Left].Sibling = Right;
-    Nodes[Right].Sibling = Left;
-    return Id;
+    return T.join(Left, build(false, I - 1, C + S));
   }
 
   uint32_t P;
-  uint32_t NextLeaf = 0;
-  uint32_t Root = NoNode;
-  std::vector<Node> Nodes;
+  CombineTree T;
   std::vector<uint32_t> LeafOf;
 };
-
-/// A subtree's partial held at one placement: the tree node and its slot.
-struct Piece {
-  uint32_t Node;
-  uint16_t Slot;
-};
-using Pool = llvm::SmallVector<Piece, 4>;
-
-/// The lowest slot no piece of Used occupies.
-uint16_t freeSlot(llvm::ArrayRef<Piece> Used) {
-  for (uint16_t S = 0;; ++S)
-    if (llvm::none_of(Used, [S](const Piece &X) { return X.Slot == S; }))
-      return S;
-}
 
 /// Collects one step's operations by kind and slots, each over the
 /// placements it applies to. Local operations keep each placement's order:
@@ -136,39 +100,6 @@ private:
       Locals;
 };
 
-/// Merges what arrived into Own: drops pieces inside others, then combines
-/// siblings (into the lower slot) until none are left. Returns the combines.
-uint64_t settle(const CommonTree &T, Pool &Own, uint64_t Placement,
-                StepOps &Ops) {
-  unsigned Phase = 0;
-  uint64_t Combined = 0;
-  Pool Kept;
-  for (const Piece &X : Own)
-    if (llvm::none_of(Own, [&](const Piece &Y) {
-          return Y.Node != X.Node && T.contains(Y.Node, X.Node);
-        }))
-      Kept.push_back(X);
-  Own = std::move(Kept);
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    llvm::sort(Own, [&](const Piece &A, const Piece &B) {
-      return T.lo(A.Node) < T.lo(B.Node);
-    });
-    for (size_t I = 0; I + 1 < Own.size(); ++I) {
-      if (T.sibling(Own[I].Node) != Own[I + 1].Node)
-        continue;
-      uint16_t Into = std::min(Own[I].Slot, Own[I + 1].Slot);
-      uint16_t From = std::max(Own[I].Slot, Own[I + 1].Slot);
-      Ops.local(Phase++, Combine::Reduce, From, Into, Placement);
-      ++Combined;
-      Own[I] = {T.parent(Own[I].Node), Into};
-      Own.erase(Own.begin() + I + 1);
-      Changed = true;
-    }
-  }
-  return Combined;
-}
-
 } // namespace
 
 llvm::Expected<CommonTreeReduction> commonTreeReduction(uint32_t P, uint64_t J,
@@ -201,10 +132,10 @@ llvm::Expected<CommonTreeReduction> commonTreeReduction(uint32_t P, uint64_t J,
       Pool Merged = Own;
       for (const Piece &X : Pools[From]) {
         if (llvm::any_of(Own, [&](const Piece &Y) {
-              return T.contains(Y.Node, X.Node);
+              return T.tree().contains(Y.Node, X.Node);
             }))
           continue;
-        uint16_t Slot = freeSlot(Merged);
+        uint16_t Slot = commontree::freeSlot(Merged);
         if (Slot >= MostSlots)
           return llvm::createStringError(
               llvm::inconvertibleErrorCode(),
@@ -216,7 +147,11 @@ llvm::Expected<CommonTreeReduction> commonTreeReduction(uint32_t P, uint64_t J,
         ++Out.BlocksSent;
         Merged.push_back({X.Node, Slot});
       }
-      Out.BlocksCombined += settle(T, Merged, Into, Ops);
+      unsigned Phase = 0;
+      Out.BlocksCombined +=
+          commontree::settle(T.tree(), Merged, [&](uint16_t Src, uint16_t Dst) {
+            Ops.local(Phase++, Combine::Reduce, Src, Dst, Into);
+          });
       Next[Into] = std::move(Merged);
     }
     for (uint64_t K = 0; K < P; ++K)
@@ -226,7 +161,7 @@ llvm::Expected<CommonTreeReduction> commonTreeReduction(uint32_t P, uint64_t J,
       for (uint64_t K = 0; K < J; ++K) {
         // The J complete vectors end in data, where the distribution
         // phase reads them.
-        if (Next[K].size() != 1 || Next[K][0].Node != T.root())
+        if (Next[K].size() != 1 || Next[K][0].Node != T.tree().root())
           llvm::report_fatal_error("permutation: a copy missed its tree");
         if (Next[K][0].Slot != 0)
           Ops.local(~0u, Combine::Replace, Next[K][0].Slot, 0, K);

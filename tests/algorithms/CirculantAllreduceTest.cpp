@@ -247,35 +247,44 @@ TEST_CASE("block count and variant follow the closed forms") {
   // Rounds of 2 alpha + (2 beta + gamma) m / n: n* = sqrt(5 * 2.2e-10 *
   // 1048576 / 4e-6) = 16.98; T(16) = 21 (4e-6 + 2.2e-10 * 65536) = 386.78 us
   // > T(17) = 22 (4e-6 + 2.2e-10 * 61680.9) = 386.54 us. The census, 6
-  // rounds of alpha + 1.2e-10 * m and a final 2e-11 * m: 787.9 us.
+  // rounds of alpha + 1.2e-10 * m and a final 2e-11 * m: 787.9 us in the
+  // printed order, more in one tree.
   const Algorithm &C = test::algorithmNamed("circulant");
   llvm::Expected<PlanHeader> H = C.prepare(Req);
   REQUIRE(bool(H));
   CHECK(H->Params.at("variant") == "reduce-broadcast");
   CHECK(H->Blocks == 17);
   CHECK(H->Params.at("blocks") == "17");
-  // 64 bytes: the census, 6 (2e-6 + 1.2e-10 * 64) = 12.05 us, beats the
-  // reduce-broadcast's 2q rounds at n = 1, 6 (4e-6 + 2.2e-10 * 64) =
-  // 24.08 us.
+  // 64 bytes: the census, in one tree 6 rounds carrying 1, 1, 2, 3, 4 and 7
+  // vectors (order=identical, the default): 6 * 2e-6 + 18 * 1.2e-10 * 64 =
+  // 12.14 us, beats the reduce-broadcast's 2q rounds at n = 1,
+  // 6 (4e-6 + 2.2e-10 * 64) = 24.08 us.
   Req.Bytes = 64;
   H = C.prepare(Req);
   REQUIRE(bool(H));
   CHECK(H->Params.at("variant") == "census");
+  CHECK(H->Params.at("order") == "identical");
   CHECK(H->Blocks == 1);
   // n* = sqrt(5 * 2.2e-10 * 64 / 4e-6) = 0.13: both neighbours are n = 1.
+  // The census comes in both orders.
   auto Small = C.candidates(Req);
-  REQUIRE(Small.size() == 2);
+  REQUIRE(Small.size() == 3);
   CHECK(Small[0].at("variant") == "census");
-  CHECK(Small[1].at("blocks") == "1");
-  CHECK(Small[1].at("variant") == "reduce-broadcast");
+  CHECK(Small[0].at("order") == "identical");
+  CHECK(Small[1].at("variant") == "census");
+  CHECK(Small[1].at("order") == "rank-dependent");
+  CHECK(Small[2].at("blocks") == "1");
+  CHECK(Small[2].at("variant") == "reduce-broadcast");
   // The tuner prices both variants and both neighbours of n*.
   Req.Bytes = 1048576;
   auto Candidates = C.candidates(Req);
-  CHECK(Candidates.size() == 3);
+  CHECK(Candidates.size() == 4);
   CHECK(Candidates[0].at("variant") == "census");
-  CHECK(Candidates[1].at("blocks") == "16");
-  CHECK(Candidates[2].at("blocks") == "17");
+  CHECK(Candidates[2].at("blocks") == "16");
+  CHECK(Candidates[3].at("blocks") == "17");
   Req.Params = {{"variant", "census"}};
+  CHECK(C.candidates(Req).size() == 2);
+  Req.Params = {{"variant", "census"}, {"order", "identical"}};
   CHECK(C.candidates(Req).size() == 1);
   // blocks alone asks for the reduce-broadcast.
   Req.Params = {{"blocks", "5"}};

@@ -2,13 +2,16 @@
 //
 // Every collective of the `circulant` algorithm for P = 1..256, checked by
 // the verifier (which executes plans symbolically and never calls algorithm
-// code); the reduce-broadcast allreduce also by the reference interpreter,
+// code); the census in one tree also by every rank's combine tree replayed
+// as text (TreeReplay.h) against the canonical tree's, up to P = 64, and
+// the reduce-broadcast allreduce also by the reference interpreter,
 // on every P up to 256 and on tori and node shapes (the family runs on the
 // circulant graph of the ranks whatever the topology, so these check that
 // the topology changes nothing but the header).
 //
 //===----------------------------------------------------------------------===//
 
+#include "TreeReplay.h"
 #include "tests/support/PlanChecks.h"
 #include "tests/support/PlanFactory.h"
 
@@ -87,8 +90,56 @@ TEST_CASE("circulant allgather and census allreduce verify for P = 1..256") {
     CAPTURE(P);
     CHECK(compileAndVerify(request(Collective::Allgather, P)) == ceilLog2(P));
     CompileRequest Census = request(Collective::Allreduce, P);
-    Census.Params = {{"variant", "census"}};
+    Census.Params = {{"variant", "census"}, {"order", "rank-dependent"}};
     CHECK(compileAndVerify(Census) == ceilLog2(P));
+  }
+}
+
+namespace {
+
+/// The census in one tree on Topo: valid, in q rounds, every rank with the
+/// same bits in the canonical tree; with Replay, each rank's tree replayed
+/// as text and the reference interpreter.
+void checkCensusTree(const Topology &Topo, bool Replay) {
+  uint32_t P = Topo.ranks();
+  CompileRequest Req = request(Collective::Allreduce, P);
+  Req.Topo = Topo;
+  Req.Params = {{"variant", "census"}, {"order", "identical"}};
+  llvm::Expected<Plan> Pl = compilePlan(*findAlgorithm("circulant"), Req);
+  REQUIRE(bool(Pl));
+  VerifyResult V = verifyPlan(*Pl);
+  REQUIRE(V.Valid);
+  CHECK(V.Stats.Rounds == ceilLog2(P));
+  CHECK(V.IdenticalResults);
+  CHECK(V.Reproducible);
+  if (!Replay)
+    return;
+  test::expectInterpreted(*Pl);
+  if (P < 2)
+    return;
+  test::TreeReplay Trees(*Pl);
+  std::string Tree = test::canonicalTreeText(P);
+  for (uint32_t R = 0; R < P; ++R) {
+    CAPTURE(R);
+    CHECK(Trees.at(R, 0) == Tree);
+  }
+}
+
+} // namespace
+
+TEST_CASE("the census in one tree: the canonical tree on every rank in q "
+          "rounds, P = 1..256, tori and node shapes") {
+  for (uint32_t P = 1; P <= MaxP; ++P) {
+    CAPTURE(P);
+    checkCensusTree(Topology::flat(P), P <= 64);
+  }
+  for (const Topology &T :
+       {Topology::torus({8, 8}, 1), Topology::torus({3, 5, 2}, 1),
+        Topology::torus({4, 4}, 2), Topology::nodes(12, 8),
+        Topology::nodes(7, 3),
+        Topology::nodes(5, 4, RankMapping::RoundRobin)}) {
+    CAPTURE(T.str());
+    checkCensusTree(T, true);
   }
 }
 

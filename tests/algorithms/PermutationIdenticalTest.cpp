@@ -2,14 +2,15 @@
 //
 // Oracles: combine trees worked out by hand from the paper's recurrences
 // (P = 3 and 5, r = 1), replayed here by a tree tracker written for this
-// test from plan/ir/Plan.h's round semantics alone; the verifier's
-// identical-results verdict and the reference interpreter for every P <= 64
-// not a power of two and every r; and a mutation that re-associates one
+// test from plan/ir/Plan.h's round semantics alone (TreeReplay.h); the
+// verifier's identical-results verdict and the reference interpreter for every
+// P <= 64 not a power of two and every r; and a mutation that re-associates one
 // combine, which must leave the sums right and the trees different.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CompileHelper.h"
+#include "TreeReplay.h"
 #include "tests/support/PlanChecks.h"
 #include "tests/support/ReferenceInterpreter.h"
 
@@ -28,83 +29,6 @@ using namespace collplan;
 
 namespace {
 
-/// Every (rank, buffer, block) cell's combine tree as text: a rank number
-/// for a leaf, "(x,y)" for a combine with its operands in text order (so
-/// swapping them, which IEEE addition allows, reads the same).
-class TreeReplay {
-public:
-  explicit TreeReplay(const Plan &P) : Pl(P) {
-    for (uint32_t R = 0; R < P.Header.Ranks; ++R)
-      for (uint64_t B = 0; B < P.Header.Blocks; ++B)
-        Cell[{R, DataBuffer, B}] = std::to_string(R);
-    uint32_t Last = 0;
-    for (const Program &Prog : P.Programs)
-      if (!Prog.Rounds.empty())
-        Last = std::max(Last, Prog.Rounds.back().Index);
-    for (uint32_t Index = 0; Index <= Last; ++Index)
-      round(Index);
-  }
-  std::string at(uint32_t Rank, uint64_t Block) const {
-    auto It = Cell.find({Rank, DataBuffer, Block});
-    return It == Cell.end() ? "" : It->second;
-  }
-
-private:
-  static std::string join(const std::string &A, const std::string &B) {
-    return "(" + std::min(A, B) + "," + std::max(A, B) + ")";
-  }
-  const Round *roundOf(uint32_t Rank, uint32_t Index) const {
-    for (const Round &Rd : Pl.Programs[Rank].Rounds)
-      if (Rd.Index == Index)
-        return &Rd;
-    return nullptr;
-  }
-  void round(uint32_t Index) {
-    // Sends read the cells as the round began.
-    std::map<std::pair<uint32_t, uint32_t>,
-             std::vector<std::vector<std::string>>>
-        InFlight;
-    for (uint32_t R = 0; R < Pl.Header.Ranks; ++R)
-      if (const Round *Rd = roundOf(R, Index))
-        for (const Op &O : Rd->Ops)
-          if (O.Kind == OpKind::Send) {
-            std::vector<std::string> Msg;
-            for (BlockRange BR : O.Blocks.ranges())
-              for (uint64_t B = BR.Begin; B < BR.End; ++B)
-                Msg.push_back(Cell[{R, O.Buffer, B}]);
-            InFlight[{R, O.Peer}].push_back(std::move(Msg));
-          }
-    std::map<std::pair<uint32_t, uint32_t>, size_t> Taken;
-    for (uint32_t R = 0; R < Pl.Header.Ranks; ++R)
-      if (const Round *Rd = roundOf(R, Index))
-        for (const Op &O : Rd->Ops) {
-          if (O.Kind != OpKind::Recv)
-            continue;
-          const std::vector<std::string> &Msg =
-              InFlight[{O.Peer, R}][Taken[{O.Peer, R}]++];
-          size_t I = 0;
-          for (BlockRange BR : O.Blocks.ranges())
-            for (uint64_t B = BR.Begin; B < BR.End; ++B, ++I)
-              put(R, O.Buffer, B, Msg[I], O.Mode);
-        }
-    for (uint32_t R = 0; R < Pl.Header.Ranks; ++R)
-      if (const Round *Rd = roundOf(R, Index))
-        for (const Op &O : Rd->Ops)
-          if (O.Kind == OpKind::Local)
-            for (BlockRange BR : O.Blocks.ranges())
-              for (uint64_t B = BR.Begin; B < BR.End; ++B)
-                put(R, O.Buffer, B, Cell[{R, O.Source, B}], O.Mode);
-  }
-  void put(uint32_t R, uint16_t Buf, uint64_t B, const std::string &V,
-           Combine Mode) {
-    std::string &C = Cell[{R, Buf, B}];
-    C = Mode == Combine::Replace ? V : join(C, V);
-  }
-
-  const Plan &Pl;
-  std::map<std::tuple<uint32_t, uint16_t, uint64_t>, std::string> Cell;
-};
-
 Plan compilePermutation(const Topology &Topo, unsigned R,
                         const std::string &Order) {
   return test::compileWith(
@@ -117,7 +41,7 @@ std::string leaf(uint32_t P, uint32_t B, uint32_t K) {
   return std::to_string((B + K) % P);
 }
 std::string join(const std::string &A, const std::string &B) {
-  return "(" + std::min(A, B) + "," + std::max(A, B) + ")";
+  return test::joinText(A, B);
 }
 
 } // namespace
@@ -130,7 +54,7 @@ TEST_CASE("P = 3, r = 1: both holders of a block follow copy 0's tree") {
   // x_{b+1} (+) (x_{b+2} (+) x_b).
   Plan Pl = compilePermutation(Topology::flat(3), 1, "identical");
   test::expectCorrect(Pl);
-  TreeReplay Trees(Pl);
+  test::TreeReplay Trees(Pl);
   for (uint32_t B = 0; B < 3; ++B) {
     std::string Tree = join(leaf(3, B, 0), join(leaf(3, B, 1), leaf(3, B, 2)));
     for (uint32_t R = 0; R < 3; ++R) {
@@ -140,7 +64,7 @@ TEST_CASE("P = 3, r = 1: both holders of a block follow copy 0's tree") {
     }
   }
   Plan Dependent = compilePermutation(Topology::flat(3), 1, "rank-dependent");
-  TreeReplay Theirs(Dependent);
+  test::TreeReplay Theirs(Dependent);
   CHECK(Theirs.at(0, 0) == join("0", join("1", "2")));
   CHECK(Theirs.at(1, 0) == join("1", join("2", "0")));
   CHECK_FALSE(verifyPlan(Dependent).IdenticalResults);
@@ -153,7 +77,7 @@ TEST_CASE("P = 5, r = 1: the tree worked out by hand") {
   // shifted by 1: x_b (+) ((x_{b+1} (+) x_{b+3}) (+) (x_{b+2} (+) x_{b+4})).
   Plan Pl = compilePermutation(Topology::flat(5), 1, "identical");
   test::expectCorrect(Pl);
-  TreeReplay Trees(Pl);
+  test::TreeReplay Trees(Pl);
   for (uint32_t B = 0; B < 5; ++B) {
     std::string Tree =
         join(leaf(5, B, 0), join(join(leaf(5, B, 1), leaf(5, B, 3)),

@@ -321,7 +321,7 @@ check "list names ring with its collectives" test \
 check "list json shows swing's restrictions" test \
   "$(json_get "$WORK/out" "[r['requires'] for r in [a for a in d if a['name']=='swing'][0]['restrictions']] == ['commutative', 'one-rank-per-torus-node']")" = True
 check "list json shows the collectives circulant's parameters apply to" test \
-  "$(json_get "$WORK/out" "[p['collectives'] for p in [a for a in d if a['name']=='circulant'][0]['params']] == [['broadcast', 'reduce', 'allgatherv', 'allreduce'], ['allreduce']]")" = True
+  "$(json_get "$WORK/out" "[p['collectives'] for p in [a for a in d if a['name']=='circulant'][0]['params']] == [['broadcast', 'reduce', 'allgatherv', 'allreduce'], ['allreduce'], ['allreduce']]")" = True
 expect 0 "list text" -- "$COLLPLAN" list
 check "list shows the restrictions" grep -q \
   "requires:    commutative, power-of-two-ranks (when group=xor)" "$WORK/out"
@@ -611,7 +611,7 @@ check "62 sizes priced up to 2^63, then 2^64 - 1" grep -q "(62 sizes)" \
 # variant was refused, exit 3). nap and permutation are identical in their
 # default orders.
 for FAMILY in "nap --param order=rank-dependent --topology nodes:3x4" \
-  "circulant --param variant=census -P 12" \
+  "circulant --param variant=census --param order=rank-dependent -P 12" \
   "swing --param variant=latency --param order=rank-dependent -P 12" \
   "permutation --param r=1 --param order=rank-dependent -P 12"; do
   # shellcheck disable=SC2086  # FAMILY is a list of arguments

@@ -56,6 +56,10 @@ TEST_CASE("the verifier's identical-results verdict matches float sums") {
       for (const char *Order : {"identical", "rank-dependent"})
         Shapes.push_back(
             {"permutation", Topology::flat(P), {{"r", R}, {"order", Order}}});
+    for (const char *Order : {"identical", "rank-dependent"})
+      Shapes.push_back({"circulant",
+                        Topology::flat(P),
+                        {{"variant", "census"}, {"order", Order}}});
   }
   for (auto [N, K] : {std::pair{2u, 2u}, {3u, 2u}, {2u, 3u}, {4u, 2u}})
     for (const char *A : {"nap", "smp"})
@@ -92,10 +96,10 @@ TEST_CASE("the verifier's identical-results verdict matches float sums") {
     }
     CHECK(Same == V.IdenticalResults);
     auto Order = S.Params.find("order");
-    // NAP's printed order differs at every shape listed; permutation's only
-    // at r >= 1 and P not a power of two.
+    // NAP's printed order differs at every shape listed, the census's at
+    // every P >= 3; permutation's only at r >= 1 and P not a power of two.
     if (Order != S.Params.end())
-      CHECK(Same == (Order->second == "identical" ||
+      CHECK(Same == (Order->second == "identical" || S.Topo.ranks() <= 2 ||
                      (S.Algorithm == std::string("permutation") &&
                       (S.Params.at("r") == "0" ||
                        llvm::isPowerOf2_32(S.Topo.ranks())))));
@@ -108,8 +112,9 @@ TEST_CASE("the verifier's identical-results verdict matches float sums") {
     CHECK(Early.IdenticalResults == V.IdenticalResults);
     CHECK(Early.Valid == V.IdenticalResults);
   }
-  // Both verdicts occur (circulant and permutation's rank-dependent order
-  // r >= 1 at P not a power of two combine rank-dependently; ring does not).
+  // Both verdicts occur (the census's and permutation's rank-dependent
+  // orders, r >= 1 at P not a power of two, combine rank-dependently; ring
+  // does not).
   CHECK(Identical > 20);
   CHECK(Different > 5);
   MESSAGE("identical: " << Identical << ", rank-dependent: " << Different);

@@ -44,7 +44,8 @@ void addRequestOptions(CLI::App &Cmd, RequestOptions &O) {
                "whose ranks combine a block in different orders (faster "
                "for some P; floating-point results may then differ in the "
                "last bits between ranks). A family named with -a and one "
-               "setting (nap, circulant variant=census, swing "
+               "setting (nap, circulant variant=census "
+               "order=rank-dependent, swing "
                "variant=latency, ...) is always built as asked, with a "
                "warning when its ranks differ");
   Cmd.add_flag("--reproducible", O.Reproducible,

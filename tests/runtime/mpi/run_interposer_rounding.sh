@@ -13,7 +13,8 @@ MPI_RUN=$(dirname "$0")/mpi_run.sh
 PLANS=$WORK/plans
 rm -rf "$WORK" && mkdir -p "$PLANS"
 PLAN=$PLANS/allreduce-p$P-0-inf.cplan
-"$COLLPLAN" compile -c allreduce -a circulant --param variant=census -P "$P" -o "$PLAN" >/dev/null
+"$COLLPLAN" compile -c allreduce -a circulant --param variant=census \
+  --param order=rank-dependent -P "$P" -o "$PLAN" >/dev/null
 fail() { cat "$WORK/out" "$WORK/log"; echo "FAIL: $1"; exit 1; }
 run() { # [VAR=VALUE]...
   timeout -k 10 90 sh "$MPI_RUN" "$P" LD_PRELOAD="$LIB" \

@@ -119,12 +119,9 @@ def read_rows(out):
 
 def merged(kept, rows):
     """KEPT with RUN's rows in place of those of the same platform, library
-    and size (in KEPT's order; new ones after)."""
-    def key(r):
-        return (r["platform"], r["library"], r["bytes"])
-    new = {key(r): r for r in rows}
-    out = [new.pop(key(r), r) for r in kept]
-    return out + [r for r in rows if key(r) in new]
+    and size (evaluate.merged)."""
+    return evaluate.merged(
+        kept, rows, key=lambda r: (r["platform"], r["library"], r["bytes"]))
 
 
 def model_choice(plans, size):

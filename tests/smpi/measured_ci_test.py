@@ -11,7 +11,8 @@ that every platform, library and size has a row, that the re-run agrees:
 the directory is never slower than the library alone, and that the
 measurement did more than keep the model's choice: somewhere a runner-up of
 `tune --candidates` serves, and somewhere the library does (on this
-SimGrid's deterministic clock).
+SimGrid's deterministic clock). Then --merge: one platform's rows of a
+second run replace their own and keep the other platform's.
 """
 
 import csv
@@ -57,6 +58,32 @@ check(any(x["served"].startswith("candidates/") for x in rows),
       "a runner-up serves somewhere")
 check(any(x["served"] == "library" for x in rows),
       "the library serves somewhere")
+
+# --merge: a run of one platform and two sizes replaces those rows and keeps
+# the others. Marks written into the file before show which is which.
+path = os.path.join(WORK, "measured.csv")
+for x in rows:
+    if x["platform"] == "torus-4x4" and x["bytes"] == "32":
+        x["served"] = "replaced-mark"
+    if x["platform"] == "nodes-4x4" and x["bytes"] == "32":
+        x["served"] = "kept-mark"
+with open(path, "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+r = subprocess.run(["/usr/bin/python3", SCRIPT, "--platforms", "torus:4x4",
+                    "--max-bytes", "128", "--merge", "--out", WORK,
+                    "--build", BUILD], capture_output=True, text=True)
+check(r.returncode == 0, "measured.py --merge exits 0: " + r.stderr[-2000:])
+merged = list(csv.DictReader(open(path)))
+check(len(merged) == len(rows), f"--merge: {len(merged)} rows, expected "
+      f"{len(rows)}")
+check(not any(x["served"] == "replaced-mark" for x in merged),
+      "--merge: the run's rows replace the same platform and size")
+check(sum(x["served"] == "kept-mark" for x in merged) == 2,
+      "--merge: the other platform's rows are kept")
+check(f"{len(rows)} sizes" in r.stdout, "--merge: the table is the merged "
+      "rows'")
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)

@@ -280,11 +280,13 @@ def read_rows(out, prefix):
         return list(csv.DictReader(f))
 
 
-def merged(kept, rows):
-    """KEPT with the rows of RUN in place of those of the same platform,
-    size and contender (in KEPT's order; new ones after)."""
-    def key(r):
-        return (r["platform"], str(r["bytes"]), r["contender"])
+def merged(kept, rows, key=None):
+    """KEPT with the rows of RUN in place of those of the same KEY (by
+    default platform, size and contender; in KEPT's order, new ones
+    after)."""
+    if key is None:
+        def key(r):
+            return (r["platform"], str(r["bytes"]), r["contender"])
     new = {key(r): r for r in rows}
     out = [new.pop(key(r), r) for r in kept]
     return out + [r for r in rows if key(r) in new]

@@ -23,9 +23,12 @@ model's choice alone (what `tune` without measurement serves), which can be
 slower.
 
 Writes DIR/measured.csv (one row per platform, library, size) and
-DIR/measured-<platform>.svg, and prints the tables. Exits 1 if the measured
-directory was slower than the library anywhere (beyond 1 %: the harness
-times whole calls, the tuner batches of them).
+DIR/measured-<platform>.svg, and prints the tables. With --merge the run's
+rows replace those of the same platform, library and size in DIR's
+measured.csv and the others are kept (the table printed and the plots are
+the merged rows'). Exits 1 if the measured directory was slower than the
+library anywhere in this run (beyond 1 %: the harness times whole calls,
+the tuner batches of them).
 """
 
 import argparse
@@ -93,6 +96,34 @@ def read_measurements(path):
     return times, chosen
 
 
+# measured.csv's columns that hold numbers (read back by --merge).
+INTEGER_FIELDS = ("ranks", "bytes", "contenders")
+FLOAT_FIELDS = ("served_s", "library_s", "gain", "model_s",
+                "tuner_library_s", "tuner_served_s")
+
+
+def read_rows(out):
+    """The rows of DIR's measured.csv, if any, numbers parsed (--merge)."""
+    path = os.path.join(out, "measured.csv")
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        for k in INTEGER_FIELDS:
+            r[k] = int(r[k])
+        for k in FLOAT_FIELDS:
+            r[k] = float(r[k])
+    return rows
+
+
+def merged(kept, rows):
+    """KEPT with RUN's rows in place of those of the same platform, library
+    and size (evaluate.merged)."""
+    return evaluate.merged(
+        kept, rows, key=lambda r: (r["platform"], r["library"], r["bytes"]))
+
+
 def model_choice(plans, size):
     """The file the model chose for size (its index's unmeasured rule)."""
     import yaml
@@ -148,6 +179,9 @@ def main():
     ap.add_argument("--out", default="evaluation")
     ap.add_argument("--build", default="build")
     ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("--merge", action="store_true",
+                    help="replace the rows of the same platform, library "
+                    "and size in OUT's measured.csv and keep the others")
     args = ap.parse_args()
     preset = PRESETS[args.preset]
     specs = args.platforms.split(",") if args.platforms else \
@@ -166,6 +200,7 @@ def main():
     # As evaluate.py's default: reductions cost no simulated time on either
     # side, since SMPI's own collectives reduce for free.
     cfg = ["smpi/simulate-computation:no"]
+    kept = read_rows(args.out) if args.merge else []
     rows, slower = [], []
     started = time.time()
     for spec in specs:
@@ -231,15 +266,20 @@ def main():
                     f"{served_s * 1e6:.2f} us, library "
                     f"{library_s * 1e6:.2f} us")
         shutil.rmtree(work)
-        if not args.no_plots:
-            plot(rows, platform.name,
-                 os.path.join(args.out, f"measured-{platform.name}.svg"))
-        with open(os.path.join(args.out, "measured.csv"), "w",
-                  newline="") as f:
+        everything = merged(kept, rows)
+        # Whole or not at all, and before the plot (which needs
+        # matplotlib): a run stopped mid-write keeps the old file.
+        path = os.path.join(args.out, "measured.csv")
+        with open(path + ".tmp", "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))
             w.writeheader()
-            w.writerows(rows)
+            w.writerows(everything)
+        os.replace(path + ".tmp", path)
+        if not args.no_plots:
+            plot(everything, platform.name,
+                 os.path.join(args.out, f"measured-{platform.name}.svg"))
 
+    rows = merged(kept, rows)
     print("measured tuning on simulated machines: the directory against "
           "the library alone (re-run through the allreduce harness)")
     print(f"{'platform':12} {'library':7} {'bytes':>9} {'library_us':>11} "
@@ -249,7 +289,9 @@ def main():
               f"{r['library_s'] * 1e6:>11.2f} {r['served_s'] * 1e6:>10.2f} "
               f"{r['gain']:>6.2f} "
               f"{r['model_s'] / r['tuner_library_s']:>9.2f}  {r['served']}")
-    print(f"{len(rows)} sizes; slower than the library at {len(slower)}; "
+    behind = sum(r["served_s"] > r["library_s"] * (1 + TOLERANCE)
+                 for r in rows)
+    print(f"{len(rows)} sizes; slower than the library at {behind}; "
           f"the model's choice alone slower than the library at "
           f"{sum(r['model_s'] > r['tuner_library_s'] for r in rows)}")
     return 1 if slower else 0

@@ -334,9 +334,7 @@ std::optional<std::string> mpichCollectiveName(Collective Kind) {
 std::string mpichSelectionName(Collective Kind, llvm::StringRef Name) {
   std::string Collective = *mpichCollectiveName(Kind);
   Collective[0] = char(std::toupper(Collective[0]));
-  // MPICH's nonblocking fallback serves intra- and intercommunicators.
-  return "MPIR_" + Collective + (Name == "nb" ? "_allcomm_" : "_intra_") +
-         Name.str();
+  return "MPIR_" + Collective + "_intra_" + Name.str();
 }
 
 std::string mpichSelectionText(llvm::ArrayRef<MpichRuleTable> Tables) {

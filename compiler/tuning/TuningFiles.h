@@ -110,9 +110,9 @@ std::optional<std::string> mpichAlgorithm(Collective Kind,
 /// MPICH's name of Kind in its selection files and control variables
 /// ("allreduce", "reduce_scatter_block"), if collplan writes its rules.
 std::optional<std::string> mpichCollectiveName(Collective Kind);
-/// The selection file's name of MPICH's algorithm Name (its control
-/// variable's: "recursive_doubling", "nb") for Kind:
-/// "MPIR_Allreduce_intra_recursive_doubling", "MPIR_Allreduce_allcomm_nb".
+/// The selection file's name of MPICH's intracommunicator algorithm Name
+/// (its control variable's: "recursive_doubling") for Kind:
+/// "MPIR_Allreduce_intra_recursive_doubling".
 std::string mpichSelectionName(Collective Kind, llvm::StringRef Name);
 /// One rule of an MPICH selection file: calls of at least MinBytes bytes
 /// (up to the next rule's) run Algorithm (a selection-file name).

@@ -1,7 +1,7 @@
 //===- MeasuredMpichRulesTest.cpp - MPICH's selection from measurements --===//
 //
 // Hand-worked: four measured sizes of an allreduce, MPICH's own decision
-// against its four forced algorithms (MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM's
+// against three forced algorithms (MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM's
 // names), noise band 5 %, and a reduce_scatter_block table; the rules and
 // the whole JSON text MPICH 4.0 reads are worked out here from the times.
 //
@@ -30,12 +30,9 @@ SizeMeasurement size(uint64_t Bytes, double Own,
 
 } // namespace
 
-TEST_CASE("MPICH's selection names: intra algorithms, and nb for all "
-          "communicators") {
+TEST_CASE("MPICH's selection names of its intracommunicator algorithms") {
   CHECK(mpichSelectionName(Collective::Allreduce, "recursive_doubling") ==
         "MPIR_Allreduce_intra_recursive_doubling");
-  CHECK(mpichSelectionName(Collective::Allreduce, "nb") ==
-        "MPIR_Allreduce_allcomm_nb");
   CHECK(mpichSelectionName(Collective::ReduceScatter, "recursive_halving") ==
         "MPIR_Reduce_scatter_block_intra_recursive_halving");
   CHECK(mpichSelectionName(Collective::Broadcast, "binomial") ==
@@ -49,27 +46,23 @@ TEST_CASE("each size names the fastest algorithm where it beats MPICH's own "
       // Nothing 5 % faster than 10 us: MPICH's own, nearest recursive
       // doubling (10.2 us, 0.2 us away; smp 1 us away).
       size(1024, 10e-6,
-           {{"nb", 12e-6},
-            {"smp", 11e-6},
+           {{"smp", 11e-6},
             {"recursive_doubling", 10.2e-6},
             {"reduce_scatter_allgather", 13e-6}}),
       // Reduce-scatter + allgather 80 us against 100 us.
       size(65536, 100e-6,
-           {{"nb", 140e-6},
-            {"smp", 120e-6},
+           {{"smp", 120e-6},
             {"recursive_doubling", 150e-6},
             {"reduce_scatter_allgather", 80e-6}}),
       // 398 us against 400 us: inside the band, MPICH's own; nearest it
       // reduce-scatter + allgather, which merges with the rule above.
       size(262144, 400e-6,
-           {{"nb", 700e-6},
-            {"smp", 500e-6},
+           {{"smp", 500e-6},
             {"recursive_doubling", 600e-6},
             {"reduce_scatter_allgather", 398e-6}}),
-      // nb 0.8 ms against 1 ms.
+      // Smp 0.8 ms against 1 ms.
       size(1048576, 1e-3,
-           {{"nb", 0.8e-3},
-            {"smp", 1.2e-3},
+           {{"smp", 0.8e-3},
             {"recursive_doubling", 2e-3},
             {"reduce_scatter_allgather", 0.9e-3}}),
   };
@@ -83,7 +76,7 @@ TEST_CASE("each size names the fastest algorithm where it beats MPICH's own "
   CHECK(T.Rules[1].Algorithm ==
         "MPIR_Allreduce_intra_reduce_scatter_allgather");
   CHECK(T.Rules[2].MinBytes == 524288);
-  CHECK(T.Rules[2].Algorithm == "MPIR_Allreduce_allcomm_nb");
+  CHECK(T.Rules[2].Algorithm == "MPIR_Allreduce_intra_smp");
 
   // Reduce_scatter_block goes by total_msg_size; one rule is "any".
   MpichRuleTable R{Collective::ReduceScatter,
@@ -103,7 +96,7 @@ TEST_CASE("each size names the fastest algorithm where it beats MPICH's own "
           "algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather": {}
         },
         "avg_msg_size=any": {
-          "algorithm=MPIR_Allreduce_allcomm_nb": {}
+          "algorithm=MPIR_Allreduce_intra_smp": {}
         }
       },
       "is_op_built_in=no": {

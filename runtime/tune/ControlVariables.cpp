@@ -6,14 +6,12 @@
 
 namespace collplan {
 
-ToolInterface::ToolInterface() {
-  int Provided = 0;
-  Started = MPI_T_init_thread(MPI_THREAD_SINGLE, &Provided) == MPI_SUCCESS;
-}
-
-ToolInterface::~ToolInterface() {
-  if (Started)
-    MPI_T_finalize();
+bool startToolInterface() {
+  static const bool Started = [] {
+    int Provided = 0;
+    return MPI_T_init_thread(MPI_THREAD_SINGLE, &Provided) == MPI_SUCCESS;
+  }();
+  return Started;
 }
 
 std::optional<ControlVariable> ControlVariable::find(llvm::StringRef Name) {

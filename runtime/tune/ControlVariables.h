@@ -22,21 +22,12 @@
 
 namespace collplan {
 
-/// The tool interface open for this object's lifetime (MPI_T_init_thread and
-/// MPI_T_finalize nest).
-class ToolInterface {
-public:
-  ToolInterface();
-  ~ToolInterface();
-  ToolInterface(const ToolInterface &) = delete;
-  ToolInterface &operator=(const ToolInterface &) = delete;
-  bool started() const { return Started; }
+/// Starts the tool interface for the rest of the process, once; whether it
+/// runs. Never finalized: MPICH 4.0 crashes in MPI_T_cvar_get_num once the
+/// interface has been finalized and started again.
+bool startToolInterface();
 
-private:
-  bool Started = false;
-};
-
-/// An int control variable, found by name while a ToolInterface is open.
+/// An int control variable, found by name once the tool interface runs.
 struct ControlVariable {
   int Index = -1;
   /// Its enumeration of values and names, if the library gives one.

@@ -94,7 +94,6 @@ public:
   }
 
 private:
-  ToolInterface Tools; // Open while the variables are written.
   ControlVariable Force, Fallback;
   int OwnFallback;
   MPI_Comm Comm = MPI_COMM_NULL;
@@ -145,9 +144,7 @@ forceMpichAlgorithms(Collective Kind) {
   return makeError(ErrorKind::Usage,
                    "this MPI has no tool interface (MPI_T) to force " + Name);
 #else
-  // Kept open by the object; this one only for the look-ups.
-  ToolInterface Tools;
-  if (!Tools.started())
+  if (!startToolInterface())
     return makeError(ErrorKind::Usage, "the MPI tool interface did not start");
   llvm::Expected<ControlVariable> Force = checkedVariable(Name, Values);
   if (!Force)

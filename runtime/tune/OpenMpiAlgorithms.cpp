@@ -107,8 +107,7 @@ forceOpenMpiAlgorithms(Collective Kind) {
   return makeError(ErrorKind::Usage,
                    "this MPI has no tool interface (MPI_T) to force " + *Name);
 #else
-  ToolInterface Tools;
-  if (!Tools.started())
+  if (!startToolInterface())
     return makeError(ErrorKind::Usage, "the MPI tool interface did not start");
   return forceWithToolInterface(*Name);
 #endif

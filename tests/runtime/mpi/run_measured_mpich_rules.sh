@@ -10,7 +10,9 @@
 # MPICH itself (a copy naming an unknown algorithm aborts, so MPICH reads
 # the file; under the file, SPY, MpichSendSpy.c, logs the messages each
 # MPI_Allreduce of the plain program APP sends, and they are the named
-# algorithm's at every measured size), and bad input: an unwritable path
+# algorithm's at every measured size, as they are under a hand-made file
+# naming both algorithms, which shows the spy tells them apart), and bad
+# input: an unwritable path
 # is exit 4 before any measurement with nothing written, and both
 # libraries' files at once is exit 2.
 set -eu
@@ -96,14 +98,12 @@ sed 's/"algorithm=MPIR_Allreduce_[a-z_]*"/"algorithm=MPIR_Allreduce_intra_no_suc
 if run "$WORK/broken.json"; then
   cat "$WORK/app.out" "$WORK/spy.log"; fail "MPICH ran a file naming an unknown algorithm"
 fi
-run "$WORK/sel.json" || { cat "$WORK/app.out" "$WORK/spy.log"; fail "the program failed"; }
-grep -q "^ok" "$WORK/app.out" || { cat "$WORK/app.out"; fail "wrong sums"; }
-# Each rank's messages within each call, by the algorithms' definitions on
-# 4 ranks with a vector of N bytes: recursive doubling sends N twice under
-# MPIR_ALLREDUCE_TAG (14); reduce-scatter + allgather (Rabenseifner) N/2,
-# N/4, N/4, N/2 under it. (Smp needs more than one node and is left out
+# ran LOG EXPECTED: each rank's messages within each call, by the
+# algorithms' definitions on 4 ranks with a vector of N bytes: recursive
+# doubling sends N twice under MPIR_ALLREDUCE_TAG (14); reduce-scatter +
+# allgather (Rabenseifner) N/2, N/4, N/4, N/2 under it. (Smp needs more than one node and is left out
 # with its first call's error; nb is not forced, see MpichAlgorithms.cpp.)
-python3 - "$WORK/spy.log" "$WORK/expected" <<'PY' ||
+cat >"$WORK/ran.py" <<'PY'
 import collections, sys
 want = {int(l.split()[0]): l.split()[1] for l in open(sys.argv[2])}
 calls = collections.defaultdict(list)  # (pid, bytes) -> [(bytes, tag)]
@@ -139,7 +139,25 @@ for size, name in sorted(want.items()):
           (size, ", ".join(sorted(ran)), name, "" if ok else "  <-- FAIL"))
 sys.exit(bad)
 PY
-  fail "MPICH did not run what the file names"
+ran() { python3 "$WORK/ran.py" "$@"; }
+# The observer tells the two apart: a hand-made file naming recursive
+# doubling up to 127 B and reduce-scatter + allgather above.
+cat >"$WORK/control.json" <<'JSON'
+{"collective=allreduce": {"comm_type=intra": {
+  "avg_msg_size<=127": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}},
+  "avg_msg_size=any": {"algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather": {}}}}}
+JSON
+printf '%s\n' "16 MPIR_Allreduce_intra_recursive_doubling" \
+  "64 MPIR_Allreduce_intra_recursive_doubling" \
+  "256 MPIR_Allreduce_intra_reduce_scatter_allgather" \
+  "1024 MPIR_Allreduce_intra_reduce_scatter_allgather" \
+  "4096 MPIR_Allreduce_intra_reduce_scatter_allgather" >"$WORK/control"
+run "$WORK/control.json" || { cat "$WORK/app.out" "$WORK/spy.log"; fail "the program failed"; }
+ran "$WORK/spy.log" "$WORK/control" || fail "the observer does not tell the algorithms apart"
+# The measured file.
+run "$WORK/sel.json" || { cat "$WORK/app.out" "$WORK/spy.log"; fail "the program failed"; }
+grep -q "^ok" "$WORK/app.out" || { cat "$WORK/app.out"; fail "wrong sums"; }
+ran "$WORK/spy.log" "$WORK/expected" || fail "MPICH did not run what the file names"
 
 # An unwritable path: exit 4 before measuring, nothing written.
 cp "$WORK/plans/plans.index" "$WORK/index.before"

@@ -1,20 +1,19 @@
 #!/bin/sh
 # run_measured_mpich_rules.sh COLLPLAN TUNE_MPICH SPY APP_SOURCE WORKDIR
 # MPICH's selection file from measurements of its own algorithms:
-# collplan_tune_mpich --mpich-json times every MPICH 4.0 allreduce
-# algorithm (each forced through MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM, written
-# through MPI_T before its batches) beside MPICH's own decision on 4 ranks,
-# and writes the JSON. Checked against the measurements CSV, recomputed
-# here (each measured size's rule names the fastest algorithm, or, where
-# MPICH's own call was at least as fast, the one timed nearest it), against
-# MPICH itself (a copy naming an unknown algorithm aborts, so MPICH reads
-# the file; under the file, SPY, MpichSendSpy.c, logs the messages each
-# MPI_Allreduce of the plain program APP sends, and they are the named
-# algorithm's at every measured size, as they are under a hand-made file
-# naming both algorithms, which shows the spy tells them apart), and bad
-# input: an unwritable path
-# is exit 4 before any measurement with nothing written, and both
-# libraries' files at once is exit 2.
+# collplan_tune_mpich --mpich-json times MPICH 4.0's allreduce and
+# allgather algorithms (each forced through MPIR_CVAR_<C>_INTRA_ALGORITHM,
+# written through MPI_T before its batches) beside MPICH's own decision on
+# 4 ranks, and writes the JSON. Checked against the measurements CSV,
+# recomputed here (each measured size's allreduce rule names the fastest
+# algorithm, or, where MPICH's own call was at least as fast, the one timed
+# nearest it); against MPICH itself: a copy naming an unknown algorithm
+# aborts, so MPICH reads the file, and under the file SPY (MpichSendSpy.c)
+# logs the messages each MPI_Allreduce of the plain program APP sends,
+# which are the named algorithm's at every measured size (as they are
+# under a hand-made file naming both algorithms, which shows the spy tells
+# them apart); and bad input: an unwritable path is exit 4 before any
+# measurement with nothing written, both libraries' files at once exit 2.
 set -eu
 COLLPLAN=$1 TUNE=$2 SPY=$3 SOURCE=$4 WORK=$5
 P=4

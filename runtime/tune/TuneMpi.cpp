@@ -35,6 +35,7 @@
 #include "runtime/Executor.h"
 #include "runtime/interposer/PlanDirectory.h"
 #include "runtime/mpi/MpiTransport.h"
+#include "runtime/tune/InterleavedBatches.h"
 #include "runtime/tune/MpichAlgorithms.h"
 #include "runtime/tune/OpenMpiAlgorithms.h"
 #include "runtime/tune/TunedCall.h"
@@ -107,73 +108,6 @@ constexpr const char *CandidatesFolder = "candidates";
 void say(const Options &O, const std::string &Line) {
   if (O.Rank == 0 && !O.Quiet)
     std::cerr << "collplan_tune_mpi: " << Line << "\n";
-}
-
-double median(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  size_t N = V.size();
-  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
-}
-
-/// Medians of the time per call: the library's, then each plan's, then the
-/// library's running each of Serving (of Forced, its own algorithms), batches
-/// taking turns until Seconds have passed (at least MinBatches each). A
-/// batch is Calls calls back to back between barriers, as an application
-/// makes them and as the Intel MPI Benchmarks time them, and counts as the
-/// slowest rank's time over Calls: a plan that is fast alone but slow back
-/// to back (a rank starting the next call while its peer finishes this one)
-/// shows here.
-llvm::Expected<std::vector<double>>
-measure(const Options &O, TunedCall &C, llvm::ArrayRef<Executor *> Plans,
-        LibraryAlgorithms *Forced, llvm::ArrayRef<size_t> Serving, Transport &T,
-        uint64_t Bytes, double Seconds) {
-  const size_t MinBatches = size_t(O.MinBatches), MaxBatches = 500;
-  const int Calls =
-      O.Calls ? O.Calls : int(std::clamp<uint64_t>((16 << 20) / Bytes, 2, 64));
-  CallArgs Args = C.planArgs();
-  size_t Contenders = 1 + Plans.size() + Serving.size();
-  std::vector<std::vector<double>> Times(Contenders);
-  auto RunBatch = [&](size_t Which, bool Keep) -> llvm::Error {
-    // The library's forced algorithm, released before the allreduce below.
-    bool Forcing = Which > Plans.size();
-    MPI_Comm Comm = Forcing ? Forced->force(Serving[Which - 1 - Plans.size()])
-                            : MPI_COMM_WORLD;
-    MPI_Barrier(MPI_COMM_WORLD);
-    double Start = MPI_Wtime();
-    for (int I = 0; I < Calls; ++I) {
-      if (Which == 0 || Forcing)
-        C.library(Comm);
-      else if (llvm::Error E = Plans[Which - 1]->run(T, Args))
-        return E;
-    }
-    double Mine = (MPI_Wtime() - Start) / Calls, Slowest = 0;
-    if (Forcing)
-      Forced->release();
-    MPI_Allreduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (Keep)
-      Times[Which].push_back(Slowest);
-    return llvm::Error::success();
-  };
-  for (size_t Which = 0; Which < Contenders; ++Which) // Warm-up: connections,
-    if (llvm::Error E = RunBatch(Which, false))       // caches, first touch.
-      return E;
-  double Start = MPI_Wtime();
-  for (;;) {
-    for (size_t Which = 0; Which < Contenders; ++Which)
-      if (llvm::Error E = RunBatch(Which, true))
-        return E;
-    // Rank 0's clock decides for all, so every rank stops together.
-    int Done =
-        Times[0].size() >= MaxBatches ||
-        (Times[0].size() >= MinBatches && MPI_Wtime() - Start >= Seconds);
-    MPI_Bcast(&Done, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (Done)
-      break;
-  }
-  std::vector<double> Medians;
-  for (std::vector<double> &V : Times)
-    Medians.push_back(median(std::move(V)));
-  return Medians;
 }
 
 /// The measurements file: a row per (table, size, contender), the seconds
@@ -500,8 +434,8 @@ int run(const Options &O) {
           Runs.push_back(Executors.back().get());
         }
         llvm::Expected<std::vector<double>> T =
-            measure(O, C, Runs, Forced.get(), Serving, Transport,
-                    C.shape().Bytes, PerSize);
+            measureInterleaved(C, Runs, Forced.get(), Serving, Transport,
+                               {PerSize, O.MinBatches, O.Calls});
         if (!T) {
           std::cerr << "collplan_tune_mpi: rank " << O.Rank << ": "
                     << llvm::toString(T.takeError()) << "\n";

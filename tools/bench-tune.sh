@@ -2,15 +2,15 @@
 # bench-tune.sh [--mpi openmpi|mpich] [--reps N] [--collectives LIST]
 #               [--sizes LIST] [--measured SECONDS] [--candidates K]
 #               [--reproducible] [--algorithms LIST] [--floor]
-#               [--openmpi-rules] [--against LIB] [BUILD_DIR] [P]
+#               [--openmpi-rules | --mpich-json] [--against LIB] [BUILD_DIR] [P]
 #   — tune's choice against the MPI library's own selection.
 #
 # Tunes the collectives (default allreduce; LIST of allreduce, allgather,
 # bcast, reduce, reduce_scatter, comma separated) for P ranks of this
 # machine (8 B .. 16 MiB, the README's default cost parameters or
-# COLLPLAN_PARAMS=FILE from collplan calibrate). With --measured (Open MPI
-# only) tune also writes the model's runners-up (the K best at each size,
-# --candidates, default 3) and collplan_tune_mpi measures them all and the
+# COLLPLAN_PARAMS=FILE from collplan calibrate). With --measured tune also
+# writes the model's runners-up (the K best at each size, --candidates,
+# default 3) and collplan_tune_mpi (collplan_tune_mpich) measures them all and the
 # library on the P ranks for that many seconds, each size going to the
 # fastest (measured rules). With --reproducible tune takes only plans that
 # give the same bits at every size (docs/reproducibility.md), which the
@@ -33,9 +33,14 @@
 # tuned/floor what collplan adds to it. With --openmpi-rules (needs
 # --measured) the measurement also times Open MPI's own algorithms, each
 # forced, and writes Open MPI's rules file from them; a further program
-# joins each run: plain Open MPI reading that file, so rules/library is what
+# joins each run: plain Open MPI reading that file, so rules/library (with
+# the quartiles of its per-pair ratios) is what
 # measured rules give a user who does not preload collplan, and tuned/rules
-# what collplan's plans add beyond them. With --against LIB (a copy of an
+# what collplan's plans add beyond them. --mpich-json (--mpi mpich, needs
+# --measured) does the same with MPICH's selection file, merged into
+# MPICH's own tree (MPICH takes a file as its whole tree and stops at a
+# collective it has no entry for), which this script reads from the copy
+# compiled into the installed libmpich. With --against LIB (a copy of an
 # earlier build's interposer, for the same MPI) a further program joins each
 # run: the same calls and directory through LIB, so against/library and
 # tuned/against compare two builds of the executor in one run.
@@ -62,9 +67,10 @@ while [ $# -gt 0 ]; do
   --reproducible) REPRODUCIBLE=--reproducible; shift ;;
   --algorithms) ALGORITHMS=$2; shift 2 ;;
   --floor) FLOOR=1; shift ;;
-  --openmpi-rules) RULES=1; shift ;;
+  --openmpi-rules) RULES=openmpi; shift ;;
+  --mpich-json) RULES=mpich; shift ;;
   --against) AGAINST=$2; shift 2 ;;
-  -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) break ;;
   esac
 done
@@ -76,6 +82,7 @@ openmpi)
   LIB=$BUILD/runtime/interposer/libcollplan_mpi.so
   FLOOR_LIB=$BUILD/runtime/bench/libcollplan_pmpi_floor.so
   APP=$BUILD/runtime/bench/collplan_bench_calls
+  TUNE=$BUILD/runtime/tune/collplan_tune_mpi
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   launch() { mpirun --oversubscribe -n "$P" "$@"; }
   run_rules() { mpirun --oversubscribe -n "$P" \
@@ -87,6 +94,10 @@ openmpi)
 mpich)
   LIB=$BUILD/runtime/interposer/libcollplan_mpich.so
   APP=$BUILD/runtime/bench/collplan_bench_calls_mpich
+  TUNE=$BUILD/runtime/tune/collplan_tune_mpich
+  launch() { mpiexec.mpich -n "$P" "$@"; }
+  run_rules() { MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$WORK/mpich.json" \
+                  mpiexec.mpich -n "$P" "$APP" "$1" $SIZES; }
   run() { mpiexec.mpich -n "$P" ${1:+-genv LD_PRELOAD "$1"} \
             ${1:+-genv COLLPLAN_PLANS "$WORK/plans"} "$APP" "$2" $SIZES; } ;;
 *) echo "bench-tune.sh: --mpi $MPI: openmpi or mpich" >&2; exit 2 ;;
@@ -95,12 +106,9 @@ if [ -n "$FLOOR" ] && [ "$MPI" != openmpi ]; then
   echo "bench-tune.sh: --floor preloads a library built for Open MPI" >&2
   exit 2
 fi
-if [ -n "$RULES" ] && { [ -z "$MEASURE" ] || [ "$MPI" != openmpi ]; }; then
-  echo "bench-tune.sh: --openmpi-rules comes from --measured, on Open MPI" >&2
-  exit 2
-fi
-if [ -n "$MEASURE" ] && [ "$MPI" != openmpi ]; then
-  echo "bench-tune.sh: --measured runs collplan_tune_mpi, built for Open MPI" >&2
+if [ -n "$RULES" ] && { [ -z "$MEASURE" ] || [ "$MPI" != "$RULES" ]; }; then
+  echo "bench-tune.sh: --openmpi-rules (Open MPI) and --mpich-json (MPICH)" \
+    "come from --measured, on their MPI" >&2
   exit 2
 fi
 WORK=$(mktemp -d)
@@ -114,9 +122,30 @@ TUNED=$(echo "$COLLS" | sed 's/bcast/broadcast/; s/reduce_scatter/reduce-scatter
   -o "$WORK/plans" -q
 if [ -n "$MEASURE" ]; then
   echo "bench-tune: measuring the directory for $MEASURE s" >&2
-  launch "$BUILD/runtime/tune/collplan_tune_mpi" "$WORK/plans" \
-    --bytes 16:16777216 --budget "$MEASURE" -q \
-    ${RULES:+--openmpi-rules "$WORK/openmpi.rules"}
+  FILE=()
+  [ "$RULES" = openmpi ] && FILE=(--openmpi-rules "$WORK/openmpi.rules")
+  [ "$RULES" = mpich ] && FILE=(--mpich-json "$WORK/measured.json")
+  launch "$TUNE" "$WORK/plans" --bytes 16:16777216 --budget "$MEASURE" -q \
+    "${FILE[@]}"
+fi
+if [ "$RULES" = mpich ]; then
+  # MPICH's own tree (the one JSON text in libmpich naming MPIR_Barrier_
+  # algorithms), the measured collectives' entries replaced.
+  LIBMPICH=$(ldd "$APP" | awk '/libmpich\.so/ { print $3 }')
+  strings -w -n 200 "$LIBMPICH" | /usr/bin/python3 -c '
+import json, re, sys
+text, measured = sys.stdin.read(), json.load(open(sys.argv[1]))
+for m in re.finditer(r"\{\s*\"collective=", text):
+    try:
+        tree = json.JSONDecoder().raw_decode(text[m.start():])[0]
+    except ValueError:
+        continue
+    if "MPIR_Barrier_intra" in json.dumps(tree):
+        tree.update(measured)
+        json.dump(tree, open(sys.argv[2], "w"), indent=1)
+        sys.exit(0)
+sys.exit("no MPIR selection tree in " + sys.argv[3])
+' "$WORK/measured.json" "$WORK/mpich.json" "$LIBMPICH"
 fi
 for C in ${COLLS//,/ }; do
   for ((I = 0; I < REPS; ++I)); do
@@ -133,8 +162,8 @@ done
 echo "# $MPI, P = $P, $REPS interleaved pairs${MEASURE:+, measured ${MEASURE} s}${REPRODUCIBLE:+, reproducible}; us per call, medians"
 printf '%-14s %9s %12s %12s %6s %13s %s%s%s %s\n' collective bytes library_us \
   tuned_us ratio pair_q1-q3 "${FLOOR:+ floor/lib tuned/floor}" \
-  "${RULES:+ rules/lib tuned/rules}" "${AGAINST:+ against/lib tuned/against}" \
-  served_by
+  "${RULES:+ rules/lib rules_q1-q3 tuned/rules}" \
+  "${AGAINST:+ against/lib against_q1-q3 tuned/against}" served_by
 /usr/bin/python3 - "$WORK" "$REPS" "$COLLS" "$FLOOR" "$RULES" "$AGAINST" <<'PY'
 import json, statistics, sys
 work, reps, colls = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
@@ -173,7 +202,12 @@ for coll in colls:
         extra = ""
         for k in extras:
             f = statistics.median(other[k][size])
-            extra += " %9.2f %11.2f" % (f / m, p / f)
+            extra += " %9.2f" % (f / m)
+            if k in ("rules", "against"):  # and its per-pair ratios' quartiles
+                r = sorted(b / a for a, b in zip(lib[size], other[k][size]))
+                rq = statistics.quantiles(r, n=4) if len(r) > 1 else r * 3
+                extra += " %5.2f-%-5.2f" % (rq[0], rq[2])
+            extra += " %11.2f" % (p / f)
         print("%-14s %9d %12.2f %12.2f %6.2f %6.2f-%-6.2f%s  %s" %
               (coll, size, m, p, ratio, q[0], q[2], extra, served(coll, size)))
 print("# worst ratio %.2f at %s; collplan ahead (<= 0.90): %s" %

@@ -10,7 +10,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cassert>
+#include <cctype>
 #include <climits>
+#include <cmath>
 
 namespace collplan {
 
@@ -111,12 +113,12 @@ std::vector<std::string> libraryFamilies(MpiLibrary Library, Collective Kind) {
   return Out;
 }
 
-std::optional<OpenMpiAlgorithm> openMpiAlgorithm(Collective Kind,
+std::optional<LibraryAlgorithm> openMpiAlgorithm(Collective Kind,
                                                  llvm::StringRef Family) {
   const Counterpart *C = counterpart(Kind, Family);
   if (!C || !C->OpenMpiId)
     return std::nullopt;
-  return OpenMpiAlgorithm{C->OpenMpiId, C->OpenMpiName};
+  return LibraryAlgorithm{C->OpenMpiId, C->OpenMpiName};
 }
 
 std::optional<int> openMpiCollectiveId(Collective Kind) {
@@ -212,7 +214,7 @@ for allgather; binomial for bcast (6) and reduce (5).
     W.Kind = T.Kind;
     W.Ranks = T.Ranks;
     for (const DecisionRange &R : T.Ranges) {
-      std::optional<OpenMpiAlgorithm> A = openMpiAlgorithm(T.Kind, R.Family);
+      std::optional<LibraryAlgorithm> A = openMpiAlgorithm(T.Kind, R.Family);
       // libraryFamilies() limited the choice, so every family maps.
       W.Rules.push_back({R.MinBytes, A ? A->Id : 0,
                          rangeText(R) + ": " + (A ? A->Name : "ignore") +
@@ -223,73 +225,148 @@ for allgather; binomial for bcast (6) and reduce (5).
   return openMpiRulesText(Written, Header);
 }
 
-OpenMpiRuleTable measuredOpenMpiRules(
-    Collective Kind, uint32_t Ranks, llvm::ArrayRef<SizeMeasurement> Sizes,
-    llvm::ArrayRef<OpenMpiAlgorithm> Algorithms, double Noise) {
-  OpenMpiRuleTable T{Kind, Ranks, {}};
+namespace {
+
+/// A run of measured sizes naming the same algorithm (Name; empty: the
+/// library's own decision) from MinBytes, and the times that chose it.
+struct MeasuredRule {
+  uint64_t MinBytes = 0;
+  std::string Name;
+  std::string Why;
+};
+
+/// At each of Sizes the fastest forced algorithm if it beats the library's
+/// own call by more than Noise (libraryWins), else Own(M); each size speaks
+/// for the calls geometrically nearer it (measuredRange), equal neighbours
+/// merged. Library names the library's own call in the why.
+std::vector<MeasuredRule>
+measuredRuleRuns(llvm::ArrayRef<SizeMeasurement> Sizes, double Noise,
+                 llvm::StringRef Library,
+                 llvm::function_ref<std::string(const SizeMeasurement &)> Own) {
+  std::vector<MeasuredRule> Out;
   for (size_t I = 0; I < Sizes.size(); ++I) {
     const SizeMeasurement &M = Sizes[I];
     const auto *Best = M.fastestPlan();
-    OpenMpiRule R{measuredRange(Sizes, I).first, 0, ""};
+    MeasuredRule R{measuredRange(Sizes, I).first, "", ""};
     std::string Why = "measured at " + bytesText(M.Bytes) + ": ";
     std::string Forced =
         Best ? Best->first.File + " " + timeText(Best->second) : "none";
+    std::string Mine =
+        Library.str() + "'s own decision " + timeText(M.LibrarySeconds);
     if (Best && !libraryWins(M, Noise)) {
-      auto A = llvm::find_if(Algorithms, [&](const OpenMpiAlgorithm &A) {
-        return A.Name == Best->first.File;
-      });
-      assert(A != Algorithms.end() && "a measured algorithm Open MPI lacks");
-      R.Algorithm = A->Id;
-      Why += Forced + ", Open MPI's own decision " + timeText(M.LibrarySeconds);
+      R.Name = Best->first.File;
+      Why += Forced + ", " + Mine;
     } else {
-      Why += "Open MPI's own decision " + timeText(M.LibrarySeconds) +
-             ", the fastest forced " + Forced;
+      R.Name = Own(M);
+      Why += Mine + ", the fastest forced " + Forced;
     }
-    if (!T.Rules.empty() && T.Rules.back().Algorithm == R.Algorithm) {
-      T.Rules.back().Why += "; " + Why;
+    if (!Out.empty() && Out.back().Name == R.Name) {
+      Out.back().Why += "; " + Why;
       continue;
     }
     R.Why = std::move(Why);
-    T.Rules.push_back(std::move(R));
+    Out.push_back(std::move(R));
+  }
+  return Out;
+}
+
+} // namespace
+
+OpenMpiRuleTable measuredOpenMpiRules(
+    Collective Kind, uint32_t Ranks, llvm::ArrayRef<SizeMeasurement> Sizes,
+    llvm::ArrayRef<LibraryAlgorithm> Algorithms, double Noise) {
+  OpenMpiRuleTable T{Kind, Ranks, {}};
+  for (MeasuredRule &R :
+       measuredRuleRuns(Sizes, Noise, "Open MPI", [](const SizeMeasurement &) {
+         return std::string();
+       })) {
+    int Id = 0; // Open MPI's own decision.
+    if (!R.Name.empty()) {
+      auto A = llvm::find_if(Algorithms, [&](const LibraryAlgorithm &A) {
+        return A.Name == R.Name;
+      });
+      assert(A != Algorithms.end() && "a measured algorithm Open MPI lacks");
+      Id = A->Id;
+    }
+    T.Rules.push_back({R.MinBytes, Id, std::move(R.Why)});
   }
   return T;
 }
 
-std::string mpichSelectionJson(llvm::ArrayRef<DecisionTable> Tables) {
+MpichRuleTable measuredMpichRules(Collective Kind,
+                                  llvm::ArrayRef<SizeMeasurement> Sizes,
+                                  double Noise) {
+  // MPICH's own decision, as the algorithm timed nearest it.
+  auto Nearest = [](const SizeMeasurement &M) {
+    const std::pair<DispatchRule, double> *Near = nullptr;
+    for (const auto &P : M.Plans)
+      if (!Near || std::abs(P.second - M.LibrarySeconds) <
+                       std::abs(Near->second - M.LibrarySeconds))
+        Near = &P;
+    return Near ? Near->first.File : std::string();
+  };
+  MpichRuleTable T{Kind, {}};
+  for (MeasuredRule &R : measuredRuleRuns(Sizes, Noise, "MPICH", Nearest))
+    if (!R.Name.empty()) // A size no algorithm served names none.
+      T.Rules.push_back({R.MinBytes, mpichSelectionName(Kind, R.Name)});
+  if (!T.Rules.empty())
+    T.Rules.front().MinBytes = 0;
+  return T;
+}
+
+std::optional<std::string> mpichCollectiveName(Collective Kind) {
+  switch (Kind) {
+  case Collective::Allreduce:
+    return "allreduce";
+  case Collective::Allgather:
+    return "allgather";
+  case Collective::Broadcast:
+    return "bcast";
+  case Collective::Reduce:
+    return "reduce";
+  case Collective::ReduceScatter: // MPI_Reduce_scatter_block's.
+    return "reduce_scatter_block";
+  default:
+    return std::nullopt;
+  }
+}
+
+std::string mpichSelectionName(Collective Kind, llvm::StringRef Name) {
+  std::string Collective = *mpichCollectiveName(Kind);
+  Collective[0] = char(std::toupper(Collective[0]));
+  return "MPIR_" + Collective + "_intra_" + Name.str();
+}
+
+std::string mpichSelectionText(llvm::ArrayRef<MpichRuleTable> Tables) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   llvm::json::OStream J(OS, 2);
   J.object([&] {
-    for (const DecisionTable &T : Tables) {
-      if (T.Ranges.empty())
+    for (const MpichRuleTable &T : Tables) {
+      if (T.Rules.empty())
         continue;
-      bool Total = T.Kind == Collective::Allgather;
-      const char *Name = T.Kind == Collective::Broadcast   ? "bcast"
-                         : T.Kind == Collective::Allgather ? "allgather"
-                         : T.Kind == Collective::Reduce    ? "reduce"
-                         : T.Kind == Collective::Allreduce ? "allreduce"
-                                                           : nullptr;
-      if (!Name)
-        continue;
+      // MPICH's csel: the whole vector is avg_msg_size for allreduce, bcast
+      // and reduce, total_msg_size for allgather and reduce_scatter_block.
+      bool Total = T.Kind == Collective::Allgather ||
+                   T.Kind == Collective::ReduceScatter;
       const char *Size = Total ? "total_msg_size" : "avg_msg_size";
       auto BySize = [&] {
-        for (size_t I = 0; I < T.Ranges.size(); ++I) {
-          const DecisionRange &R = T.Ranges[I];
-          std::optional<std::string> A = mpichAlgorithm(T.Kind, R.Family);
+        for (size_t I = 0; I < T.Rules.size(); ++I) {
           // MPICH reads the bound with atoi: past INT_MAX, "any".
-          bool Last =
-              I + 1 == T.Ranges.size() || R.MaxBytes - 1 > uint64_t(INT_MAX);
+          bool Last = I + 1 == T.Rules.size() ||
+                      T.Rules[I + 1].MinBytes - 1 > uint64_t(INT_MAX);
           std::string Key =
               std::string(Size) +
-              (Last ? "=any" : "<=" + std::to_string(R.MaxBytes - 1));
+              (Last ? "=any"
+                    : "<=" + std::to_string(T.Rules[I + 1].MinBytes - 1));
           J.attributeObject(Key, [&] {
-            J.attributeObject("algorithm=" + A.value_or("auto"), [] {});
+            J.attributeObject("algorithm=" + T.Rules[I].Algorithm, [] {});
           });
           if (Last)
             break;
         }
       };
-      J.attributeObject(std::string("collective=") + Name, [&] {
+      J.attributeObject("collective=" + *mpichCollectiveName(T.Kind), [&] {
         J.attributeObject("comm_type=intra", [&] {
           if (T.Kind != Collective::Allreduce)
             return BySize();
@@ -308,6 +385,23 @@ std::string mpichSelectionJson(llvm::ArrayRef<DecisionTable> Tables) {
   });
   OS << "\n";
   return Out;
+}
+
+std::string mpichSelectionJson(llvm::ArrayRef<DecisionTable> Tables) {
+  std::vector<MpichRuleTable> Written;
+  for (const DecisionTable &T : Tables) {
+    // The cost model's table chooses among libraryFamilies, which MPICH has
+    // for these four.
+    if (T.Kind != Collective::Allreduce && T.Kind != Collective::Allgather &&
+        T.Kind != Collective::Broadcast && T.Kind != Collective::Reduce)
+      continue;
+    MpichRuleTable &W = Written.emplace_back();
+    W.Kind = T.Kind;
+    for (const DecisionRange &R : T.Ranges)
+      W.Rules.push_back(
+          {R.MinBytes, mpichAlgorithm(T.Kind, R.Family).value_or("auto")});
+  }
+  return mpichSelectionText(Written);
 }
 
 std::string whyText(const DecisionRange &R) {

@@ -8,9 +8,9 @@
 // name only that library's own algorithms, so its table
 // is chosen among the collplan families that have a counterpart there
 // (libraryFamilies) and mapped by name; the numbering is Open MPI 4.1's.
-// An Open MPI file can also come from measurements of Open MPI's own
-// algorithms on the job's ranks (measuredOpenMpiRules, which
-// collplan_tune_mpi --openmpi-rules feeds).
+// Either file can also come from measurements of the library's own
+// algorithms on the job's ranks (measuredOpenMpiRules and measuredMpichRules,
+// which collplan_tune_mpi --openmpi-rules and --mpich-json feed).
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,13 +60,17 @@ enum class MpiLibrary { OpenMpi, Mpich };
 /// Kind (empty: none, the file has no rules for Kind).
 std::vector<std::string> libraryFamilies(MpiLibrary Library, Collective Kind);
 
-/// Open MPI 4.1's coll_tuned number and name of the algorithm standing for
-/// Family, if any (`ompi_info --param coll tuned --level 9 --all`).
-struct OpenMpiAlgorithm {
+/// One of an MPI library's own algorithms for a collective: its number and
+/// name as the library's control variable knows them (Open MPI's
+/// coll_tuned_<collective>_algorithm, MPICH's
+/// MPIR_CVAR_<COLLECTIVE>_INTRA_ALGORITHM).
+struct LibraryAlgorithm {
   int Id;
   std::string Name;
 };
-std::optional<OpenMpiAlgorithm> openMpiAlgorithm(Collective Kind,
+/// Open MPI 4.1's coll_tuned algorithm standing for Family, if any
+/// (`ompi_info --param coll tuned --level 9 --all`).
+std::optional<LibraryAlgorithm> openMpiAlgorithm(Collective Kind,
                                                  llvm::StringRef Family);
 /// Open MPI's collective id (COLLTYPE_T) of Kind, if the rules file may
 /// hold rules for it.
@@ -98,11 +102,42 @@ std::string openMpiRulesText(llvm::ArrayRef<OpenMpiRuleTable> Tables,
 OpenMpiRuleTable
 measuredOpenMpiRules(Collective Kind, uint32_t Ranks,
                      llvm::ArrayRef<SizeMeasurement> Sizes,
-                     llvm::ArrayRef<OpenMpiAlgorithm> Algorithms, double Noise);
+                     llvm::ArrayRef<LibraryAlgorithm> Algorithms, double Noise);
 
 /// MPICH's algorithm name ("MPIR_Allreduce_intra_ring") for Family.
 std::optional<std::string> mpichAlgorithm(Collective Kind,
                                           llvm::StringRef Family);
+/// MPICH's name of Kind in its selection files and control variables
+/// ("allreduce", "reduce_scatter_block"), if collplan writes its rules.
+std::optional<std::string> mpichCollectiveName(Collective Kind);
+/// The selection file's name of MPICH's intracommunicator algorithm Name
+/// (its control variable's: "recursive_doubling") for Kind:
+/// "MPIR_Allreduce_intra_recursive_doubling".
+std::string mpichSelectionName(Collective Kind, llvm::StringRef Name);
+/// One rule of an MPICH selection file: calls of at least MinBytes bytes
+/// (up to the next rule's) run Algorithm (a selection-file name).
+struct MpichRule {
+  uint64_t MinBytes = 0;
+  std::string Algorithm;
+};
+struct MpichRuleTable {
+  Collective Kind = Collective::Allreduce;
+  std::vector<MpichRule> Rules;
+};
+/// The MPICH 4.0 JSON selection tree for Tables (intracommunicators; each
+/// Kind must have an mpichCollectiveName).
+std::string mpichSelectionText(llvm::ArrayRef<MpichRuleTable> Tables);
+
+/// MPICH's rules from measurements on the job's ranks, as
+/// measuredOpenMpiRules (Plans' DispatchRule::File: the algorithm's control
+/// variable name). The file cannot say "MPICH's own decision": it replaces
+/// MPICH's own tree. Where no algorithm beats the library's own call by more
+/// than Noise, the rule names the algorithm whose time is nearest that
+/// call's, the one MPICH's own decision ran as far as the times tell (at
+/// this level it picks among these algorithms).
+MpichRuleTable measuredMpichRules(Collective Kind,
+                                  llvm::ArrayRef<SizeMeasurement> Sizes,
+                                  double Noise);
 
 /// The rules file: comments (the numbering, where each range came from),
 /// then the table Open MPI 4.1 reads. Tables of collectives Open MPI has no

@@ -1,6 +1,7 @@
 //===- OpenMpiAlgorithms.cpp - Open MPI's own algorithms, one at a time --===//
 
 #include "runtime/tune/OpenMpiAlgorithms.h"
+#include "runtime/tune/ControlVariables.h"
 
 #include "plan/ir/Error.h"
 
@@ -30,65 +31,44 @@ std::optional<std::string> variableFor(Collective Kind) {
   }
 }
 
-// SimGrid's SMPI, which builds this file for the simulated collplan_tune_mpi,
-// has no tool interface: there, no algorithm can be forced.
-#ifdef MPI_T_ENUM_NULL
+/// One communicator per algorithm, made while its value was forced.
+class OpenMpiAlgorithms : public LibraryAlgorithms {
+public:
+  ~OpenMpiAlgorithms() override {
+    for (MPI_Comm &C : Comms)
+      MPI_Comm_free(&C);
+  }
+  MPI_Comm force(size_t I) override { return Comms[I]; }
 
-/// A control variable by name: its index and enumeration.
-struct Variable {
-  int Index = -1;
-  MPI_T_enum Enum = MPI_T_ENUM_NULL;
+  void add(LibraryAlgorithm A, MPI_Comm C) {
+    Algorithms.push_back(std::move(A));
+    Comms.push_back(C);
+  }
+
+private:
+  std::vector<MPI_Comm> Comms;
 };
 
-std::optional<Variable> findVariable(const std::string &Name) {
-  int Count = 0;
-  MPI_T_cvar_get_num(&Count);
-  for (int I = 0; I < Count; ++I) {
-    char Text[256];
-    int Length = sizeof Text, Verbosity, Bind, Scope;
-    MPI_Datatype Type;
-    Variable V;
-    if (MPI_T_cvar_get_info(I, Text, &Length, &Verbosity, &Type, &V.Enum,
-                            nullptr, nullptr, &Bind, &Scope) != MPI_SUCCESS)
-      continue;
-    if (Name == Text) {
-      V.Index = I;
-      return V;
-    }
-  }
-  return std::nullopt;
-}
+#ifdef MPI_T_ENUM_NULL
 
-/// Reads (Write null) or writes an int control variable.
-bool accessInt(const Variable &V, int *Read, const int *Write) {
-  MPI_T_cvar_handle Handle;
-  int Count = 0;
-  if (MPI_T_cvar_handle_alloc(V.Index, nullptr, &Handle, &Count) != MPI_SUCCESS)
-    return false;
-  bool Ok = Write ? MPI_T_cvar_write(Handle, Write) == MPI_SUCCESS
-                  : MPI_T_cvar_read(Handle, Read) == MPI_SUCCESS;
-  MPI_T_cvar_handle_free(&Handle);
-  return Ok;
-}
-
-llvm::Expected<std::vector<ForcedAlgorithm>>
-forceWithToolInterface(Collective Kind, const std::string &Name) {
-  std::optional<Variable> Dynamic =
-      findVariable("coll_tuned_use_dynamic_rules");
-  std::optional<Variable> Force = findVariable(Name);
+llvm::Expected<std::unique_ptr<LibraryAlgorithms>>
+forceWithToolInterface(const std::string &Name) {
+  std::optional<ControlVariable> Dynamic =
+      ControlVariable::find("coll_tuned_use_dynamic_rules");
+  std::optional<ControlVariable> Force = ControlVariable::find(Name);
   int On = 0;
   if (!Dynamic || !Force || Force->Enum == MPI_T_ENUM_NULL)
     return makeError(ErrorKind::Usage,
                      "this MPI has no " + Name +
                          " (Open MPI's coll_tuned) to force algorithms with");
-  if (!accessInt(*Dynamic, &On, nullptr) || !On)
+  if (!Dynamic->read(On) || !On)
     return makeError(ErrorKind::Usage,
                      "Open MPI's coll_tuned dynamic rules are off: forced "
                      "algorithms would be ignored (set " +
                          std::string(OpenMpiDynamicRulesVariable) + "=1)");
   int Items = 0, NameLength = 0;
   MPI_T_enum_get_info(Force->Enum, &Items, nullptr, &NameLength);
-  std::vector<ForcedAlgorithm> Out;
+  auto Out = std::make_unique<OpenMpiAlgorithms>();
   for (int I = 0; I < Items; ++I) {
     char Text[256];
     int Length = sizeof Text, Value = 0;
@@ -98,18 +78,17 @@ forceWithToolInterface(Collective Kind, const std::string &Name) {
       continue;
     // Every rank lists the same algorithms in the same order, so the
     // duplications below pair up across ranks.
-    if (!accessInt(*Force, nullptr, &Value))
+    if (!Force->write(Value))
       return makeError(ErrorKind::Usage,
                        "cannot write " + Name + " through MPI_T");
-    ForcedAlgorithm &F = Out.emplace_back();
-    F.Algorithm = {Value, Text};
-    MPI_Comm_dup(MPI_COMM_WORLD, &F.Comm);
+    MPI_Comm C;
+    MPI_Comm_dup(MPI_COMM_WORLD, &C);
     // An algorithm that cannot serve this communicator (Open MPI's
     // two-process ones on more ranks) fails the call, not the job.
-    MPI_Comm_set_errhandler(F.Comm, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(C, MPI_ERRORS_RETURN);
+    Out->add({Value, Text}, C);
   }
-  int Ignore = 0;
-  accessInt(*Force, nullptr, &Ignore);
+  Force->write(0);
   return Out;
 }
 
@@ -117,7 +96,7 @@ forceWithToolInterface(Collective Kind, const std::string &Name) {
 
 } // namespace
 
-llvm::Expected<std::vector<ForcedAlgorithm>>
+llvm::Expected<std::unique_ptr<LibraryAlgorithms>>
 forceOpenMpiAlgorithms(Collective Kind) {
   std::optional<std::string> Name = variableFor(Kind);
   if (!Name)
@@ -128,20 +107,10 @@ forceOpenMpiAlgorithms(Collective Kind) {
   return makeError(ErrorKind::Usage,
                    "this MPI has no tool interface (MPI_T) to force " + *Name);
 #else
-  int Provided = 0;
-  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &Provided) != MPI_SUCCESS)
+  if (!startToolInterface())
     return makeError(ErrorKind::Usage, "the MPI tool interface did not start");
-  llvm::Expected<std::vector<ForcedAlgorithm>> Out =
-      forceWithToolInterface(Kind, *Name);
-  MPI_T_finalize();
-  return Out;
+  return forceWithToolInterface(*Name);
 #endif
-}
-
-void freeForcedAlgorithms(std::vector<ForcedAlgorithm> &Algorithms) {
-  for (ForcedAlgorithm &F : Algorithms)
-    MPI_Comm_free(&F.Comm);
-  Algorithms.clear();
 }
 
 } // namespace collplan

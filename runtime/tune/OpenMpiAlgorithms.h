@@ -15,23 +15,15 @@
 #ifndef COLLPLAN_RUNTIME_TUNE_OPENMPIALGORITHMS_H
 #define COLLPLAN_RUNTIME_TUNE_OPENMPIALGORITHMS_H
 
-#include "compiler/tuning/TuningFiles.h"
+#include "runtime/tune/LibraryAlgorithms.h"
+
 #include "plan/ir/Collective.h"
 
 #include "llvm/Support/Error.h"
 
-#include <mpi.h>
-
-#include <vector>
+#include <memory>
 
 namespace collplan {
-
-/// An algorithm of Open MPI's coll_tuned and a communicator (a duplicate of
-/// MPI_COMM_WORLD, errors returned) on which Kind runs it.
-struct ForcedAlgorithm {
-  OpenMpiAlgorithm Algorithm;
-  MPI_Comm Comm = MPI_COMM_NULL;
-};
 
 /// The environment variable that turns coll_tuned's dynamic rules on; set it
 /// (unless the user did) before MPI_Init.
@@ -42,11 +34,8 @@ constexpr const char *OpenMpiDynamicRulesVariable =
 /// "ignore" left out), each on its own communicator. Collective over
 /// MPI_COMM_WORLD. An error when this MPI is not Open MPI with coll_tuned,
 /// or its dynamic rules are off.
-llvm::Expected<std::vector<ForcedAlgorithm>>
+llvm::Expected<std::unique_ptr<LibraryAlgorithms>>
 forceOpenMpiAlgorithms(Collective Kind);
-
-/// Frees the communicators.
-void freeForcedAlgorithms(std::vector<ForcedAlgorithm> &Algorithms);
 
 } // namespace collplan
 

@@ -3,7 +3,8 @@
 //   collplan tune -P 4 --candidates 3 -o DIR ...  (the model's 3 best)
 //   mpirun -n 4 collplan_tune_mpi DIR [--bytes MIN:MAX] [--budget SECONDS]
 //                                     [--noise FRACTION] [--resume]
-//                                     [--openmpi-rules FILE]
+//                                     [--openmpi-rules FILE | --mpich-json
+//                                     FILE]
 //
 // For every table of DIR for this job's P (collective and root), and every
 // power of 4 from MIN to MAX, times the plan the model chose, the
@@ -18,15 +19,15 @@
 // rewritten whole or not at all by rank 0 at the end; rank 0 prints the
 // measurements and keeps them all in DIR/measured-p<P>.csv, rewritten whole
 // after each size, from which --resume takes the sizes already measured
-// (with the same contenders) after an interrupted run. With --openmpi-rules,
-// Open MPI's own algorithms join the contenders, each forced on its own
-// communicator (OpenMpiAlgorithms.h), and rank 0 writes Open MPI's rules
-// file from what they measured: at each size the fastest of them, or Open
-// MPI's own decision where none beats it by more than the noise band. The
-// directory's rules still choose between the plans and Open MPI's own
-// decision, the call the interposer makes. A separate program for
-// the reason collplan_calibrate_mpi is one: collplan does not link MPI, and the
-// job's launcher decides where ranks run. Exit codes as collplan's (2 bad
+// (with the same contenders) after an interrupted run. With --openmpi-rules
+// (or, built against MPICH, --mpich-json), the library's own algorithms join
+// the contenders, each forced (LibraryAlgorithms.h), and rank 0 writes the
+// library's tuning file from what they measured: at each size the fastest
+// of them, or the library's own decision where none beats it by more than
+// the noise band. The directory's rules still choose between the plans and
+// the library's own decision, the call the interposer makes. A separate program
+// for the reason collplan_calibrate_mpi is one: collplan does not link MPI, and
+// the job's launcher decides where ranks run. Exit codes as collplan's (2 bad
 // usage, 4 cannot write, 5 a plan failed to run).
 //
 //===----------------------------------------------------------------------===//
@@ -34,7 +35,10 @@
 #include "runtime/Executor.h"
 #include "runtime/interposer/PlanDirectory.h"
 #include "runtime/mpi/MpiTransport.h"
+#include "runtime/tune/InterleavedBatches.h"
+#include "runtime/tune/MpichAlgorithms.h"
 #include "runtime/tune/OpenMpiAlgorithms.h"
+#include "runtime/tune/TunedCall.h"
 
 #include "plan/dispatch/MeasuredRules.h"
 #include "plan/dispatch/PlanDirectoryWriter.h"
@@ -69,8 +73,9 @@ struct Options {
   std::string Budget = "60s";
   double Noise = 0.05;
   bool Resume = false;
-  /// Open MPI's rules file to write from its own algorithms, measured.
-  std::string OpenMpiRules;
+  /// The library's tuning file to write from its own algorithms, measured:
+  /// Open MPI's rules or MPICH's selection (one per run: a job runs one MPI).
+  std::string OpenMpiRules, MpichJson;
   bool Quiet = false;
   /// At least this many batches of each contender per size.
   int MinBatches = 5;
@@ -80,6 +85,20 @@ struct Options {
   /// runs every rank in one process and the evaluation does not privatize
   /// globals.
   int Rank = 0, Size = 1;
+
+  MpiLibrary library() const {
+    return OpenMpiRules.empty() ? MpiLibrary::Mpich : MpiLibrary::OpenMpi;
+  }
+  const std::string &libraryFile() const {
+    return OpenMpiRules.empty() ? MpichJson : OpenMpiRules;
+  }
+  const char *libraryFlag() const {
+    return OpenMpiRules.empty() ? "--mpich-json" : "--openmpi-rules";
+  }
+  /// The measurements file's name of a forced algorithm: "openmpi:ring".
+  std::string forcedName(llvm::StringRef Algorithm) const {
+    return (OpenMpiRules.empty() ? "mpich:" : "openmpi:") + Algorithm.str();
+  }
 };
 
 /// The runners-up `collplan tune --candidates K` wrote, inside the plan
@@ -91,199 +110,19 @@ void say(const Options &O, const std::string &Line) {
     std::cerr << "collplan_tune_mpi: " << Line << "\n";
 }
 
-/// One call of one table at one size, as the library and as the plan run
-/// it: buffers and arguments for both.
-class Call {
-public:
-  Call(Collective Kind, std::optional<uint32_t> Root, uint64_t Bytes, int Rank,
-       int Size)
-      : Kind(Kind), Root(Root.value_or(0)) {
-    uint64_t P = uint64_t(Size);
-    switch (Kind) {
-    case Collective::Allreduce:
-    case Collective::Reduce:
-      Elements = std::max<uint64_t>(1, Bytes / 4);
-      Shape.Bytes = Elements * 4;
-      break;
-    case Collective::ReduceScatter:
-      Part = std::max<uint64_t>(1, Bytes / (4 * P));
-      Elements = Part * P;
-      Shape.Bytes = Elements * 4;
-      break;
-    case Collective::Allgather:
-    case Collective::Allgatherv:
-      Part = std::max<uint64_t>(1, Bytes / P);
-      Shape.Bytes = Part * P;
-      Shape.Counts.assign(Kind == Collective::Allgatherv ? P : 0, Part);
-      Displs.resize(P);
-      for (uint64_t R = 0; R < P; ++R)
-        Displs[R] = int(R * Part);
-      Counts.assign(P, int(Part));
-      break;
-    case Collective::Broadcast:
-      Shape.Bytes = Bytes;
-      break;
-    case Collective::Alltoall:
-    case Collective::Alltoallv:
-      // Bytes is the P x P matrix (CollectiveContract.h): Part per pair.
-      Part = std::max<uint64_t>(1, Bytes / (P * P));
-      Shape.Bytes = Part * P * P;
-      Shape.Counts.assign(Kind == Collective::Alltoallv ? P * P : 0, Part);
-      Displs.resize(P);
-      for (uint64_t R = 0; R < P; ++R)
-        Displs[R] = int(R * Part);
-      Counts.assign(P, int(Part));
-      break;
-    }
-    Shape.Kind = Kind;
-    Shape.Ranks = uint32_t(Size);
-    if (reduces(Kind))
-      Shape.Op = ReduceOp::Sum;
-    if (hasRoot(Kind))
-      Shape.Root = this->Root;
-    Send.assign(Shape.Bytes, char(Rank + 1));
-    Recv.assign(Shape.Bytes, 0);
-  }
-
-  const CallShape &shape() const { return Shape; }
-
-  /// The library's call on Comm; its error code (MPI_ERRORS_RETURN).
-  int library(MPI_Comm Comm = MPI_COMM_WORLD) {
-    switch (Kind) {
-    case Collective::Allreduce:
-      return MPI_Allreduce(Send.data(), Recv.data(), int(Elements), MPI_INT32_T,
-                           MPI_SUM, Comm);
-    case Collective::Reduce:
-      return MPI_Reduce(Send.data(), Recv.data(), int(Elements), MPI_INT32_T,
-                        MPI_SUM, int(Root), Comm);
-    case Collective::ReduceScatter:
-      return MPI_Reduce_scatter_block(Send.data(), Recv.data(), int(Part),
-                                      MPI_INT32_T, MPI_SUM, Comm);
-    case Collective::Allgather:
-      return MPI_Allgather(Send.data(), int(Part), MPI_BYTE, Recv.data(),
-                           int(Part), MPI_BYTE, Comm);
-    case Collective::Allgatherv:
-      return MPI_Allgatherv(Send.data(), int(Part), MPI_BYTE, Recv.data(),
-                            Counts.data(), Displs.data(), MPI_BYTE, Comm);
-    case Collective::Broadcast:
-      return MPI_Bcast(Recv.data(), int(Shape.Bytes), MPI_BYTE, int(Root),
-                       Comm);
-    case Collective::Alltoall:
-      return MPI_Alltoall(Send.data(), int(Part), MPI_BYTE, Recv.data(),
-                          int(Part), MPI_BYTE, Comm);
-    case Collective::Alltoallv:
-      return MPI_Alltoallv(Send.data(), Counts.data(), Displs.data(), MPI_BYTE,
-                           Recv.data(), Counts.data(), Displs.data(), MPI_BYTE,
-                           Comm);
-    }
-    return MPI_ERR_OTHER;
-  }
-
-  /// The executor's view of the same call, as the interposer builds it.
-  CallArgs planArgs() {
-    CallArgs A;
-    A.Input = Send.data();
-    A.Output = Recv.data();
-    if (reduces(Kind)) {
-      A.Count = Elements;
-      A.Type = Datatype::Int32;
-      A.Op = Operator::predefined(ReduceOp::Sum);
-    } else {
-      A.Count = Shape.Bytes;
-      A.Type = Datatype::UInt8;
-      if (Kind == Collective::Broadcast)
-        A.Input = nullptr;
-    }
-    return A;
-  }
-
-private:
-  Collective Kind;
-  uint32_t Root;
-  CallShape Shape;
-  uint64_t Elements = 0, Part = 0;
-  std::vector<int> Counts, Displs;
-  std::vector<char> Send, Recv;
-};
-
-double median(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  size_t N = V.size();
-  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
-}
-
-/// Medians of the time per call: the library's, then each plan's, then the
-/// library's on each of Forced (its own algorithms, forced), batches
-/// taking turns until Seconds have passed (at least MinBatches each). A
-/// batch is Calls calls back to back between barriers, as an application
-/// makes them and as the Intel MPI Benchmarks time them, and counts as the
-/// slowest rank's time over Calls: a plan that is fast alone but slow back
-/// to back (a rank starting the next call while its peer finishes this one)
-/// shows here.
-llvm::Expected<std::vector<double>> measure(const Options &O, Call &C,
-                                            llvm::ArrayRef<Executor *> Plans,
-                                            llvm::ArrayRef<MPI_Comm> Forced,
-                                            Transport &T, uint64_t Bytes,
-                                            double Seconds) {
-  const size_t MinBatches = size_t(O.MinBatches), MaxBatches = 500;
-  const int Calls =
-      O.Calls ? O.Calls : int(std::clamp<uint64_t>((16 << 20) / Bytes, 2, 64));
-  CallArgs Args = C.planArgs();
-  size_t Contenders = 1 + Plans.size() + Forced.size();
-  std::vector<std::vector<double>> Times(Contenders);
-  auto RunBatch = [&](size_t Which, bool Keep) -> llvm::Error {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double Start = MPI_Wtime();
-    for (int I = 0; I < Calls; ++I) {
-      if (Which == 0)
-        C.library();
-      else if (Which > Plans.size())
-        C.library(Forced[Which - 1 - Plans.size()]);
-      else if (llvm::Error E = Plans[Which - 1]->run(T, Args))
-        return E;
-    }
-    double Mine = (MPI_Wtime() - Start) / Calls, Slowest = 0;
-    MPI_Allreduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (Keep)
-      Times[Which].push_back(Slowest);
-    return llvm::Error::success();
-  };
-  for (size_t Which = 0; Which < Contenders; ++Which) // Warm-up: connections,
-    if (llvm::Error E = RunBatch(Which, false))       // caches, first touch.
-      return E;
-  double Start = MPI_Wtime();
-  for (;;) {
-    for (size_t Which = 0; Which < Contenders; ++Which)
-      if (llvm::Error E = RunBatch(Which, true))
-        return E;
-    // Rank 0's clock decides for all, so every rank stops together.
-    int Done =
-        Times[0].size() >= MaxBatches ||
-        (Times[0].size() >= MinBatches && MPI_Wtime() - Start >= Seconds);
-    MPI_Bcast(&Done, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (Done)
-      break;
-  }
-  std::vector<double> Medians;
-  for (std::vector<double> &V : Times)
-    Medians.push_back(median(std::move(V)));
-  return Medians;
-}
-
 /// The measurements file: a row per (table, size, contender), the seconds
 /// per call (17 digits: --resume reads back the very numbers, and so makes
 /// the same choices and writes the same index), and whether the contender
-/// was chosen.
-constexpr const char *ForcedPrefix = "openmpi:";
+/// was chosen; the library's forced algorithms as Options::forcedName.
 constexpr const char *CsvHeader =
     "collective,root,ranks,bytes,contender,seconds,chosen\n";
 
-std::string csvRows(Collective Kind, std::optional<uint32_t> Root, int Size,
-                    const SizeMeasurement &M, const DispatchRule &Chosen,
-                    const SizeMeasurement &Forced) {
+std::string csvRows(const Options &O, Collective Kind,
+                    std::optional<uint32_t> Root, const SizeMeasurement &M,
+                    const DispatchRule &Chosen, const SizeMeasurement &Forced) {
   std::string Prefix =
       llvm::formatv("{0},{1},{2},{3},", collectiveName(Kind),
-                    Root ? std::to_string(*Root) : "", Size, M.Bytes)
+                    Root ? std::to_string(*Root) : "", O.Size, M.Bytes)
           .str();
   std::string Out =
       Prefix + llvm::formatv("library,{0:e16},{1}\n", M.LibrarySeconds,
@@ -296,7 +135,7 @@ std::string csvRows(Collective Kind, std::optional<uint32_t> Root, int Size,
                      .str();
   for (const auto &[Rule, Seconds] : Forced.Plans)
     Out += Prefix +
-           llvm::formatv("{0}{1},{2:e16},0\n", ForcedPrefix, Rule.File, Seconds)
+           llvm::formatv("{0},{1:e16},0\n", O.forcedName(Rule.File), Seconds)
                .str();
   return Out;
 }
@@ -396,44 +235,61 @@ contendersFor(const Options &O, const CallShape &Shape, PlanDirectory &Dir,
   return Out;
 }
 
-/// A contender known by its name alone (an Open MPI algorithm).
+/// A contender known by its name alone (a library's algorithm).
 DispatchRule namedRule(const std::string &Name) {
   DispatchRule R;
   R.File = Name;
   return R;
 }
 
-/// Those of Forced that serve C on this communicator: each is called once,
-/// and an algorithm that fails on any rank (Open MPI's two-process ones on
-/// more ranks) is left out, on every rank alike.
-std::vector<const ForcedAlgorithm *>
-servingAlgorithms(Call &C, llvm::ArrayRef<ForcedAlgorithm> Forced) {
-  std::vector<const ForcedAlgorithm *> Out;
-  for (const ForcedAlgorithm &F : Forced) {
-    int Failed = C.library(F.Comm) != MPI_SUCCESS, AnyFailed = 0;
+/// Those of Forced (their indices) that serve C: each is called once, and
+/// an algorithm that fails on any rank (Open MPI's two-process ones on more
+/// ranks, MPICH's recursive doubling allgather on 3) is left out, on every
+/// rank alike.
+std::vector<size_t> servingAlgorithms(TunedCall &C, LibraryAlgorithms *Forced) {
+  std::vector<size_t> Out;
+  for (size_t I = 0; Forced && I < Forced->algorithms().size(); ++I) {
+    int Failed = C.library(Forced->force(I)) != MPI_SUCCESS, AnyFailed = 0;
+    Forced->release();
     MPI_Allreduce(&Failed, &AnyFailed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (!AnyFailed)
-      Out.push_back(&F);
+      Out.push_back(I);
   }
   return Out;
 }
 
-/// Open MPI's rules file for Tables, written whole by rank 0.
-int writeOpenMpiRules(const Options &O,
-                      llvm::ArrayRef<OpenMpiRuleTable> Tables) {
-  std::string Header =
-      "Open MPI coll_tuned dynamic rules, measured by collplan_tune_mpi on "
-      "P = " +
-      std::to_string(O.Size) + " (noise band " + std::to_string(O.Noise) +
-      "): Open MPI's own algorithms, each forced, against its own decision "
-      "(algorithm 0).";
-  if (llvm::Error E = writeFileAtomically(
-          O.OpenMpiRules, openMpiRulesText(Tables, Header), "rules file")) {
+/// The library's tuning file from the measured tables, written whole by
+/// rank 0.
+int writeLibraryFile(const Options &O,
+                     llvm::ArrayRef<OpenMpiRuleTable> OpenMpiTables,
+                     llvm::ArrayRef<MpichRuleTable> MpichTables) {
+  std::string Text;
+  if (O.library() == MpiLibrary::OpenMpi)
+    Text = openMpiRulesText(
+        OpenMpiTables,
+        "Open MPI coll_tuned dynamic rules, measured by collplan_tune_mpi on "
+        "P = " +
+            std::to_string(O.Size) + " (noise band " + std::to_string(O.Noise) +
+            "): Open MPI's own algorithms, each forced, against its own "
+            "decision (algorithm 0).");
+  else
+    Text = mpichSelectionText(MpichTables); // JSON: no room for comments.
+  if (llvm::Error E =
+          writeFileAtomically(O.libraryFile(), Text, "tuning file")) {
     std::cerr << "collplan_tune_mpi: " << llvm::toString(std::move(E)) << "\n";
     return 4;
   }
-  say(O, "wrote " + O.OpenMpiRules);
+  say(O, "wrote " + O.libraryFile());
   return 0;
+}
+
+/// The library's algorithms for Kind, forced, if its file has rules for
+/// Kind; an error when this MPI cannot force them.
+llvm::Expected<std::unique_ptr<LibraryAlgorithms>>
+forceLibraryAlgorithms(const Options &O, Collective Kind) {
+  if (O.library() == MpiLibrary::OpenMpi)
+    return openMpiCollectiveId(Kind) ? forceOpenMpiAlgorithms(Kind) : nullptr;
+  return mpichCollectiveName(Kind) ? forceMpichAlgorithms(Kind) : nullptr;
 }
 
 int run(const Options &O) {
@@ -469,15 +325,15 @@ int run(const Options &O) {
     return 2;
   }
   // Before the measurements: a rules file that cannot be written fails now.
-  if (!O.OpenMpiRules.empty()) {
-    llvm::SmallString<256> Folder(O.OpenMpiRules);
+  if (!O.libraryFile().empty()) {
+    llvm::SmallString<256> Folder(O.libraryFile());
     llvm::sys::path::remove_filename(Folder);
     if (Folder.empty())
       Folder = ".";
     if (llvm::sys::fs::access(Folder, llvm::sys::fs::AccessMode::Write)) {
       if (O.Rank == 0)
-        std::cerr << "collplan_tune_mpi: --openmpi-rules: cannot write into "
-                  << Folder.str().str() << "\n";
+        std::cerr << "collplan_tune_mpi: " << O.libraryFlag()
+                  << ": cannot write into " << Folder.str().str() << "\n";
       return 4;
     }
   }
@@ -501,18 +357,18 @@ int run(const Options &O) {
   int Failed = 0;
   size_t Reused = 0;
   std::string Csv = CsvHeader;
-  std::vector<OpenMpiRuleTable> RuleTables;
+  std::vector<OpenMpiRuleTable> OpenMpiTables;
+  std::vector<MpichRuleTable> MpichTables;
+  std::set<Collective> LibraryTables;
   for (const auto &[Kind, Root] : Tables) {
-    // Open MPI's rules go by size alone: the first root speaks for all.
-    std::vector<ForcedAlgorithm> Forced;
-    if (!O.OpenMpiRules.empty() && openMpiCollectiveId(Kind) &&
-        llvm::none_of(RuleTables,
-                      [&](const auto &T) { return T.Kind == Kind; })) {
-      llvm::Expected<std::vector<ForcedAlgorithm>> F =
-          forceOpenMpiAlgorithms(Kind);
+    // The libraries' files go by size alone: the first root speaks for all.
+    std::unique_ptr<LibraryAlgorithms> Forced;
+    if (!O.libraryFile().empty() && LibraryTables.insert(Kind).second) {
+      llvm::Expected<std::unique_ptr<LibraryAlgorithms>> F =
+          forceLibraryAlgorithms(O, Kind);
       if (!F) {
         if (O.Rank == 0)
-          std::cerr << "collplan_tune_mpi: --openmpi-rules: "
+          std::cerr << "collplan_tune_mpi: " << O.libraryFlag() << ": "
                     << llvm::toString(F.takeError()) << "\n";
         else
           llvm::consumeError(F.takeError());
@@ -530,15 +386,17 @@ int run(const Options &O) {
                .str());
     std::vector<SizeMeasurement> Measured;
     for (uint64_t Bytes : *Sizes) {
-      Call C(Kind, Root, Bytes, O.Rank, O.Size);
+      TunedCall C(Kind, Root, Bytes, O.Rank, O.Size);
       std::vector<std::pair<DispatchRule, FoundPlan>> Plans =
           contendersFor(O, C.shape(), *Dir, Candidates);
       if (Plans.empty())
         continue;
       SizeMeasurement M, ForcedM;
       M.Bytes = ForcedM.Bytes = C.shape().Bytes;
-      std::vector<const ForcedAlgorithm *> Serving =
-          servingAlgorithms(C, Forced);
+      std::vector<size_t> Serving = servingAlgorithms(C, Forced.get());
+      auto ForcedName = [&](size_t I) {
+        return O.forcedName(Forced->algorithms()[I].Name);
+      };
       // --resume: rank 0's earlier run timed this size with these
       // contenders, and says so to all.
       int Known = 0;
@@ -547,24 +405,21 @@ int run(const Options &O) {
             llvm::formatv("{0},{1},{2},{3}", collectiveName(Kind),
                           Root ? std::to_string(*Root) : "", O.Size, M.Bytes)
                 .str());
-        auto ForcedName = [&](const ForcedAlgorithm *F) {
-          return ForcedPrefix + F->Algorithm.Name;
-        };
         Known = Row != Earlier.end() && Row->second.count("library") &&
                 llvm::all_of(Plans,
                              [&](const auto &P) {
                                return Row->second.count(P.first.File);
                              }) &&
-                llvm::all_of(Serving, [&](const ForcedAlgorithm *F) {
-                  return Row->second.count(ForcedName(F));
+                llvm::all_of(Serving, [&](size_t I) {
+                  return Row->second.count(ForcedName(I));
                 });
         if (Known) {
           M.LibrarySeconds = Row->second.at("library");
           for (const auto &[Rule, Found] : Plans)
             M.Plans.emplace_back(Rule, Row->second.at(Rule.File));
-          for (const ForcedAlgorithm *F : Serving)
-            ForcedM.Plans.emplace_back(namedRule(F->Algorithm.Name),
-                                       Row->second.at(ForcedName(F)));
+          for (size_t I : Serving)
+            ForcedM.Plans.emplace_back(namedRule(Forced->algorithms()[I].Name),
+                                       Row->second.at(ForcedName(I)));
         }
       }
       MPI_Bcast(&Known, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -578,11 +433,9 @@ int run(const Options &O) {
               Found.Slice->Header, Found.Slice->Prog, uint32_t(O.Rank)));
           Runs.push_back(Executors.back().get());
         }
-        std::vector<MPI_Comm> ForcedComms;
-        for (const ForcedAlgorithm *F : Serving)
-          ForcedComms.push_back(F->Comm);
-        llvm::Expected<std::vector<double>> T = measure(
-            O, C, Runs, ForcedComms, Transport, C.shape().Bytes, PerSize);
+        llvm::Expected<std::vector<double>> T =
+            measureInterleaved(C, Runs, Forced.get(), Serving, Transport,
+                               {PerSize, O.MinBatches, O.Calls});
         if (!T) {
           std::cerr << "collplan_tune_mpi: rank " << O.Rank << ": "
                     << llvm::toString(T.takeError()) << "\n";
@@ -593,8 +446,9 @@ int run(const Options &O) {
         for (size_t I = 0; I < Plans.size(); ++I)
           M.Plans.emplace_back(Plans[I].first, (*T)[I + 1]);
         for (size_t I = 0; I < Serving.size(); ++I)
-          ForcedM.Plans.emplace_back(namedRule(Serving[I]->Algorithm.Name),
-                                     (*T)[1 + Plans.size() + I]);
+          ForcedM.Plans.emplace_back(
+              namedRule(Forced->algorithms()[Serving[I]].Name),
+              (*T)[1 + Plans.size() + I]);
       }
       Measured.push_back(M);
       ForcedM.LibrarySeconds = M.LibrarySeconds;
@@ -603,7 +457,7 @@ int run(const Options &O) {
         continue;
       DispatchRule Chosen =
           measuredRules(Kind, uint32_t(O.Size), Root, M, O.Noise).front();
-      Csv += csvRows(Kind, Root, O.Size, M, Chosen, ForcedM);
+      Csv += csvRows(O, Kind, Root, M, Chosen, ForcedM);
       // After each size, whole: what --resume reads after an interruption.
       if (llvm::Error E = writeFileAtomically(CsvPath, Csv, "measurements")) {
         std::cerr << "collplan_tune_mpi: " << llvm::toString(std::move(E))
@@ -623,15 +477,17 @@ int run(const Options &O) {
       for (const auto &[Rule, Seconds] : M.Plans)
         Line(Rule.File, Seconds, !Chosen.Library && Chosen.File == Rule.File);
       for (const auto &[Rule, Seconds] : ForcedM.Plans)
-        Line(ForcedPrefix + Rule.File, Seconds, false);
+        Line(O.forcedName(Rule.File), Seconds, false);
     }
-    if (!Forced.empty()) {
-      std::vector<OpenMpiAlgorithm> Algorithms;
-      for (const ForcedAlgorithm &F : Forced)
-        Algorithms.push_back(F.Algorithm);
-      RuleTables.push_back(measuredOpenMpiRules(
-          Kind, uint32_t(O.Size), ForcedMeasured, Algorithms, O.Noise));
-      freeForcedAlgorithms(Forced);
+    if (Forced) {
+      if (O.library() == MpiLibrary::OpenMpi)
+        OpenMpiTables.push_back(
+            measuredOpenMpiRules(Kind, uint32_t(O.Size), ForcedMeasured,
+                                 Forced->algorithms(), O.Noise));
+      else
+        MpichTables.push_back(
+            measuredMpichRules(Kind, ForcedMeasured, O.Noise));
+      Forced.reset();
     }
     MPI_Bcast(&Failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (Failed)
@@ -663,8 +519,8 @@ int run(const Options &O) {
     return 4;
   }
   say(O, "wrote " + planIndexPath(O.Dir) + " and " + CsvPath.str().str());
-  if (!O.OpenMpiRules.empty())
-    return writeOpenMpiRules(O, RuleTables);
+  if (!O.libraryFile().empty())
+    return writeLibraryFile(O, OpenMpiTables, MpichTables);
   return 0;
 }
 
@@ -700,12 +556,22 @@ int main(int Argc, char **Argv) {
   App.add_flag("--resume", O.Resume,
                "take the sizes an interrupted run already measured (with the "
                "same contenders) from DIR/measured-p<P>.csv");
-  App.add_option("--openmpi-rules", O.OpenMpiRules,
-                 "also time Open MPI's own algorithms for the directory's "
-                 "collectives (each forced through MPI_T) and write Open "
-                 "MPI's coll_tuned rules file choosing, at each size, the "
-                 "fastest of them, or Open MPI's own decision (algorithm 0) "
-                 "where none is faster by more than --noise");
+  CLI::Option *OpenMpi = App.add_option(
+      "--openmpi-rules", O.OpenMpiRules,
+      "also time Open MPI's own algorithms for the directory's "
+      "collectives (each forced through MPI_T) and write Open "
+      "MPI's coll_tuned rules file choosing, at each size, the "
+      "fastest of them, or Open MPI's own decision (algorithm 0) "
+      "where none is faster by more than --noise");
+  App.add_option("--mpich-json", O.MpichJson,
+                 "under MPICH: also time MPICH's own algorithms for the "
+                 "directory's collectives (each forced through MPI_T) and "
+                 "write MPICH's JSON selection file "
+                 "(MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE) naming, at each "
+                 "size, the fastest of them, or, where none is faster than "
+                 "MPICH's own decision by more than --noise, the one timed "
+                 "nearest it")
+      ->excludes(OpenMpi);
   App.add_flag("--quiet,-q", O.Quiet, "print nothing on success");
   // Open MPI reads forced algorithms only with its dynamic rules on, a
   // setting read at MPI_Init (without a forced algorithm or a rules file,

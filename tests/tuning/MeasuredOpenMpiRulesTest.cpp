@@ -27,7 +27,7 @@ SizeMeasurement size(uint64_t Bytes, double Own,
   return M;
 }
 
-const std::vector<OpenMpiAlgorithm> Algorithms = {
+const std::vector<LibraryAlgorithm> Algorithms = {
     {3, "recursive_doubling"}, {4, "ring"}, {6, "rabenseifner"}};
 
 } // namespace

@@ -132,12 +132,12 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
   // FirstRequest, one per slot: piece K lands in slot K % NumSlots, and
   // piece K + NumSlots is posted there once piece K is handed over. A small
   // message gets fewer and smaller slots: a round's staging never exceeds
-  // its bytes. A receive with memory has a slot per piece, there: every
-  // piece is posted at once and lands where it is combined.
+  // its bytes. A receive with memory has the same requests in flight, but
+  // piece K lands at its own place there, where it is combined.
   struct Stream {
     size_t Receive, Bytes, FirstRequest = 0;
     size_t NumSlots, SlotBytes;
-    char *Slots = nullptr;
+    char *Memory = nullptr, *Slots = nullptr;
     size_t Posted = 0, Handed = 0;
   };
   llvm::SmallVector<Stream, 2> Streams;
@@ -150,8 +150,7 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
     size_t Bytes = Receives[I].bytes();
     size_t Pieces = (Bytes + PieceBytes - 1) / PieceBytes;
     char *Memory = Receives[I].Segments[0].Data;
-    Streams.push_back({I, Bytes, 0,
-                       Memory ? Pieces : std::min(StagingSlots, Pieces),
+    Streams.push_back({I, Bytes, 0, std::min(StagingSlots, Pieces),
                        std::min(PieceBytes, Bytes), Memory});
     if (!Memory)
       SlotTotal += Streams.back().NumSlots * Streams.back().SlotBytes;
@@ -160,10 +159,14 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
   auto PieceOf = [](const Stream &S, size_t K) {
     return std::min(PieceBytes, S.Bytes - K * PieceBytes);
   };
+  auto LandingOf = [](const Stream &S, size_t K) {
+    return S.Memory ? S.Memory + K * PieceBytes
+                    : S.Slots + (K % S.NumSlots) * S.SlotBytes;
+  };
   auto PostNext = [&](Stream &S, MPI_Request &Req) -> llvm::Error {
-    char *Slot = S.Slots + (S.Posted % S.NumSlots) * S.SlotBytes;
-    if (llvm::Error E = PostPiece(false, Slot, PieceOf(S, S.Posted),
-                                  Receives[S.Receive].Peer, Req))
+    if (llvm::Error E =
+            PostPiece(false, LandingOf(S, S.Posted), PieceOf(S, S.Posted),
+                      Receives[S.Receive].Peer, Req))
       return E;
     ++S.Posted;
     return llvm::Error::success();
@@ -179,7 +182,7 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
       continue;
     }
     Stream &S = Streams[NextStream++];
-    if (!S.Slots) {
+    if (!S.Memory) {
       S.Slots = SlotMemory + SlotsUsed;
       SlotsUsed += S.NumSlots * S.SlotBytes;
     }
@@ -216,7 +219,7 @@ llvm::Error MpiTransport::exchange(llvm::ArrayRef<Message> Sends,
         MPI_Request &Req = Requests[S.FirstRequest + Slot];
         if (Req != MPI_REQUEST_NULL)
           break;
-        Arrived(S.Receive, S.Slots + Slot * S.SlotBytes, PieceOf(S, S.Handed));
+        Arrived(S.Receive, LandingOf(S, S.Handed), PieceOf(S, S.Handed));
         ++S.Handed;
         if (S.Posted * PieceBytes < S.Bytes) {
           if (llvm::Error E = PostNext(S, Req))

@@ -191,9 +191,10 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
   // placed lazily, as MPI libraries' own collectives do, so the first round
   // waits for no copy: a send wholly inside them reads the user's send
   // buffer, a combine into them reads it as its first operand (Out = input
-  // (op) received), a receive that replaces them needs no copy at all. Only
-  // a send that straddles them, or a local operation reading them, has them
-  // copied in first; what is still unplaced at the end is copied then.
+  // (op) received), a receive that replaces them needs no copy at all, and
+  // local operations read them there too. Only a send that straddles them
+  // has them copied in first; what is still unplaced at the end is copied
+  // then.
   BlockSet Unplaced = Header.inputBlocks(Rank);
   std::vector<bool> MayLinger = sendsThatMayLinger(Prog, Header.Buffers.size());
   size_t FirstOp = 0; // Of the round, in program order.
@@ -210,14 +211,10 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
                           0,        P.Placements.size(), 0};
     BlockSet PlaceFirst;
     for (const Op &O : Rd.Ops) {
-      bool Sends = O.Kind == OpKind::Send && O.Buffer == DataBuffer;
-      bool Reads = O.Kind == OpKind::Local && O.Source == DataBuffer;
-      bool Combines = O.Kind == OpKind::Local && O.Buffer == DataBuffer &&
-                      O.Mode == Combine::Reduce;
-      if (!Sends && !Reads && !Combines)
+      if (O.Kind != OpKind::Send || O.Buffer != DataBuffer)
         continue;
       BlockSet Mine = O.Blocks.intersect(Unplaced);
-      if (!Mine.empty() && (!Sends || Mine != O.Blocks))
+      if (!Mine.empty() && Mine != O.Blocks)
         PlaceFirst.insert(Mine);
     }
     Place(PlaceFirst);
@@ -268,14 +265,31 @@ const Executor::PreparedCall &Executor::prepare(uint64_t Count,
     for (const Op &O : Rd.Ops) {
       if (O.Kind != OpKind::Local)
         continue;
-      for (const BlockRange &BR : O.Blocks.ranges()) {
-        uint64_t Begin = Layout.begin(BR.Begin), End = Layout.begin(BR.End);
-        if (End > Begin)
-          P.Locals.push_back({O.Buffer, O.Source, O.Mode, size_t(Begin) * ES,
-                              size_t(End - Begin), size_t(Begin) * ES});
-      }
+      // The unplaced parts of a local operation's source are read from the
+      // input, and a combine into them places and combines in one pass
+      // (Out = input (op) source), as a receive's first combine does.
+      bool ReadsInput = O.Source == DataBuffer;
+      bool CombinesInput = O.Buffer == DataBuffer && O.Mode == Combine::Reduce;
+      for (const BlockRange &BR : O.Blocks.ranges())
+        forEachPart(
+            BR, ReadsInput || CombinesInput ? Unplaced : BlockSet(),
+            [&](uint64_t B, uint64_t E, bool Inside) {
+              uint64_t Begin = Layout.begin(B), End = Layout.begin(E);
+              if (End == Begin)
+                return;
+              size_t Offset = size_t(Begin) * ES;
+              PreparedCall::Local L{
+                  O.Buffer, O.Source, O.Mode, Offset, size_t(End - Begin),
+                  Offset};
+              if (Inside && ReadsInput) {
+                L.SourceIn = Region::Input;
+                L.SourceOffset = Offset - P.InBegin;
+              }
+              L.FirstFromInput = Inside && CombinesInput;
+              P.Locals.push_back(L);
+            });
       if (O.Buffer == DataBuffer)
-        Unplaced = Unplaced.subtract(O.Blocks); // Replaced.
+        Unplaced = Unplaced.subtract(O.Blocks); // Replaced or combined.
     }
     R.EndTransfer = P.Transfers.size();
     R.EndLocal = P.Locals.size();
@@ -518,8 +532,13 @@ llvm::Error Executor::runRounds(Transport &T, char *Data, const CallArgs &Args,
       const PreparedCall::Local &L = P.Locals[I];
       char *Dst = BaseOf(L.In, L.Buffer) + L.Offset;
       const char *Src = BaseOf(L.SourceIn, L.Source) + L.SourceOffset;
+      // In place, the input already lies where it is combined.
+      const char *First =
+          L.FirstFromInput ? Regions.Input + (L.Offset - P.InBegin) : Dst;
       if (L.Mode == Combine::Replace)
         std::memcpy(Dst, Src, L.Elements * ES);
+      else if (First != Dst)
+        Args.Op.apply(Dst, First, Src, L.Elements, Args.Type);
       else
         Args.Op.apply(Dst, Src, L.Elements, Args.Type);
     }

@@ -94,6 +94,9 @@ private:
       /// is personalised.
       size_t SourceOffset;
       Region In = Region::Buffer, SourceIn = Region::Buffer;
+      /// A combine into the rank's input not yet placed: Out = input (op)
+      /// source, reading the input where the user left it.
+      bool FirstFromInput = false;
     };
     struct Round {
       uint32_t Index;

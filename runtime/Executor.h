@@ -56,6 +56,7 @@ public:
   /// outlive the executor. Its own buffers come from Memory.
   Executor(const PlanHeader &Header, const Program &Prog, uint32_t Rank,
            MemorySource Memory = {});
+  ~Executor();
 
   /// One collective call. Fails, before communicating, when the call does
   /// not fit the plan (transport size or rank, unsupported type and
@@ -131,6 +132,11 @@ private:
     std::vector<Local> Locals;
   };
 
+  /// The messages of the last call's rounds (Executor.cpp): an application
+  /// repeats one call on the same buffers, and building them cost more
+  /// instructions than the MPI library's own work on a small message.
+  struct BuiltCall;
+
   llvm::Error checkCall(Transport &T, const CallArgs &Args) const;
   const PreparedCall &prepare(uint64_t Count, size_t ElemSize);
   /// Regions.Input is the rank's input: the user's send buffer, or its
@@ -154,6 +160,7 @@ private:
   /// it depends on the plan only).
   bool HasOutputBlocks;
   PreparedCall Prepared;
+  std::unique_ptr<BuiltCall> Built;
   /// Scratch buffers Header.Buffers[1..], and the whole-vector work area of
   /// collectives whose output is not the whole vector; reused across calls.
   ScratchBuffer Scratch;

@@ -2,7 +2,8 @@
 # bench-tune.sh [--mpi openmpi|mpich] [--reps N] [--collectives LIST]
 #               [--sizes LIST] [--measured SECONDS] [--candidates K]
 #               [--reproducible] [--algorithms LIST] [--floor]
-#               [--openmpi-rules | --mpich-json] [--against LIB] [BUILD_DIR] [P]
+#               [--openmpi-rules | --mpich-json] [--against LIB] [--in-job]
+#               [BUILD_DIR] [P]
 #   — tune's choice against the MPI library's own selection.
 #
 # Tunes the collectives (default allreduce; LIST of allreduce, allgather,
@@ -43,7 +44,12 @@
 # compiled into the installed libmpich. With --against LIB (a copy of an
 # earlier build's interposer, for the same MPI) a further program joins each
 # run: the same calls and directory through LIB, so against/library and
-# tuned/against compare two builds of the executor in one run.
+# tuned/against compare two builds of the executor in one run. With --in-job
+# a further program joins each run: the interposed calls and the library's
+# own (its PMPI_ entry points) timed in one job, repetition by repetition
+# (collplan_bench_calls --pmpi); "in_job" is the median of the runs'
+# per-repetition ratios, with their quartiles: what varies from one job to
+# the next (where its ranks and buffers land) then hits both sides alike.
 set -euo pipefail
 MPI=openmpi
 REPS=3
@@ -56,6 +62,7 @@ ALGORITHMS=""
 FLOOR=""
 RULES=""
 AGAINST=""
+IN_JOB=""
 while [ $# -gt 0 ]; do
   case $1 in
   --mpi) MPI=$2; shift 2 ;;
@@ -70,7 +77,8 @@ while [ $# -gt 0 ]; do
   --openmpi-rules) RULES=openmpi; shift ;;
   --mpich-json) RULES=mpich; shift ;;
   --against) AGAINST=$2; shift 2 ;;
-  -h | --help) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --in-job) IN_JOB=1; shift ;;
+  -h | --help) sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) break ;;
   esac
 done
@@ -90,7 +98,7 @@ openmpi)
                   --mca coll_tuned_dynamic_rules_filename "$WORK/openmpi.rules" \
                   "$APP" "$1" $SIZES; }
   run() { mpirun --oversubscribe -n "$P" ${1:+-x LD_PRELOAD="$1"} \
-            ${1:+-x COLLPLAN_PLANS="$WORK/plans"} "$APP" "$2" $SIZES; } ;;
+            ${1:+-x COLLPLAN_PLANS="$WORK/plans"} "$APP" ${3:-} "$2" $SIZES; } ;;
 mpich)
   LIB=$BUILD/runtime/interposer/libcollplan_mpich.so
   APP=$BUILD/runtime/bench/collplan_bench_calls_mpich
@@ -99,7 +107,7 @@ mpich)
   run_rules() { MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$WORK/mpich.json" \
                   mpiexec.mpich -n "$P" "$APP" "$1" $SIZES; }
   run() { mpiexec.mpich -n "$P" ${1:+-genv LD_PRELOAD "$1"} \
-            ${1:+-genv COLLPLAN_PLANS "$WORK/plans"} "$APP" "$2" $SIZES; } ;;
+            ${1:+-genv COLLPLAN_PLANS "$WORK/plans"} "$APP" ${3:-} "$2" $SIZES; } ;;
 *) echo "bench-tune.sh: --mpi $MPI: openmpi or mpich" >&2; exit 2 ;;
 esac
 if [ -n "$FLOOR" ] && [ "$MPI" != openmpi ]; then
@@ -155,16 +163,19 @@ for C in ${COLLS//,/ }; do
     [ -z "$FLOOR" ] || run "$FLOOR_LIB" "$C" >"$WORK/$C.floor.$I"
     [ -z "$RULES" ] || run_rules "$C" >"$WORK/$C.rules.$I"
     [ -z "$AGAINST" ] || run "$AGAINST" "$C" >"$WORK/$C.against.$I"
+    [ -z "$IN_JOB" ] || run "$LIB" "$C" --pmpi >"$WORK/$C.injob.$I"
   done
 done
 # What served each size, in the interposer's own order of the rules.
 "$COLLPLAN" index --show "$WORK/plans" --format json >"$WORK/rules.json"
 echo "# $MPI, P = $P, $REPS interleaved pairs${MEASURE:+, measured ${MEASURE} s}${REPRODUCIBLE:+, reproducible}; us per call, medians"
-printf '%-14s %9s %12s %12s %6s %13s %s%s%s %s\n' collective bytes library_us \
+printf '%-14s %9s %12s %12s %6s %13s %s%s%s%s\n' collective bytes library_us \
   tuned_us ratio pair_q1-q3 "${FLOOR:+ floor/lib tuned/floor}" \
   "${RULES:+ rules/lib rules_q1-q3 tuned/rules}" \
-  "${AGAINST:+ against/lib against_q1-q3 tuned/against}" served_by
-/usr/bin/python3 - "$WORK" "$REPS" "$COLLS" "$FLOOR" "$RULES" "$AGAINST" <<'PY'
+  "${AGAINST:+ against/lib against_q1-q3 tuned/against}" \
+  "${IN_JOB:+ in_job in_job_q1-q3} served_by"
+/usr/bin/python3 - "$WORK" "$REPS" "$COLLS" "$FLOOR" "$RULES" "$AGAINST" \
+  "$IN_JOB" <<'PY'
 import json, statistics, sys
 work, reps, colls = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
 extras = [k for k, on in (("floor", sys.argv[4]), ("rules", sys.argv[5]),
@@ -191,6 +202,12 @@ for coll in colls:
         return {int(b): [float(r[b]) for r in runs] for b in runs[0]}
     lib, plan = times("mpi"), times("plan")
     other = {k: times(k) for k in extras}
+    in_job = {}
+    if sys.argv[7]:
+        for i in range(reps):
+            for line in open("%s/%s.injob.%d" % (work, coll, i)):
+                f = line.split()
+                in_job.setdefault(int(f[0]), []).append(float(f[3]))
     for size in sorted(lib):
         m, p = statistics.median(lib[size]), statistics.median(plan[size])
         pairs = sorted(b / a for a, b in zip(lib[size], plan[size]))
@@ -208,6 +225,10 @@ for coll in colls:
                 rq = statistics.quantiles(r, n=4) if len(r) > 1 else r * 3
                 extra += " %5.2f-%-5.2f" % (rq[0], rq[2])
             extra += " %11.2f" % (p / f)
+        if in_job:  # each run's median per-repetition ratio, one job each
+            r = sorted(in_job[size])
+            rq = statistics.quantiles(r, n=4) if len(r) > 1 else r * 3
+            extra += " %6.2f %5.2f-%-5.2f" % (statistics.median(r), rq[0], rq[2])
         print("%-14s %9d %12.2f %12.2f %6.2f %6.2f-%-6.2f%s  %s" %
               (coll, size, m, p, ratio, q[0], q[2], extra, served(coll, size)))
 print("# worst ratio %.2f at %s; collplan ahead (<= 0.90): %s" %

@@ -146,6 +146,8 @@ void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
         J.attribute("beta_intra", P.BetaIntra);
       J.attribute("overhead", P.Overhead);
       J.attribute("overhead_per_byte", P.OverheadPerByte);
+      if (P.CoresPerNode > 0)
+        J.attribute("cores_per_node", P.CoresPerNode);
       if (P.MediumMessageBytes > 0) {
         J.attribute("medium_message_bytes", P.MediumMessageBytes);
         J.attribute("alpha_medium",

@@ -7,7 +7,9 @@
 # three parameter sets fitted to the calibration's timings: "basic" (alpha,
 # beta, gamma only), "full" (with the rank overhead o, o_B) and "ranges"
 # (full, and messages above one or two fitted sizes priced with their own
-# alpha and beta: docs/cost-model.md, "Large messages").
+# alpha and beta: docs/cost-model.md, "Large messages"), all three with the
+# machine's cores shared by its ranks (docs/cost-model.md, "A node's cores
+# shared by its ranks"), and "unshared": ranges without that term.
 # Then, per transport and model, over P = 2 and 4 at 1 KiB .. 16 MiB: the
 # median and worst |predicted/measured - 1|, and how often the plan the model
 # ranks fastest (per collective, P and size) is within 10 % of the measured
@@ -15,7 +17,8 @@
 # Each P runs in a job of its own (calibrate --min-ranks).
 # --keep DIR keeps the timings in DIR; --from DIR fits and compares the
 # timings a --keep run saved, running nothing (models compared on the same
-# measurements).
+# measurements). The cores are this machine's (nproc), kept in DIR/cores;
+# a DIR without that file is taken to come from this machine.
 # Usage: tools/bench-calibrate.sh [--reps N] [--ranks P] [--keep DIR | --from DIR] BUILD_DIR
 set -eu
 REPS=3
@@ -39,6 +42,7 @@ if [ -n "$FROM" ]; then
   REPS=$(cat "$WORK/reps")
   RANKS=$(cat "$WORK/ranks")
   TRANSPORTS=$(cat "$WORK/transports")
+  CORES=$(cat "$WORK/cores" 2>/dev/null || nproc)
 else
   if [ -n "$KEEP" ]; then
     WORK=$KEEP
@@ -52,6 +56,8 @@ else
   echo "$REPS" >"$WORK/reps"
   echo "$RANKS" >"$WORK/ranks"
   echo "$TRANSPORTS" >"$WORK/transports"
+  CORES=$(nproc)
+  echo "$CORES" >"$WORK/cores"
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -101,18 +107,21 @@ if [ -z "$FROM" ]; then
 else
   cat "$WORK/load"
 fi
-# The same timings fitted three times: without the rank overhead (basic),
-# with it (full), and with the size ranges too (ranges).
-MODELS="basic full ranges"
+# The same timings fitted four times: without the rank overhead (basic),
+# with it (full), with the size ranges too (ranges), each with the node's
+# cores shared by its ranks, and ranges without the cores (unshared).
+MODELS="basic full ranges unshared"
 for t in $TRANSPORTS; do
   for m in $MODELS; do
     case $m in
     basic) keys=alpha,beta,gamma ;;
     full) keys=alpha,beta,gamma,overhead,overhead_per_byte ;;
-    ranges) keys=alpha,beta,gamma,overhead,overhead_per_byte,medium_message_bytes,alpha_medium,beta_medium,large_message_bytes,alpha_large,beta_large ;;
+    ranges | unshared) keys=alpha,beta,gamma,overhead,overhead_per_byte,medium_message_bytes,alpha_medium,beta_medium,large_message_bytes,alpha_large,beta_large ;;
     esac
+    cores=$CORES
+    [ "$m" = unshared ] && cores=0
     "$COLLPLAN" calibrate --timings "$WORK/$t-fit.json" --fit "$keys" \
-      -o "$WORK/$t-$m.yaml" >/dev/null
+      --cores-per-node "$cores" -o "$WORK/$t-$m.yaml" >/dev/null
     echo "   $t $m: $(grep -v '^#' "$WORK/$t-$m.yaml" | tr '\n' ' ')"
   done
 done
@@ -178,9 +187,9 @@ for t in transports:
                       f" worst {100 * max(sub):.1f}%")
 print("\n== summary over P = 2 and 4, 1 KiB .. 16 MiB "
       "(targets: median <= 15 %, worst <= 40 %, best plan >= 90 %)")
-print("%-4s %-6s %8s %8s %14s %14s" % ("", "model", "median", "worst",
+print("%-4s %-8s %8s %8s %14s %14s" % ("", "model", "median", "worst",
                                         "best plan", "median spread"))
 for t, model, med, worst, hits, n, spr in summary:
-    print("%-4s %-6s %7.1f%% %7.1f%% %6d/%d %4.0f%% %13.2f" % (
+    print("%-4s %-8s %7.1f%% %7.1f%% %6d/%d %4.0f%% %13.2f" % (
         t, model, 100 * med, 100 * worst, hits, n, 100 * hits / n, spr))
 PY

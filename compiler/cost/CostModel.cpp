@@ -38,6 +38,10 @@ public:
         InterSent(H.Ranks, 0) {
     if (Topo.kind() == TopologyKind::Torus)
       Router.emplace(Topo, C.Ties);
+    if (C.CoresPerNode > 0) {
+      Stretch.assign(Topo.numNodes(), 1.0);
+      BusyRanks.assign(Topo.numNodes(), 0);
+    }
     if (OnePort)
       findPortBatches();
     if (C.InjectionBandwidth > 0) {
@@ -114,8 +118,42 @@ private:
     }
   }
 
+  /// docs/cost-model.md, "A node's cores shared by its ranks": how much
+  /// slower each node's ranks do their own work of the round, the ranks of
+  /// the node that take part in it (a non-empty message or reduction)
+  /// taking turns on its cores.
+  void shareCores(llvm::ArrayRef<RankRound> Round, RoundCost &RC) {
+    std::fill(BusyRanks.begin(), BusyRanks.end(), 0);
+    for (const RankRound &RR : Round) {
+      bool Busy = false;
+      for (const Op &O : RR.Ops->Ops)
+        Busy |= (O.Kind != OpKind::Local || O.Mode == Combine::Reduce) &&
+                Size.of(O.Blocks) > 0;
+      BusyRanks[Topo.nodeOf(RR.Rank)] += Busy;
+    }
+    for (size_t N = 0; N < BusyRanks.size(); ++N) {
+      Stretch[N] = std::max(1.0, BusyRanks[N] / C.CoresPerNode);
+      RC.CoreStretch = std::max(RC.CoreStretch, Stretch[N]);
+    }
+  }
+
+  /// The stretch of Rank's own work this round (1 without a core limit).
+  double stretchOf(uint32_t Rank) const {
+    return Stretch.empty() ? 1.0 : Stretch[Topo.nodeOf(Rank)];
+  }
+
+  /// The time per byte of a B-byte message from Sender to Receiver through
+  /// their ports: within a node the copy is the ranks' own work, stretched
+  /// when the node's cores are shared.
+  double portBeta(uint32_t Sender, uint32_t Receiver, double B) const {
+    bool SameNode = Topo.nodeOf(Sender) == Topo.nodeOf(Receiver);
+    return C.betaFor(SameNode, B) * (SameNode ? stretchOf(Sender) : 1.0);
+  }
+
   /// Link loads, port loads and node senders of the round; message counts.
   void routeRound(llvm::ArrayRef<RankRound> Round, RoundCost &RC) {
+    if (!Stretch.empty())
+      shareCores(Round, RC);
     Load.clear();
     Senders.clear();
     NodeMessages.clear();
@@ -131,7 +169,7 @@ private:
         // The rank's port, and the peer's (PortOut, PortIn).
         bool Intra = PeerNode == Node;
         if (Intra || !Router) {
-          double Time = C.betaFor(Intra, B) * B;
+          double Time = portBeta(R, O.Peer, B) * B;
           PortOut[R] += Time;
           PortIn[O.Peer] += Time;
         }
@@ -172,7 +210,7 @@ private:
     // Fair sharing of the ports (PortOut, PortIn): B alone when each end
     // has this one message of the round through it.
     double Wire = std::max(
-        {C.betaFor(SameNode, B) * B, PortOut[Sender], PortIn[Receiver]});
+        {portBeta(Sender, Receiver, B) * B, PortOut[Sender], PortIn[Receiver]});
     Effective = B;
     Hop = 0;
     if (!SameNode && Router) {
@@ -232,7 +270,7 @@ private:
                                   Clock[O.Peer] <= Start[R]);
           if (!Ready)
             continue;
-          Time += C.betaFor(Topo.nodeOf(O.Peer) == Topo.nodeOf(R), B) * B;
+          Time += portBeta(R, O.Peer, B) * B;
           RB.Together.push_back((uint64_t(Index) << 32) | O.Peer);
         }
         if (RB.Waits[J])
@@ -362,8 +400,10 @@ private:
         LargestMessage = std::max(LargestMessage, B);
         LargestLoad = std::max(LargestLoad, Effective);
       }
-      Done = std::max(Done, Start[R] + Busy);
-      Clock[R] = std::max(Clock[R], Done + C.Gamma * Reduced);
+      // A node's ranks busy beyond its cores take turns (shareCores).
+      double Stretched = stretchOf(R);
+      Done = std::max(Done, Start[R] + Busy * Stretched);
+      Clock[R] = std::max(Clock[R], Done + C.Gamma * Reduced * Stretched);
       RC.MaxRankMessages = std::max(RC.MaxRankMessages, Messages);
       Sent[R] += SentNow;
       RC.MaxBytesSent = std::max(RC.MaxBytesSent, SentNow);
@@ -384,6 +424,7 @@ private:
       }
     Report.MaxRankMessages =
         std::max(Report.MaxRankMessages, RC.MaxRankMessages);
+    Report.MaxCoreStretch = std::max(Report.MaxCoreStretch, RC.CoreStretch);
     if (RC.InterNodeMessages + RC.IntraNodeMessages) {
       ++CommRounds;
       RC.MaxMessageBytes = LargestMessage;
@@ -432,6 +473,10 @@ private:
   /// as such. On a torus a rank's messages leave by different links.
   const bool OnePort;
   std::vector<double> Clock, Start, Sent, Received;
+  /// With a core limit, per node: its ranks taking part in the round and
+  /// the stretch of their own work (shareCores). Empty without one.
+  std::vector<uint32_t> BusyRanks;
+  std::vector<double> Stretch;
   /// A rank's port, one each way, off a torus (on a torus, within its node
   /// only): the time its messages of the round take through it, each at its
   /// own rate (beta', as OnePort's batches count them), shared fairly as a

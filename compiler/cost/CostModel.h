@@ -71,6 +71,13 @@
 // or copies past the caches; docs/cost-model.md, "Large messages").
 // Messages within a node keep AlphaIntra and BetaIntra when those are set.
 //
+// A node of CostParams::CoresPerNode cores (when set) whose ranks taking part
+// in a round (a non-empty message or reduction) outnumber its cores runs
+// their own work of the round in turns: each such rank's overhead, its
+// reductions and the per-byte time of its messages within the node (the
+// copies its core makes) take busy ranks / cores times as long
+// (docs/cost-model.md, "A node's cores shared by its ranks").
+//
 // Deficiencies (Swing, De Sensi et al., NSDI'24, §2.2 and Table 2), measured
 // on the plan rather than taken from a table, for p ranks, n bytes (a rank's
 // vector: for alltoall its row, the matrix over p) and D torus dimensions of
@@ -135,6 +142,10 @@ struct RoundCost {
   /// With an injection limit: the longest a message of this round waited
   /// for earlier rounds' bytes still on its nodes' links, seconds.
   double LinkBacklog = 0;
+  /// With a core limit: the largest stretch of a node's ranks' own work
+  /// this round, busy ranks / cores (1: no node has more busy ranks than
+  /// cores).
+  double CoreStretch = 1;
 };
 
 struct CostReport {
@@ -159,6 +170,9 @@ struct CostReport {
   /// The messages above CostParams::MediumMessageBytes and
   /// LargeMessageBytes (0 where a threshold is off).
   uint64_t MediumMessages = 0, LargeMessages = 0;
+  /// The largest RoundCost::CoreStretch of the plan (1 without a core
+  /// limit).
+  double MaxCoreStretch = 1;
 };
 
 /// Evaluates P for a vector of Bytes bytes.

@@ -62,6 +62,13 @@ struct CostParams {
   double LargeMessageBytes = 0;
   double AlphaLarge = -1;
   double BetaLarge = -1;
+  /// The cores of a node, shared by its ranks. When more of a node's ranks
+  /// take part in a round than it has cores, their own work of the round
+  /// takes turns on the cores: each rank's overhead, reductions and the
+  /// per-byte time of its messages within the node (the copies its core
+  /// makes) are stretched by busy ranks / cores (docs/cost-model.md, "A
+  /// node's cores shared by its ranks"). 0 (the default) is unlimited.
+  double CoresPerNode = 0;
   /// Torus topologies only: how a tied route is taken (TorusRouting.h).
   TorusTies Ties = TorusTies::Split;
   /// Bytes per element of the call (4 for MPI_FLOAT): blocks hold whole

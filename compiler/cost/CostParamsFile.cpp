@@ -34,7 +34,8 @@ const std::vector<std::string> &costParamKeys() {
                                                 "beta_medium",
                                                 "large_message_bytes",
                                                 "alpha_large",
-                                                "beta_large"};
+                                                "beta_large",
+                                                "cores_per_node"};
   return Keys;
 }
 
@@ -69,6 +70,8 @@ double *costParamField(CostParams &P, StringRef Key) {
     return &P.AlphaLarge;
   if (Key == "beta_large")
     return &P.BetaLarge;
+  if (Key == "cores_per_node")
+    return &P.CoresPerNode;
   return nullptr;
 }
 

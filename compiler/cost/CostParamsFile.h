@@ -4,7 +4,8 @@
 // reads them back. The file is a flat YAML mapping of the CostParams fields
 // (alpha, beta, gamma, alpha_intra, beta_intra, alpha_hop,
 // injection_bandwidth, overhead, overhead_per_byte, medium_message_bytes,
-// alpha_medium, beta_medium, large_message_bytes, alpha_large, beta_large),
+// alpha_medium, beta_medium, large_message_bytes, alpha_large, beta_large,
+// cores_per_node),
 // one "key: number" a
 // line, '#' starts a comment. Keys that are absent keep their value; an
 // unknown key, a repeated key, or a value the flags would refuse (anything

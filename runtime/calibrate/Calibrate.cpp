@@ -16,6 +16,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 using llvm::Error;
 
@@ -156,11 +157,12 @@ double measureGamma(Datatype T, ReduceOp Op, uint64_t Bytes) {
 const std::vector<std::string> &fittableKeys() {
   // Every key of the parameters file but the topology's own (the hop
   // latency, the injection bandwidth), which plans timed on one machine's
-  // ranks cannot show.
+  // ranks cannot show, and the machine's cores, which are counted.
   static const std::vector<std::string> Keys = [] {
     std::vector<std::string> Out;
     for (const std::string &K : costParamKeys())
-      if (K != "alpha_hop" && K != "injection_bandwidth")
+      if (K != "alpha_hop" && K != "injection_bandwidth" &&
+          K != "cores_per_node")
         Out.push_back(K);
     return Out;
   }();
@@ -185,12 +187,16 @@ llvm::Expected<Calibration> calibrate(Transport &T, llvm::StringRef Name,
     return Hosts.takeError();
   std::vector<uint32_t> NodeOf = nodeNumbers(*Hosts);
   C.Nodes = *std::max_element(NodeOf.begin(), NodeOf.end()) + 1;
+  // Rank 0's machine speaks for every node.
+  C.CoresPerNode =
+      S.CoresPerNode.value_or(double(std::thread::hardware_concurrency()));
   for (uint32_t P = std::max(S.MinRanks, 2u); P <= T.size(); ++P) {
     // One node: every message is between two ranks of it, priced by alpha
-    // and beta (a flat topology). Several: the job's own map, so messages
-    // within a node take alpha_intra and beta_intra.
+    // and beta (alpha_intra and beta_intra stay unset), its ranks sharing
+    // its cores. Several: the job's own map, so messages within a node take
+    // alpha_intra and beta_intra.
     Topology Topo = C.Nodes == 1
-                        ? Topology::flat(P)
+                        ? Topology::nodes(1, P)
                         : Topology::explicitNodes(std::vector<uint32_t>(
                               NodeOf.begin(), NodeOf.begin() + P));
     llvm::Expected<std::vector<Plan>> Plans = Source(Topo);
@@ -247,6 +253,7 @@ void fitCalibration(Calibration &C, const CalibrateSettings &S) {
     return;
   }
   CostParams Start;
+  Start.CoresPerNode = C.CoresPerNode;
   Start.Gamma = C.KernelGamma;
   Start.ElementBytes = uint32_t(sizeOf(C.Type));
   C.Fit = fitPlanTimings(C.Plans, C.Timings, Start, C.Keys);

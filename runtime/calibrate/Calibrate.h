@@ -43,6 +43,9 @@ struct Calibration {
   std::string TransportName; ///< "tcp" or "mpi"
   uint32_t Ranks = 0;
   uint32_t Nodes = 0; ///< distinct host names among the ranks
+  /// The cores of a node the ranks ran on (CostParams::CoresPerNode; 0:
+  /// unknown, the term off), a fact of the machine, not fitted.
+  double CoresPerNode = 0;
   Datatype Type = Datatype::Float;
   ReduceOp Op = ReduceOp::Sum;
   /// Every plan timed, for P = 2 .. Ranks, and what each took.
@@ -76,6 +79,10 @@ struct CalibrateSettings {
   /// overhead and overhead_per_byte, with alpha_intra and beta_intra when
   /// the job spans nodes.
   std::vector<std::string> Keys;
+  /// The cores of each node: unset, the machine's own (its hardware
+  /// threads, std::thread::hardware_concurrency) when timing, a timings
+  /// file's when re-fitting one; 0 turns the term off.
+  std::optional<double> CoresPerNode;
   /// Given: no fit, the timings are compared with these parameters.
   std::optional<CostParams> Evaluate;
   /// Rank 0's progress lines ("ring allreduce P=2 4096 B: 12.3 us").

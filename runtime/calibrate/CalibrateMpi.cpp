@@ -33,6 +33,7 @@ int main(int Argc, char **Argv) {
                "too)");
   std::vector<std::string> Fit;
   uint32_t MinRanks = 2;
+  std::optional<double> CoresPerNode;
   std::string Output, Evaluate, Format = "text", Type = "float", Op = "sum";
   App.add_option("-o,--output", Output, "write the parameters file (YAML)");
   App.add_option("--fit", Fit,
@@ -44,6 +45,10 @@ int main(int Argc, char **Argv) {
   App.add_option("--min-ranks", MinRanks,
                  "time plans on P = this .. the job's ranks only")
       ->check(CLI::Range(2u, 1u << 20));
+  App.add_option("--cores-per-node", CoresPerNode,
+                 "the cores of each node, priced by the fit (default: rank "
+                 "0's machine's hardware threads; 0: off)")
+      ->check(CLI::Range(0.0, 1e6));
   App.add_option("--evaluate", Evaluate,
                  "compare this parameters file's predictions with the times "
                  "instead of fitting");
@@ -75,6 +80,7 @@ int main(int Argc, char **Argv) {
   S.Op = *R;
   S.Keys = Fit;
   S.MinRanks = MinRanks;
+  S.CoresPerNode = CoresPerNode;
   if (!Evaluate.empty()) {
     CostParams Given;
     llvm::Error E = Output.empty()

@@ -100,6 +100,9 @@ void printCalibrationTable(llvm::raw_ostream &OS, const Calibration &C) {
                        P.AlphaIntra, P.BetaIntra);
   OS << llvm::format("\noverhead %.4g s  overhead_per_byte %.4g s/B\n",
                      P.Overhead, P.OverheadPerByte);
+  if (P.CoresPerNode > 0)
+    OS << llvm::format("cores per node %.0f (counted, not fitted)\n",
+                       P.CoresPerNode);
   if (P.MediumMessageBytes > 0)
     OS << llvm::format("above %.0f B: alpha_medium %.4g s  beta_medium %.4g "
                        "s/B\n",
@@ -130,6 +133,7 @@ void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
     J.attribute("transport", C.TransportName);
     J.attribute("ranks", int64_t(C.Ranks));
     J.attribute("nodes", int64_t(C.Nodes));
+    J.attribute("cores_per_node", C.CoresPerNode);
     J.attribute("mode", C.Fitted ? "fit" : "evaluate");
     J.attribute("params_file", ParamsFile);
     J.attributeObject("params", [&] {
@@ -142,6 +146,8 @@ void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
         J.attribute("beta_intra", P.BetaIntra);
       J.attribute("overhead", P.Overhead);
       J.attribute("overhead_per_byte", P.OverheadPerByte);
+      if (P.CoresPerNode > 0)
+        J.attribute("cores_per_node", P.CoresPerNode);
       if (P.MediumMessageBytes > 0) {
         J.attribute("medium_message_bytes", P.MediumMessageBytes);
         J.attribute("alpha_medium",
@@ -230,6 +236,9 @@ llvm::Expected<Calibration> readCalibrationTimings(llvm::StringRef Json,
   Calibration C;
   C.TransportName = O->getString("transport").getValueOr("saved").str();
   C.Nodes = 1;
+  C.CoresPerNode = O->getNumber("cores_per_node").getValueOr(0);
+  if (!(C.CoresPerNode >= 0 && C.CoresPerNode <= 1e6))
+    return Bad("cores_per_node must be a count of cores");
   std::map<std::pair<uint32_t, std::string>, uint32_t> Index;
   for (const llvm::json::Value &SV : *Samples) {
     const llvm::json::Object *S = SV.getAsObject();
@@ -248,7 +257,7 @@ llvm::Expected<Calibration> readCalibrationTimings(llvm::StringRef Json,
     C.Ranks = std::max(C.Ranks, P);
     std::string Key = Family->str() + " " + Kind->str();
     if (!Index.count({P, Key})) {
-      llvm::Expected<std::vector<Plan>> Built = Plans(Topology::flat(P));
+      llvm::Expected<std::vector<Plan>> Built = Plans(Topology::nodes(1, P));
       if (!Built)
         return Built.takeError();
       for (Plan &Pl : *Built) {
@@ -280,7 +289,11 @@ llvm::Error writeCalibration(llvm::StringRef Path, const Calibration &C) {
   OS.flush();
   // Only what was fitted: the torus and injection terms keep their
   // defaults (or flags) when the file is read.
-  return writeCostParamsFile(Path, toCostParams(C), C.Keys, Comment);
+  // The cores the fit priced the plans with go with what it fitted.
+  std::vector<std::string> Keys = C.Keys;
+  if (C.Params.CoresPerNode > 0)
+    Keys.push_back("cores_per_node");
+  return writeCostParamsFile(Path, toCostParams(C), Keys, Comment);
 }
 
 } // namespace collplan::runtime

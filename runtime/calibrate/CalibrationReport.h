@@ -26,8 +26,9 @@ void printCalibrationJson(llvm::raw_ostream &OS, const Calibration &C,
                           llvm::StringRef ParamsFile);
 
 /// The timings of a calibration printed as JSON (printCalibrationJson) on
-/// one node, their plans built again by Plans on flat topologies: fitting
-/// them anew (fitCalibration) compares models on the same measurements.
+/// one node, their plans built again by Plans on one node of their ranks
+/// (with the cores it recorded, 0 when it did not): fitting them anew
+/// (fitCalibration) compares models on the same measurements.
 llvm::Expected<Calibration> readCalibrationTimings(llvm::StringRef Json,
                                                    llvm::StringRef Name,
                                                    const PlanSource &Plans);

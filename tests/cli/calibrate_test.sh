@@ -63,6 +63,9 @@ need(len(s) >= 5 * 8 and all(x["measured"] > 0 and x["predicted"] > 0 for x in s
 need(len(c["plans"]) == 5 and all(math.isfinite(p["rms_relative_residual"])
                                   for p in c["plans"]), "per-plan residuals")
 need(c["nodes"] == 1 and "one node" in c["note"], "one-node note")
+# The machine's cores, counted (not fitted), priced and written beside.
+need(c["cores_per_node"] >= 1 and p["cores_per_node"] == c["cores_per_node"],
+     f"cores_per_node {c.get('cores_per_node')}")
 # The file, read as YAML key: value lines, says the same numbers.
 file = {}
 for line in open(sys.argv[2]):
@@ -70,7 +73,7 @@ for line in open(sys.argv[2]):
     if line:
         k, v = line.split(":")
         file[k.strip()] = float(v)
-need(set(file) == set(keys), f"file keys {sorted(file)}")
+need(set(file) == set(keys) | {"cores_per_node"}, f"file keys {sorted(file)}")
 for k in file:
     need(abs(file[k] - p[k]) <= 1e-9 * p[k], f"file {k} {file[k]} vs {p[k]}")
 sys.exit(0 if ok else 1)

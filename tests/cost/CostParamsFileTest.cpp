@@ -34,6 +34,7 @@ TEST_CASE("the parameters file round-trips every key, zeros included") {
   P.LargeMessageBytes = 1048576;
   P.AlphaLarge = 1.5e-5;
   P.BetaLarge = 6.6e-10;
+  P.CoresPerNode = 2;
   llvm::SmallString<128> Path;
   REQUIRE(!llvm::sys::fs::createTemporaryFile("params", "yaml", Path));
   REQUIRE(!writeCostParamsFile(Path, P, costParamKeys(), "a comment\nline 2"));
@@ -98,6 +99,22 @@ TEST_CASE("the size-range keys take and refuse what their flags do") {
        {"large_message_bytes: 4KiB", "large_message_bytes: 0x1000",
         "large_message_bytes: -1", "alpha_large: 1e308", "beta_large: nan",
         "medium_message_bytes: 1e31", "alpha_medium: inf", "beta_medium: -0"}) {
+    CostParams R;
+    llvm::Error E = parseCostParams(Line, "t", R, nullptr);
+    CHECK_MESSAGE(bool(E), Line);
+    llvm::consumeError(std::move(E));
+  }
+}
+
+TEST_CASE("cores_per_node takes and refuses what --cores-per-node does") {
+  CostParams Q;
+  REQUIRE(!parseCostParams("cores_per_node: 64\n", "t", Q, nullptr));
+  CHECK(Q.CoresPerNode == 64);
+  REQUIRE(!parseCostParams("cores_per_node: 0\n", "t", Q, nullptr));
+  CHECK(Q.CoresPerNode == 0); // off
+  for (const char *Line : {"cores_per_node: -2", "cores_per_node: 0x10",
+                           "cores_per_node: 1e308", "cores_per_node: inf",
+                           "cores_per_node: 2 cores"}) {
     CostParams R;
     llvm::Error E = parseCostParams(Line, "t", R, nullptr);
     CHECK_MESSAGE(bool(E), Line);

@@ -326,3 +326,52 @@ TEST_CASE("the plan fit leaves the split off where the timings have no "
   CHECK(F.Params.Beta == doctest::Approx(3e-10).epsilon(1e-6));
   CHECK(F.MaxRelativeResidual < 1e-6);
 }
+
+TEST_CASE("the plan fit prices four ranks on two cores and recovers the "
+          "wire") {
+  // Calibration on one node of two cores (its ranks share them), P = 2 and
+  // 4. P = 2: two busy ranks, no stretch (textbookTimings). P = 4: every
+  // rank of ring and recursive doubling takes part in every round, four
+  // busy ranks on two cores, so each copy and reduction takes twice as
+  // long: ring 2 (P - 1) = 6 rounds of alpha + 2 beta m/4, 3 of them
+  // reducing m/4 (2 gamma m/4): 6 alpha + 3 beta m + 1.5 gamma m;
+  // recursive doubling 2 rounds of alpha + 2 beta m + 2 gamma m.
+  std::vector<Plan> Plans;
+  for (uint32_t P : {2u, 4u}) {
+    llvm::Expected<std::vector<Plan>> Some =
+        calibrationPlans(Topology::nodes(1, P));
+    REQUIRE(bool(Some));
+    for (Plan &Pl : *Some)
+      Plans.push_back(std::move(Pl));
+  }
+  const double Alpha = 4e-6, Beta = 3e-10, Gamma = 6e-11;
+  std::vector<PlanTiming> Timings =
+      textbookTimings(Plans, Gamma, [&](double B) { return Alpha + Beta * B; });
+  auto IndexOf = [&](llvm::StringRef Family, uint32_t Ranks) {
+    for (uint32_t I = 0; I < Plans.size(); ++I)
+      if (Plans[I].Header.Algorithm == Family && Plans[I].Header.Ranks == Ranks)
+        return I;
+    FAIL("no plan of " << Family.str());
+    return 0u;
+  };
+  for (double M : {1024.0, 65536.0, 1048576.0, 16777216.0}) {
+    uint64_t Bytes = uint64_t(M);
+    Timings.push_back({IndexOf("ring", 4), Bytes,
+                       6 * Alpha + 3 * Beta * M + 1.5 * Gamma * M});
+    Timings.push_back({IndexOf("recursive-doubling", 4), Bytes,
+                       2 * Alpha + 4 * Beta * M + 4 * Gamma * M});
+  }
+  CostParams Start;
+  Start.CoresPerNode = 2;
+  PlanFitResult F =
+      fitPlanTimings(Plans, Timings, Start, {"alpha", "beta", "gamma"});
+  CHECK(F.Params.Alpha == doctest::Approx(Alpha).epsilon(1e-6));
+  CHECK(F.Params.Beta == doctest::Approx(Beta).epsilon(1e-6));
+  CHECK(F.Params.Gamma == doctest::Approx(Gamma).epsilon(1e-6));
+  CHECK(F.Params.CoresPerNode == 2); // a fact, carried through
+  CHECK(F.MaxRelativeResidual < 1e-6);
+  // Without the cores the same timings cannot be met.
+  PlanFitResult Unshared =
+      fitPlanTimings(Plans, Timings, CostParams(), {"alpha", "beta", "gamma"});
+  CHECK(Unshared.MaxRelativeResidual > 0.1);
+}

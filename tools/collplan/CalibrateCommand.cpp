@@ -39,6 +39,7 @@ struct CalibrateOptions {
   std::string Type = "float";
   std::string Op = "sum";
   double TimeoutSeconds = 30;
+  std::optional<double> CoresPerNode;
   OutputFormat Format = OutputFormat::Text;
 };
 
@@ -55,6 +56,7 @@ int runCalibrate(const CalibrateOptions &O) {
   S.Op = *R;
   S.Keys = O.Fit;
   S.MinRanks = O.MinRanks;
+  S.CoresPerNode = O.CoresPerNode;
   if (!O.Evaluate.empty()) {
     if (!O.Output.empty()) {
       printError(
@@ -76,6 +78,8 @@ int runCalibrate(const CalibrateOptions &O) {
       return reportError(C.takeError(), ErrorKind::Usage);
     C->Type = S.Type;
     C->Op = S.Op;
+    if (S.CoresPerNode)
+      C->CoresPerNode = *S.CoresPerNode;
     fitCalibration(*C, S);
     if (!O.Output.empty())
       if (llvm::Error E = writeCalibration(O.Output, *C))
@@ -180,6 +184,11 @@ void addCalibrateCommand(CLI::App &App, int &Exit) {
       ->capture_default_str();
   Cmd->add_option("--op", O->Op, "reduction operator gamma is measured for")
       ->capture_default_str();
+  Cmd->add_option("--cores-per-node", O->CoresPerNode,
+                  "the cores of the node the ranks share, priced by the "
+                  "fit (default: this machine's hardware threads; with "
+                  "--timings, the count the file recorded; 0: off)")
+      ->check(CLI::Range(0.0, 1e6));
   addTimeoutOption(*Cmd, O->TimeoutSeconds);
   addFormatOption(*Cmd, O->Format);
   Cmd->callback([O, &Exit] { Exit = runCalibrate(*O); });

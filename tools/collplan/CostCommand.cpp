@@ -61,6 +61,7 @@ void printJson(const CostOptions &O, const Plan &P, const CostReport &R) {
     J.attribute("max_sends_in_flight", int64_t(R.MaxSendsInFlight));
     J.attribute("medium_messages", int64_t(R.MediumMessages));
     J.attribute("large_messages", int64_t(R.LargeMessages));
+    J.attribute("max_core_stretch", R.MaxCoreStretch);
     if (O.PerRound)
       J.attributeArray("per_round", [&] {
         for (const RoundCost &RC : R.Rounds)
@@ -77,6 +78,7 @@ void printJson(const CostOptions &O, const Plan &P, const CostReport &R) {
                         int64_t(RC.MaxInterNodeSenders));
             J.attribute("max_rank_messages", int64_t(RC.MaxRankMessages));
             J.attribute("link_backlog", RC.LinkBacklog);
+            J.attribute("core_stretch", RC.CoreStretch);
           });
       });
   });

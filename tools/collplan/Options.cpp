@@ -187,6 +187,13 @@ void addCostOptions(CLI::App &Cmd, CostParams &Params) {
                      "time per byte of a message above --large-message-bytes "
                      "(default: the medium or plain beta)")
           ->check(FiniteNonNegative);
+  CLI::Option *CoresPerNode =
+      Cmd.add_option("--cores-per-node", Params.CoresPerNode,
+                     "cores a node's ranks share: when more of them take "
+                     "part in a round, their own work of it takes turns "
+                     "(0 = unlimited)")
+          ->capture_default_str()
+          ->check(FiniteNonNegative);
   Cmd.add_option("--element-size", Params.ElementBytes,
                  "bytes per element of the call (4 for float): a vector of "
                  "few elements leaves blocks empty, and empty transfers cost "
@@ -222,7 +229,8 @@ void addCostOptions(CLI::App &Cmd, CostParams &Params) {
       {"beta_medium", BetaMedium},
       {"large_message_bytes", LargeMessageBytes},
       {"alpha_large", AlphaLarge},
-      {"beta_large", BetaLarge}};
+      {"beta_large", BetaLarge},
+      {"cores_per_node", CoresPerNode}};
   Cmd.parse_complete_callback([File, ByKey, &Params] {
     if (File->empty())
       return;

@@ -44,7 +44,7 @@ CLI::Option *addBytesOption(CLI::App &Cmd, ByteSizeOption &Bytes,
 /// --alpha, --beta, --gamma, --alpha-intra, --beta-intra, --alpha-hop,
 /// --injection-bandwidth, --overhead, --overhead-per-byte,
 /// --medium-message-bytes, --alpha-medium, --beta-medium,
-/// --large-message-bytes, --alpha-large, --beta-large.
+/// --large-message-bytes, --alpha-large, --beta-large, --cores-per-node.
 void addCostOptions(CLI::App &Cmd, CostParams &Params);
 
 /// --format text|json.

@@ -96,6 +96,12 @@ PlanDirectory *planDirectory() {
   return Dir.get();
 }
 
+/// Whether some communicator has a pinned plan (pinPlan).
+bool Pinning = false;
+
+/// Whether calls may run from plans at all: a directory, or a pin.
+bool servesPlans() { return Pinning || planDirectory(); }
+
 std::set<CommState *> &liveStates() {
   static std::set<CommState *> States;
   return States;
@@ -232,8 +238,12 @@ Decision &decide(CommState &S, const Call &C,
   auto Warn = [&](const std::string &Warning) {
     warnOnce(std::string(C.Function) + ": " + Warning);
   };
+  // Without a directory only a pinned communicator's calls come here.
   std::optional<FoundPlan> Found =
-      Lookup ? (*Lookup)(Warn) : planDirectory()->find(C.Key, S.Rank, Warn);
+      S.Pinned           ? S.Pinned
+      : !planDirectory() ? std::nullopt
+      : Lookup           ? (*Lookup)(Warn)
+                         : planDirectory()->find(C.Key, S.Rank, Warn);
   uint64_t Mine = !Found             ? 0
                   : Found->library() ? LibraryHash
                                      : Found->Slice->Hash;
@@ -268,7 +278,7 @@ Decision &decide(CommState &S, const Call &C,
   // Asked for reproducible sums, the user hears of each shape the library
   // serves instead, whatever the verbosity.
   bool Rounds = C.Key.Type && C.Key.Op && roundsByOrder(*C.Key.Type, *C.Key.Op);
-  if (Rounds && D.Error.empty() && !D.Found &&
+  if (Rounds && D.Error.empty() && !D.Found && planDirectory() &&
       planDirectory()->AskedRounding == Rounding::Reproducible && S.Rank == 0 &&
       verbosity() < 1)
     log(C.describe(S) + ": no reproducible plan fits, calling " +
@@ -322,12 +332,12 @@ int runPlan(Call &C, CommState &S, Decision &D, RunFn Run) {
 LastCallToMpi LastToMpi;
 
 void refuse(const Call &C, const std::string &Reason) {
-  if (planDirectory())
+  if (servesPlans())
     leaveToMpi(C, stateOf(C.Comm), Reason);
 }
 
 std::optional<int> fromPlan(Call &C, RunFn Run) {
-  if (!planDirectory())
+  if (!servesPlans())
     return std::nullopt;
   CommState &S = stateOf(C.Comm);
   C.Key.Ranks = S.Size;
@@ -361,7 +371,7 @@ std::optional<int> fromPlan(Call &C, RunFn Run) {
 }
 
 std::optional<int> fromAgreedPlan(Call &C, PartFitFn PartFit, RunFn Run) {
-  if (!planDirectory())
+  if (!servesPlans())
     return std::nullopt;
   CommState &S = stateOf(C.Comm);
   C.Key.Ranks = S.Size;
@@ -426,6 +436,11 @@ std::optional<int> fromAgreedPlan(Call &C, PartFitFn PartFit, RunFn Run) {
   C.Key.Bytes = uint64_t(Agreed[1]);
   C.AnySize = false;
   return runPlan(C, S, D, Run);
+}
+
+void pinPlan(MPI_Comm Comm, const FoundPlan &Plan) {
+  Pinning = true;
+  stateOf(Comm).Pinned = Plan;
 }
 
 void summarizeAll() {

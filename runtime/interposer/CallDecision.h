@@ -78,6 +78,9 @@ struct CommState {
   MPI_Comm Dup = MPI_COMM_NULL;
   std::unique_ptr<MpiTransport> Transport;
   std::map<CallShape, Decision> Decisions;
+  /// The plan every call of the communicator's shapes runs, whatever the
+  /// directory holds (pinPlan).
+  std::optional<FoundPlan> Pinned;
   /// The entry of Decisions the last call used: an application repeats one
   /// call shape, and an equality test of the key is cheaper than a search
   /// of the map. Map entries never move, and are never erased.
@@ -154,6 +157,12 @@ using PartFitFn = llvm::function_ref<std::optional<uint64_t>(const PlanHeader &,
 std::optional<int> fromAgreedPlan(Call &C, PartFitFn PartFit, RunFn Run);
 constexpr uint32_t AgreedToMpiRow = 4;
 constexpr uint64_t MaxAgreementGap = 1024;
+
+/// Serves every later call on Comm from Plan, the directory unread: how
+/// collplan_tune_mpi times a plan along the path an interposed call takes.
+/// Every rank of Comm pins the same plan; Plan's entry and slice must
+/// outlive Comm.
+void pinPlan(MPI_Comm Comm, const FoundPlan &Plan);
 
 /// Prints the summaries of the communicators still alive (MPI_Finalize).
 void summarizeAll();

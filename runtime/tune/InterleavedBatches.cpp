@@ -8,8 +8,6 @@
 
 namespace collplan {
 
-using namespace runtime;
-
 namespace {
 
 double median(std::vector<double> V) {
@@ -21,16 +19,15 @@ double median(std::vector<double> V) {
 } // namespace
 
 llvm::Expected<std::vector<double>>
-measureInterleaved(TunedCall &C, llvm::ArrayRef<Executor *> Plans,
+measureInterleaved(TunedCall &C, llvm::ArrayRef<MPI_Comm> Plans,
                    LibraryAlgorithms *Forced, llvm::ArrayRef<size_t> Serving,
-                   Transport &T, const BatchPolicy &Policy) {
+                   const BatchPolicy &Policy) {
   const size_t MinBatches = size_t(Policy.MinBatches), MaxBatches = 500;
   const double Seconds = Policy.Seconds;
   const int Calls =
       Policy.Calls
           ? Policy.Calls
           : int(std::clamp<uint64_t>((16 << 20) / C.shape().Bytes, 2, 64));
-  CallArgs Args = C.planArgs();
   size_t Contenders = 1 + Plans.size() + Serving.size();
   std::vector<std::vector<double>> Times(Contenders);
   auto RunBatch = [&](size_t Which, bool Keep) -> llvm::Error {
@@ -43,8 +40,10 @@ measureInterleaved(TunedCall &C, llvm::ArrayRef<Executor *> Plans,
     for (int I = 0; I < Calls; ++I) {
       if (Which == 0 || Forcing)
         C.library(Comm);
-      else if (llvm::Error E = Plans[Which - 1]->run(T, Args))
-        return E;
+      else if (C.interposed(Plans[Which - 1]) != MPI_SUCCESS)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "a plan failed to run (the interposer said why above)");
     }
     double Mine = (MPI_Wtime() - Start) / Calls, Slowest = 0;
     if (Forcing)

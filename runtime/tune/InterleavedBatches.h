@@ -10,7 +10,6 @@
 #ifndef COLLPLAN_RUNTIME_TUNE_INTERLEAVEDBATCHES_H
 #define COLLPLAN_RUNTIME_TUNE_INTERLEAVEDBATCHES_H
 
-#include "runtime/Executor.h"
 #include "runtime/tune/LibraryAlgorithms.h"
 #include "runtime/tune/TunedCall.h"
 
@@ -30,7 +29,9 @@ struct BatchPolicy {
   int Calls = 0;
 };
 
-/// Medians of the time per call: the library's, then each plan's, then the
+/// Medians of the time per call: the library's, then each plan's (its calls
+/// made through the interposer on a communicator of Plans, each pinned to
+/// one plan and returning errors), then the
 /// library's running each of Serving (of Forced, its own algorithms), batches
 /// taking turns until Policy.Seconds have passed (at least Policy.MinBatches
 /// each). A batch is Calls calls back to back between barriers, as an
@@ -39,9 +40,9 @@ struct BatchPolicy {
 /// back to back (a rank starting the next call while its peer finishes this
 /// one) shows here.
 llvm::Expected<std::vector<double>>
-measureInterleaved(TunedCall &C, llvm::ArrayRef<runtime::Executor *> Plans,
+measureInterleaved(TunedCall &C, llvm::ArrayRef<MPI_Comm> Plans,
                    LibraryAlgorithms *Forced, llvm::ArrayRef<size_t> Serving,
-                   runtime::Transport &T, const BatchPolicy &Policy);
+                   const BatchPolicy &Policy);
 
 } // namespace collplan
 

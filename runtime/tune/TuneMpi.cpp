@@ -8,33 +8,34 @@
 //
 // For every table of DIR for this job's P (collective and root), and every
 // power of 4 from MIN to MAX, times the plan the model chose, the
-// runners-up tune wrote to DIR/candidates/, and the MPI library's own call,
-// the way the Intel MPI Benchmarks do: a warm-up, then batches of calls back
-// to back between barriers, each timed as the slowest rank's time per call,
-// contenders taking turns batch by batch so drift hits all alike, until the
-// size's share of the budget is spent; the median batch decides. Each size
-// becomes a measured rule (MeasuredRules.h): the library where it is as
-// fast as the fastest plan (within the noise band) -- the interposer then
-// calls it on purpose and says so -- else the fastest plan. The index is
-// rewritten whole or not at all by rank 0 at the end; rank 0 prints the
-// measurements and keeps them all in DIR/measured-p<P>.csv, rewritten whole
-// after each size, from which --resume takes the sizes already measured
-// (with the same contenders) after an interrupted run. With --openmpi-rules
-// (or, built against MPICH, --mpich-json), the library's own algorithms join
-// the contenders, each forced (LibraryAlgorithms.h), and rank 0 writes the
-// library's tuning file from what they measured: at each size the fastest
-// of them, or the library's own decision where none beats it by more than
-// the noise band. The directory's rules still choose between the plans and
-// the library's own decision, the call the interposer makes. A separate program
-// for the reason collplan_calibrate_mpi is one: collplan does not link MPI, and
-// the job's launcher decides where ranks run. Exit codes as collplan's (2 bad
-// usage, 4 cannot write, 5 a plan failed to run).
+// runners-up tune wrote to DIR/candidates/ (each through the interposer's
+// own path, as an interposed program's call runs it: CallDecision.h's
+// pinPlan), and the MPI library's own call, the way the Intel MPI Benchmarks
+// do: a warm-up, then batches of calls back to back between barriers, each
+// timed as the slowest rank's time per call, contenders taking turns batch by
+// batch so drift hits all alike, until the size's share of the budget is spent;
+// the median batch decides. Each size becomes a measured rule
+// (MeasuredRules.h): the library where it is as fast as the fastest plan
+// (within the noise band) -- the interposer then calls it on purpose and says
+// so -- else the fastest plan. The index is rewritten whole or not at all by
+// rank 0 at the end; rank 0 prints the measurements and keeps them all in
+// DIR/measured-p<P>.csv, rewritten whole after each size, from which --resume
+// takes the sizes already measured (with the same contenders) after an
+// interrupted run. With --openmpi-rules (or, built against MPICH,
+// --mpich-json), the library's own algorithms join the contenders, each forced
+// (LibraryAlgorithms.h), and rank 0 writes the library's tuning file from what
+// they measured: at each size the fastest of them, or the library's own
+// decision where none beats it by more than the noise band. The directory's
+// rules still choose between the plans and the library's own decision, the call
+// the interposer makes. A separate program for the reason
+// collplan_calibrate_mpi is one: collplan does not link MPI, and the job's
+// launcher decides where ranks run. Exit codes as collplan's (2 bad usage, 4
+// cannot write, 5 a plan failed to run).
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Executor.h"
+#include "runtime/interposer/CallDecision.h"
 #include "runtime/interposer/PlanDirectory.h"
-#include "runtime/mpi/MpiTransport.h"
 #include "runtime/tune/InterleavedBatches.h"
 #include "runtime/tune/MpichAlgorithms.h"
 #include "runtime/tune/OpenMpiAlgorithms.h"
@@ -345,9 +346,6 @@ int run(const Options &O) {
   if (O.Resume && O.Rank == 0)
     Earlier = readEarlierRuns(CsvPath.str().str());
   double PerSize = *Budget / double(Tables.size() * Sizes->size());
-  MPI_Comm Dup;
-  MPI_Comm_dup(MPI_COMM_WORLD, &Dup);
-  MpiTransport Transport(Dup);
   PlanDirectoryUpdate Update;
   // One format for the header and the rows.
   const char *Row = "{0,-12} {1,4} {2,12}  {3,-48} {4,9} {5,9}  {6}\n";
@@ -426,16 +424,18 @@ int run(const Options &O) {
       if (Known) {
         ++Reused;
       } else {
-        std::vector<std::unique_ptr<Executor>> Executors;
-        std::vector<Executor *> Runs;
-        for (const auto &[Rule, Found] : Plans) {
-          Executors.push_back(std::make_unique<Executor>(
-              Found.Slice->Header, Found.Slice->Prog, uint32_t(O.Rank)));
-          Runs.push_back(Executors.back().get());
+        // Each plan runs as an interposed call of it would: through the
+        // interposer's own path, on a communicator pinned to it.
+        std::vector<MPI_Comm> Runs(Plans.size());
+        for (size_t I = 0; I < Plans.size(); ++I) {
+          MPI_Comm_dup(MPI_COMM_WORLD, &Runs[I]);
+          MPI_Comm_set_errhandler(Runs[I], MPI_ERRORS_RETURN);
+          interposer::pinPlan(Runs[I], Plans[I].second);
         }
-        llvm::Expected<std::vector<double>> T =
-            measureInterleaved(C, Runs, Forced.get(), Serving, Transport,
-                               {PerSize, O.MinBatches, O.Calls});
+        llvm::Expected<std::vector<double>> T = measureInterleaved(
+            C, Runs, Forced.get(), Serving, {PerSize, O.MinBatches, O.Calls});
+        for (MPI_Comm &Comm : Runs)
+          MPI_Comm_free(&Comm);
         if (!T) {
           std::cerr << "collplan_tune_mpi: rank " << O.Rank << ": "
                     << llvm::toString(T.takeError()) << "\n";
@@ -499,7 +499,6 @@ int run(const Options &O) {
     if (!Measured.empty())
       Update.Remeasured.emplace_back(Kind, uint32_t(O.Size), Root.value_or(0));
   }
-  MPI_Comm_free(&Dup);
   if (Failed)
     return Failed;
   if (O.Rank != 0)

@@ -2,13 +2,14 @@
 
 #include "runtime/tune/TunedCall.h"
 
+#include "runtime/interposer/Interposed.h"
+
 #include "plan/ir/CollectiveContract.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace collplan {
-
-using namespace runtime;
 
 TunedCall::TunedCall(Collective Kind, std::optional<uint32_t> Root,
                      uint64_t Bytes, int Rank, int Size)
@@ -60,51 +61,100 @@ TunedCall::TunedCall(Collective Kind, std::optional<uint32_t> Root,
   Recv.assign(Shape.Bytes, 0);
 }
 
-int TunedCall::library(MPI_Comm Comm) {
+namespace {
+
+/// MPI's own collectives.
+struct LibraryApi {
+  static constexpr auto &Allreduce = MPI_Allreduce;
+  static constexpr auto &Reduce = MPI_Reduce;
+  static constexpr auto &ReduceScatterBlock = MPI_Reduce_scatter_block;
+  static constexpr auto &Allgather = MPI_Allgather;
+  static constexpr auto &Allgatherv = MPI_Allgatherv;
+  static constexpr auto &Bcast = MPI_Bcast;
+  static constexpr auto &Alltoall = MPI_Alltoall;
+  static constexpr auto &Alltoallv = MPI_Alltoallv;
+};
+
+/// A handle as the interposer's entry points receive it (Interposed.h).
+template <typename Handle> interposer::HandleWord word(Handle H) {
+  if constexpr (std::is_pointer_v<Handle>)
+    return reinterpret_cast<interposer::HandleWord>(H);
+  else
+    return interposer::HandleWord(uint32_t(H));
+}
+
+/// The interposer's collectives, given MPI's arguments.
+struct InterposerApi {
+  static int Allreduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
+                       MPI_Comm C) {
+    return interposer::allreduce(S, R, N, word(T), word(Op), word(C));
+  }
+  static int Reduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
+                    int Root, MPI_Comm C) {
+    return interposer::reduce(S, R, N, word(T), word(Op), Root, word(C));
+  }
+  static int ReduceScatterBlock(const void *S, void *R, int N, MPI_Datatype T,
+                                MPI_Op Op, MPI_Comm C) {
+    return interposer::reduceScatterBlock(S, R, N, word(T), word(Op), word(C));
+  }
+  static int Allgather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
+                       MPI_Datatype RT, MPI_Comm C) {
+    return interposer::allgather(S, SN, word(ST), R, RN, word(RT), word(C));
+  }
+  static int Allgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
+                        const int *RN, const int *D, MPI_Datatype RT,
+                        MPI_Comm C) {
+    return interposer::allgatherv(S, SN, word(ST), R, RN, D, word(RT), word(C));
+  }
+  static int Bcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C) {
+    return interposer::bcast(B, N, word(T), Root, word(C));
+  }
+  static int Alltoall(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
+                      MPI_Datatype RT, MPI_Comm C) {
+    return interposer::alltoall(S, SN, word(ST), R, RN, word(RT), word(C));
+  }
+  static int Alltoallv(const void *S, const int *SN, const int *SD,
+                       MPI_Datatype ST, void *R, const int *RN, const int *RD,
+                       MPI_Datatype RT, MPI_Comm C) {
+    return interposer::alltoallv(S, SN, SD, word(ST), R, RN, RD, word(RT),
+                                 word(C));
+  }
+};
+
+} // namespace
+
+template <typename Api> int TunedCall::call(MPI_Comm Comm) {
   switch (Kind) {
   case Collective::Allreduce:
-    return MPI_Allreduce(Send.data(), Recv.data(), int(Elements), MPI_INT32_T,
-                         MPI_SUM, Comm);
+    return Api::Allreduce(Send.data(), Recv.data(), int(Elements), MPI_INT32_T,
+                          MPI_SUM, Comm);
   case Collective::Reduce:
-    return MPI_Reduce(Send.data(), Recv.data(), int(Elements), MPI_INT32_T,
-                      MPI_SUM, int(Root), Comm);
+    return Api::Reduce(Send.data(), Recv.data(), int(Elements), MPI_INT32_T,
+                       MPI_SUM, int(Root), Comm);
   case Collective::ReduceScatter:
-    return MPI_Reduce_scatter_block(Send.data(), Recv.data(), int(Part),
-                                    MPI_INT32_T, MPI_SUM, Comm);
+    return Api::ReduceScatterBlock(Send.data(), Recv.data(), int(Part),
+                                   MPI_INT32_T, MPI_SUM, Comm);
   case Collective::Allgather:
-    return MPI_Allgather(Send.data(), int(Part), MPI_BYTE, Recv.data(),
-                         int(Part), MPI_BYTE, Comm);
+    return Api::Allgather(Send.data(), int(Part), MPI_BYTE, Recv.data(),
+                          int(Part), MPI_BYTE, Comm);
   case Collective::Allgatherv:
-    return MPI_Allgatherv(Send.data(), int(Part), MPI_BYTE, Recv.data(),
-                          Counts.data(), Displs.data(), MPI_BYTE, Comm);
+    return Api::Allgatherv(Send.data(), int(Part), MPI_BYTE, Recv.data(),
+                           Counts.data(), Displs.data(), MPI_BYTE, Comm);
   case Collective::Broadcast:
-    return MPI_Bcast(Recv.data(), int(Shape.Bytes), MPI_BYTE, int(Root), Comm);
+    return Api::Bcast(Recv.data(), int(Shape.Bytes), MPI_BYTE, int(Root), Comm);
   case Collective::Alltoall:
-    return MPI_Alltoall(Send.data(), int(Part), MPI_BYTE, Recv.data(),
-                        int(Part), MPI_BYTE, Comm);
+    return Api::Alltoall(Send.data(), int(Part), MPI_BYTE, Recv.data(),
+                         int(Part), MPI_BYTE, Comm);
   case Collective::Alltoallv:
-    return MPI_Alltoallv(Send.data(), Counts.data(), Displs.data(), MPI_BYTE,
-                         Recv.data(), Counts.data(), Displs.data(), MPI_BYTE,
-                         Comm);
+    return Api::Alltoallv(Send.data(), Counts.data(), Displs.data(), MPI_BYTE,
+                          Recv.data(), Counts.data(), Displs.data(), MPI_BYTE,
+                          Comm);
   }
   return MPI_ERR_OTHER;
 }
 
-CallArgs TunedCall::planArgs() {
-  CallArgs A;
-  A.Input = Send.data();
-  A.Output = Recv.data();
-  if (reduces(Kind)) {
-    A.Count = Elements;
-    A.Type = Datatype::Int32;
-    A.Op = Operator::predefined(ReduceOp::Sum);
-  } else {
-    A.Count = Shape.Bytes;
-    A.Type = Datatype::UInt8;
-    if (Kind == Collective::Broadcast)
-      A.Input = nullptr;
-  }
-  return A;
-}
+int TunedCall::library(MPI_Comm Comm) { return call<LibraryApi>(Comm); }
+
+int TunedCall::interposed(MPI_Comm Comm) { return call<InterposerApi>(Comm); }
 
 } // namespace collplan

@@ -1,15 +1,13 @@
 //===- TunedCall.h - One call collplan_tune_mpi times, both ways ---------===//
 //
 // One call of a plan directory's table (collective, root) at one size, as
-// the MPI library and as the plan run it: the buffers and arguments for
-// both, and the call shape the plan is chosen by.
+// the MPI library and as the interposer serve it: the buffers and arguments
+// for both, and the call shape the plan is chosen by.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef COLLPLAN_RUNTIME_TUNE_TUNEDCALL_H
 #define COLLPLAN_RUNTIME_TUNE_TUNEDCALL_H
-
-#include "runtime/Executor.h"
 
 #include "plan/dispatch/CallShape.h"
 
@@ -30,10 +28,16 @@ public:
   /// The library's call on Comm; its error code (MPI_ERRORS_RETURN).
   int library(MPI_Comm Comm = MPI_COMM_WORLD);
 
-  /// The executor's view of the same call, as the interposer builds it.
-  runtime::CallArgs planArgs();
+  /// The same call through the interposer's own path (Interposed.h), as an
+  /// interposed program makes it: on a communicator whose plan is pinned
+  /// (CallDecision.h, pinPlan), that plan runs, and its time includes what
+  /// the interposer does around it.
+  int interposed(MPI_Comm Comm);
 
 private:
+  /// The call made with Api's functions, which take MPI's arguments.
+  template <typename Api> int call(MPI_Comm Comm);
+
   Collective Kind;
   uint32_t Root;
   CallShape Shape;

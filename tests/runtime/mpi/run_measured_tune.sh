@@ -27,7 +27,7 @@ ls "$PLANS"/candidates/*.cplan >/dev/null 2>&1 || fail "tune wrote no runners-up
 measure() { # measure NOISE [ARGS...]: runs collplan_tune_mpi
   NOISE=$1
   shift
-  sh "$MPI_RUN" "$P" -- "$TUNE" "$PLANS" --bytes 16:4096 --budget 2s \
+  sh "$MPI_RUN" "$P" COLLPLAN_VERBOSE=1 -- "$TUNE" "$PLANS" --bytes 16:4096 --budget 2s \
     --noise "$NOISE" "$@" >"$WORK/measure.out" 2>"$WORK/measure.log" || {
     cat "$WORK/measure.out" "$WORK/measure.log"
     fail "collplan_tune_mpi --noise $NOISE failed"
@@ -93,6 +93,15 @@ for s in sizes:
 PY
 grep -q "measuring allreduce on P = $P: 5 sizes" "$WORK/measure.log" ||
   { cat "$WORK/measure.log"; fail "no progress lines"; }
+# Every plan was timed as an interposed call runs it: through the
+# interposer's decision (its log line), the model's choice and runners-up.
+for FN in MPI_Allreduce MPI_Allgather; do
+  for DIR in "$PLANS" "$PLANS/candidates"; do
+    grep -q "$FN of [0-9]* bytes on $P ranks: plan $DIR/[^/]*\.cplan" \
+      "$WORK/measure.log" ||
+      { cat "$WORK/measure.log"; fail "$FN: no plan of $DIR timed through the interposer"; }
+  done
+done
 "$COLLPLAN" verify "$PLANS"/*.cplan >/dev/null || fail "a plan no longer verifies"
 sh "$MPI_RUN" "$P" LD_PRELOAD="$LIB" COLLPLAN_PLANS="$PLANS" COLLPLAN_VERBOSE=1 \
   -- "$APP" 64 4096 65536 2>"$WORK/log" >"$WORK/out" || {
